@@ -1,0 +1,1 @@
+//! The agent (DESIGN.md §6). Placeholder.

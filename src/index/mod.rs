@@ -1,0 +1,11 @@
+//! Indexing (DESIGN.md §2): tokenizer, BM25, the per-document [`KeywordIndex`] and [`DocCard`]s.
+
+pub mod bm25;
+pub mod doccard;
+pub mod keyword;
+pub mod tokenize;
+
+pub use bm25::{Bm25Explanation, CorpusStats, TermExplanation, B, K1};
+pub use doccard::DocCard;
+pub use keyword::{KeywordIndex, SearchHit};
+pub use tokenize::tokenize;

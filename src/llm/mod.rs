@@ -1,0 +1,1 @@
+//! The model boundary (DESIGN.md §5). Placeholder.

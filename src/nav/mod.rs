@@ -1,0 +1,1 @@
+//! The command language (DESIGN.md §4). Placeholder.

@@ -1,0 +1,191 @@
+//! Parsing (DESIGN.md §2): a file becomes a [`ParsedDoc`], a flat list of headed sections with
+//! levels and source locations. The build stage ([`crate::tree::build_tree`]) turns it into a tree.
+
+pub mod markdown;
+pub mod pdf;
+pub mod text;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::tree::DocFormat;
+
+/// One heading (or PDF outline entry) and the text that belongs to it alone.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RawSection {
+    /// Heading level, 1 = top. Levels may skip (`###` right under `#`).
+    pub level: u32,
+    /// Heading text, inline markup removed.
+    pub title: String,
+    /// Verbatim text from after the heading up to the next heading (any level).
+    pub content: String,
+    /// 1-based source line of the first line of `content` (Markdown/text), used to place `Part N`
+    /// splits; `None` for PDF.
+    pub content_first_line: Option<u32>,
+    /// 1-based source lines covered, heading included, end exclusive (Markdown/text).
+    pub lines: Option<Range<u32>>,
+    /// 1-based pages covered, end exclusive (PDF).
+    pub pages: Option<Range<u32>>,
+}
+
+/// A parsed document before tree building.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedDoc {
+    /// Source format.
+    pub format: DocFormat,
+    /// Title from the document itself (front matter `title`, PDF `/Title`), if any.
+    pub title: Option<String>,
+    /// Front-matter or PDF info key/values.
+    pub metadata: Vec<(String, String)>,
+    /// Text before the first heading; becomes the root's content. Same location fields as a
+    /// section (`level` 0, `title` empty).
+    pub preamble: RawSection,
+    /// Headed sections in reading order.
+    pub sections: Vec<RawSection>,
+    /// 1-based pages without extractable text (PDF).
+    pub pages_without_text: Vec<u32>,
+    /// Pages (PDF) or lines (text) in the source.
+    pub source_units: u32,
+    /// Non-fatal problems worth telling the user, one line each (e.g. lossy UTF-8 decoding).
+    pub warnings: Vec<String>,
+}
+
+/// Why a file could not be parsed. Every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// The file could not be read.
+    #[error("cannot read `{path}`: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file is not text (NUL bytes or mostly control characters) though named like text.
+    #[error("`{path}` is binary, not {expected} text")]
+    Binary {
+        /// The file.
+        path: PathBuf,
+        /// The expected format, e.g. `Markdown`.
+        expected: &'static str,
+    },
+    /// The file is empty (0 bytes or only whitespace).
+    #[error("`{path}` is empty")]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The PDF cannot be read (corrupt, truncated, encrypted).
+    #[error("cannot parse PDF `{path}`: {reason}")]
+    Pdf {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong, one line.
+        reason: String,
+    },
+    /// The extension is not one docnav reads and the content is not UTF-8 text.
+    #[error("`{path}` is not a supported document (.md, .markdown, .pdf, .txt or UTF-8 text)")]
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// Format chosen by file extension (case-insensitive): `.md`/`.markdown` → Markdown, `.pdf` →
+/// PDF, `.txt` → text; `None` for anything else.
+pub fn format_for_path(path: &Path) -> Option<DocFormat> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "md" | "markdown" => Some(DocFormat::Markdown),
+        "pdf" => Some(DocFormat::Pdf),
+        "txt" | "text" => Some(DocFormat::Text),
+        _ => None,
+    }
+}
+
+/// Decode bytes as UTF-8 text for Markdown/text parsing.
+///
+/// Policy (decided for issue 2): NUL bytes in the first 8 KiB mean a binary file → error. Invalid
+/// UTF-8 is decoded lossily (U+FFFD) and a warning naming the file and the count of bad sequences
+/// is returned, so one Latin-1 byte does not lose a whole document. A BOM is stripped.
+pub fn decode_text(
+    path: &Path,
+    bytes: &[u8],
+    expected: &'static str,
+) -> Result<(String, Option<String>), ParseError> {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err(ParseError::Binary {
+            path: path.to_path_buf(),
+            expected,
+        });
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok((s.to_string(), None)),
+        Err(_) => {
+            let lossy = String::from_utf8_lossy(bytes).into_owned();
+            let bad = lossy.matches('\u{FFFD}').count();
+            // Mostly-garbage input is binary, not text with a few bad bytes.
+            if bad * 10 > lossy.chars().count().max(1) {
+                return Err(ParseError::Binary {
+                    path: path.to_path_buf(),
+                    expected,
+                });
+            }
+            let warning = format!(
+                "`{}` is not valid UTF-8: {bad} invalid byte sequence(s) replaced with U+FFFD",
+                path.display()
+            );
+            Ok((lossy, Some(warning)))
+        }
+    }
+}
+
+/// Read and parse one file. `explicit` is true when the user named the file itself (not found by
+/// folder recursion): then a file with an unknown extension is read as plain text when it is
+/// valid UTF-8.
+///
+/// Errors: [`ParseError`] naming the file — unreadable, binary, empty, corrupt PDF, unsupported.
+pub fn parse_file(path: &Path, explicit: bool) -> Result<ParsedDoc, ParseError> {
+    let bytes = std::fs::read(path).map_err(|source| ParseError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_bytes(path, &bytes, explicit)
+}
+
+/// Parse already-read bytes; `path` is used for the format and in messages. See [`parse_file`].
+pub fn parse_bytes(path: &Path, bytes: &[u8], explicit: bool) -> Result<ParsedDoc, ParseError> {
+    let format = match format_for_path(path) {
+        Some(f) => f,
+        None if explicit && !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok() => {
+            DocFormat::Text
+        }
+        None => {
+            return Err(ParseError::Unsupported {
+                path: path.to_path_buf(),
+            })
+        }
+    };
+    if format != DocFormat::Pdf && bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(ParseError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    match format {
+        DocFormat::Pdf => pdf::parse_pdf(path, bytes),
+        DocFormat::Markdown => {
+            let (text, warning) = decode_text(path, bytes, "Markdown")?;
+            let mut doc = markdown::parse_markdown(&text);
+            doc.warnings.extend(warning);
+            Ok(doc)
+        }
+        DocFormat::Text => {
+            let (text, warning) = decode_text(path, bytes, "plain")?;
+            let mut doc = text::parse_text(&text);
+            doc.warnings.extend(warning);
+            Ok(doc)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! `docnav shell`. Placeholder.

@@ -1,0 +1,1 @@
+//! Traces (DESIGN.md §7). Placeholder.

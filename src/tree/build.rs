@@ -1,0 +1,384 @@
+//! Build stage (DESIGN.md §2): a [`ParsedDoc`] becomes a [`Tree`].
+//!
+//! - Every heading or outline entry becomes a node. A skipped level (`###` right under `#`) makes
+//!   the deeper heading a child of the nearest shallower one, so no synthetic wrapper nodes are ever
+//!   created and none need removing.
+//! - A Markdown document whose first heading is its only level-1 heading is rooted at that heading:
+//!   the h1 is the document title, its sections are the top level.
+//! - Leaves over `max_leaf_tokens` are split at paragraph boundaries (blank lines outside code
+//!   fences; GFM tables have no blank lines, so they are never split) into `Part N` children.
+//! - Structure numbers, depths, token estimates and quick summaries are filled in last.
+
+use std::ops::Range;
+
+use super::summary::{quick_summary, QUICK_SUMMARY_MAX_CHARS};
+use super::{estimate_tokens, DocFormat, Node, NodeId, SummaryStrategy, Tree};
+use crate::parse::{ParsedDoc, RawSection};
+
+/// Options of the build stage.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Leaves with more estimated tokens than this are split into `Part N` children (default 4000).
+    pub max_leaf_tokens: u32,
+    /// Title used when the document names none (usually the file stem).
+    pub fallback_title: String,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            max_leaf_tokens: 4000,
+            fallback_title: String::from("document"),
+        }
+    }
+}
+
+/// Build a tree from a parsed document. Never fails: any parse output makes a valid tree.
+pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
+    let ParsedDoc {
+        format,
+        title,
+        metadata,
+        mut preamble,
+        mut sections,
+        pages_without_text,
+        source_units,
+        warnings: _,
+    } = doc;
+
+    let single_h1_first = format == DocFormat::Markdown
+        && sections.first().is_some_and(|s| s.level == 1)
+        && sections.iter().filter(|s| s.level == 1).count() == 1;
+    let root_title;
+    if single_h1_first {
+        let h1 = sections.remove(0);
+        root_title = h1.title.clone();
+        preamble = merge_preamble(preamble, h1);
+    } else {
+        root_title = title
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| options.fallback_title.clone());
+    }
+
+    let root = Node {
+        title: root_title,
+        content: preamble.content,
+        summary: String::new(),
+        structure: String::new(),
+        depth: 0,
+        parent: None,
+        children: Vec::new(),
+        lines: preamble.lines,
+        pages: preamble.pages,
+        token_count: 0,
+        references: Vec::new(),
+    };
+    let mut nodes = vec![root];
+    let mut levels: Vec<u32> = vec![0];
+    // Stack of open nodes: (id, level).
+    let mut stack: Vec<NodeId> = vec![NodeId::ROOT];
+    let mut first_lines: Vec<Option<u32>> = vec![preamble.content_first_line];
+    for section in sections {
+        let level = section.level.max(1);
+        while stack.len() > 1 && levels[stack[stack.len() - 1].index()] >= level {
+            stack.pop();
+        }
+        let parent = stack[stack.len() - 1];
+        let id = NodeId(u32::try_from(nodes.len()).unwrap_or(u32::MAX));
+        nodes.push(Node {
+            title: section.title,
+            content: section.content,
+            summary: String::new(),
+            structure: String::new(),
+            depth: 0,
+            parent: Some(parent),
+            children: Vec::new(),
+            lines: section.lines,
+            pages: section.pages,
+            token_count: 0,
+            references: Vec::new(),
+        });
+        levels.push(level);
+        first_lines.push(section.content_first_line);
+        nodes[parent.index()].children.push(id);
+        stack.push(id);
+    }
+
+    let mut tree = Tree {
+        nodes,
+        format,
+        metadata,
+        summary_strategy: SummaryStrategy::Quick,
+        pages_without_text,
+        source_units,
+    };
+    split_large_leaves(&mut tree, &first_lines, options.max_leaf_tokens);
+    finish(&mut tree);
+    tree
+}
+
+/// The h1 becomes the root: text before it and the h1's own content are joined.
+fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
+    let keep_preamble = !preamble.content.trim().is_empty();
+    let content = if keep_preamble {
+        format!("{}\n\n{}", preamble.content.trim_end(), h1.content)
+    } else {
+        h1.content
+    };
+    let lines = match (&preamble.lines, &h1.lines, keep_preamble) {
+        (Some(p), Some(h), true) => Some(p.start..h.end),
+        (_, h, _) => h.clone(),
+    };
+    RawSection {
+        level: 0,
+        title: String::new(),
+        content,
+        content_first_line: if keep_preamble {
+            preamble.content_first_line
+        } else {
+            h1.content_first_line
+        },
+        lines,
+        pages: h1.pages,
+    }
+}
+
+/// Split every leaf whose own text exceeds `max_tokens` into `Part N` children.
+fn split_large_leaves(tree: &mut Tree, first_lines: &[Option<u32>], max_tokens: u32) {
+    let count = tree.nodes.len();
+    for i in 0..count {
+        let node = &tree.nodes[i];
+        if !node.children.is_empty() || estimate_tokens(&node.content) <= max_tokens {
+            continue;
+        }
+        let chunks = split_paragraph_chunks(&node.content, max_tokens);
+        if chunks.len() < 2 {
+            continue;
+        }
+        let parent = NodeId(u32::try_from(i).unwrap_or(u32::MAX));
+        let pages = node.pages.clone();
+        let first_line = first_lines.get(i).copied().flatten();
+        let node_lines_end = node.lines.as_ref().map(|l| l.end);
+        let content = std::mem::take(&mut tree.nodes[i].content);
+        let mut children = Vec::new();
+        for (n, chunk) in chunks.iter().enumerate() {
+            let lines = first_line.map(|first| {
+                let start = first + newlines_before(&content, chunk.start);
+                let end = if n + 1 == chunks.len() {
+                    node_lines_end.unwrap_or(start + 1)
+                } else {
+                    first + newlines_before(&content, chunks[n + 1].start)
+                };
+                start..end.max(start + 1)
+            });
+            let id = NodeId(u32::try_from(tree.nodes.len()).unwrap_or(u32::MAX));
+            tree.nodes.push(Node {
+                title: format!("Part {}", n + 1),
+                content: content[chunk.clone()].trim_end().to_string(),
+                summary: String::new(),
+                structure: String::new(),
+                depth: 0,
+                parent: Some(parent),
+                children: Vec::new(),
+                lines,
+                pages: pages.clone(),
+                token_count: 0,
+                references: Vec::new(),
+            });
+            children.push(id);
+        }
+        tree.nodes[i].children = children;
+    }
+}
+
+fn newlines_before(text: &str, byte: usize) -> u32 {
+    u32::try_from(
+        text.as_bytes()[..byte]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count(),
+    )
+    .unwrap_or(u32::MAX)
+}
+
+/// Byte ranges of `text` that each hold at most about `max_tokens` tokens, cut only at blank
+/// lines outside fenced code. A single paragraph larger than the budget stays whole.
+pub fn split_paragraph_chunks(text: &str, max_tokens: u32) -> Vec<Range<usize>> {
+    // Candidate cut points: byte offsets of lines that follow a blank line, outside fences.
+    let mut cuts = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    let mut prev_blank = false;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let blank = trimmed.trim().is_empty();
+        if prev_blank && !blank && fence.is_none() && offset > 0 {
+            cuts.push(offset);
+        }
+        if let Some(marker) = fence_marker(trimmed) {
+            match fence {
+                None => fence = Some(marker),
+                Some((c, n))
+                    if marker.0 == c && marker.1 >= n && trimmed.trim().len() == marker.1 =>
+                {
+                    fence = None
+                }
+                Some(_) => {}
+            }
+        }
+        prev_blank = blank;
+        offset += line.len();
+    }
+    let max_chars = usize::try_from(max_tokens)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(4);
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    let mut last_cut = 0;
+    for &cut in &cuts {
+        if text[start..cut].chars().count() > max_chars && last_cut > start {
+            chunks.push(start..last_cut);
+            start = last_cut;
+        }
+        last_cut = cut;
+    }
+    if text[start..].chars().count() > max_chars && last_cut > start {
+        chunks.push(start..last_cut);
+        start = last_cut;
+    }
+    chunks.push(start..text.len());
+    chunks
+}
+
+/// `Some((char, run length))` when the line opens or closes a code fence (``` or ~~~, ≥ 3).
+fn fence_marker(trimmed: &str) -> Option<(char, usize)> {
+    let c = trimmed.chars().next()?;
+    if c != '`' && c != '~' {
+        return None;
+    }
+    let n = trimmed.chars().take_while(|x| *x == c).count();
+    (n >= 3).then_some((c, n))
+}
+
+/// Fill in structure numbers, depths, token counts and summaries.
+fn finish(tree: &mut Tree) {
+    for id in tree.preorder(NodeId::ROOT) {
+        let (structure, depth) = match tree.nodes[id.index()].parent {
+            None => (String::new(), 0),
+            Some(p) => {
+                let parent = &tree.nodes[p.index()];
+                let pos = parent.children.iter().position(|c| *c == id).unwrap_or(0) + 1;
+                let structure = if parent.structure.is_empty() {
+                    pos.to_string()
+                } else {
+                    format!("{}.{pos}", parent.structure)
+                };
+                (structure, parent.depth + 1)
+            }
+        };
+        let node = &mut tree.nodes[id.index()];
+        node.structure = structure;
+        node.depth = depth;
+        node.token_count = estimate_tokens(&node.title) + estimate_tokens(&node.content);
+    }
+    // Summaries: the node's own prose, else the first descendant with prose.
+    let order = tree.preorder(NodeId::ROOT);
+    for id in order.into_iter().rev() {
+        let own = quick_summary(&tree.nodes[id.index()].content, QUICK_SUMMARY_MAX_CHARS);
+        let summary = if own.is_empty() {
+            tree.nodes[id.index()]
+                .children
+                .iter()
+                .map(|c| tree.nodes[c.index()].summary.clone())
+                .find(|s| !s.is_empty())
+                .unwrap_or_default()
+        } else {
+            own
+        };
+        tree.nodes[id.index()].summary = summary;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn section(level: u32, title: &str, content: &str) -> RawSection {
+        RawSection {
+            level,
+            title: title.into(),
+            content: content.into(),
+            ..RawSection::default()
+        }
+    }
+
+    fn doc(sections: Vec<RawSection>) -> ParsedDoc {
+        ParsedDoc {
+            format: DocFormat::Text,
+            title: None,
+            metadata: vec![],
+            preamble: RawSection::default(),
+            sections,
+            pages_without_text: vec![],
+            source_units: 0,
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn skipped_levels_attach_to_nearest_shallower_heading() {
+        let tree = build_tree(
+            doc(vec![
+                section(1, "A", "a"),
+                section(3, "A.x", "ax"),
+                section(2, "A.y", "ay"),
+                section(1, "B", "b"),
+            ]),
+            &BuildOptions::default(),
+        );
+        let titles: Vec<_> = tree
+            .preorder(NodeId::ROOT)
+            .iter()
+            .map(|id| {
+                (
+                    tree.node(*id).structure.clone(),
+                    tree.node(*id).title.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            titles,
+            vec![
+                ("".into(), "document".into()),
+                ("1".into(), "A".into()),
+                ("1.1".into(), "A.x".into()),
+                ("1.2".into(), "A.y".into()),
+                ("2".into(), "B".into()),
+            ]
+        );
+        assert_eq!(tree.by_structure("1.2"), tree.by_title_path(&["a", "A.Y"]));
+    }
+
+    #[test]
+    fn large_leaf_splits_at_paragraphs_but_not_inside_fences() {
+        let para = "word ".repeat(300);
+        let fence = format!(
+            "```\n{}\n\n{}\n```",
+            "code ".repeat(300),
+            "more ".repeat(300)
+        );
+        let content = format!("{para}\n\n{fence}\n\n{para}\n\n{para}\n");
+        let chunks = split_paragraph_chunks(&content, 100);
+        for c in &chunks {
+            let piece = &content[c.clone()];
+            assert_eq!(
+                piece.matches("```").count() % 2,
+                0,
+                "fence split: {piece:?}"
+            );
+        }
+        assert_eq!(chunks.len(), 4);
+        let joined: String = chunks.iter().map(|c| &content[c.clone()]).collect();
+        assert_eq!(joined, content);
+    }
+}

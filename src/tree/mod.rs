@@ -1,0 +1,275 @@
+//! The document tree (DESIGN.md §1): an arena of [`Node`]s addressed by [`NodeId`].
+//!
+//! Node 0 is the document root. Reading order is pre-order. A node's `content` is its own text
+//! only; [`Tree::text_of`] renders a node together with its whole subtree.
+
+pub mod build;
+pub mod summary;
+
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+pub use build::{build_tree, BuildOptions};
+pub use summary::SummaryStrategy;
+
+/// Index of a node inside its [`Tree`]'s arena. `NodeId(0)` is always the root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The document root.
+    pub const ROOT: NodeId = NodeId(0);
+
+    /// The arena index as `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Source format of a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DocFormat {
+    /// CommonMark + GFM Markdown (`.md`, `.markdown`).
+    Markdown,
+    /// PDF, text extracted with lopdf.
+    Pdf,
+    /// Plain UTF-8 text.
+    Text,
+}
+
+impl DocFormat {
+    /// Lowercase name as shown by `docnav docs` (`markdown`, `pdf`, `text`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocFormat::Markdown => "markdown",
+            DocFormat::Pdf => "pdf",
+            DocFormat::Text => "text",
+        }
+    }
+}
+
+/// One section of a document (DESIGN.md §1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// Heading text (plain, inline markup removed). The root carries the document title.
+    pub title: String,
+    /// The node's own text (not its children's), without its heading line.
+    pub content: String,
+    /// Short summary (≤ 200 chars), see [`SummaryStrategy`].
+    pub summary: String,
+    /// Dotted 1-based position among siblings, `"2.1.3"`; the root is `""`.
+    pub structure: String,
+    /// Depth in the tree; the root is 0.
+    pub depth: u32,
+    /// Parent node; `None` only for the root.
+    pub parent: Option<NodeId>,
+    /// Children in reading order.
+    pub children: Vec<NodeId>,
+    /// 1-based source lines, end exclusive (Markdown and text documents).
+    pub lines: Option<Range<u32>>,
+    /// 1-based PDF pages, end exclusive (PDF documents).
+    pub pages: Option<Range<u32>>,
+    /// Estimated tokens of `title` + `content` (chars / 4, rounded up).
+    pub token_count: u32,
+    /// Nodes this node refers to ("see Section 2.1", links to headings).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<NodeId>,
+}
+
+/// Estimate tokens of a text as chars / 4, rounded up (DESIGN.md §1).
+pub fn estimate_tokens(text: &str) -> u32 {
+    let chars = text.chars().count();
+    u32::try_from(chars.div_ceil(4)).unwrap_or(u32::MAX)
+}
+
+/// A document as a tree of sections, plus the document-level facts the tree was built from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    /// The arena; `nodes[0]` is the root.
+    pub nodes: Vec<Node>,
+    /// Source format.
+    pub format: DocFormat,
+    /// Front-matter key/values (Markdown) or PDF info entries, as strings.
+    #[serde(default)]
+    pub metadata: Vec<(String, String)>,
+    /// How summaries were made.
+    pub summary_strategy: SummaryStrategy,
+    /// 1-based PDF pages that had no extractable text (kept as nodes with empty content).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages_without_text: Vec<u32>,
+    /// Number of pages (PDF) or lines (Markdown/text) of the source.
+    pub source_units: u32,
+}
+
+impl Tree {
+    /// The root node.
+    pub fn root(&self) -> &Node {
+        &self.nodes[0]
+    }
+
+    /// The node with this id.
+    ///
+    /// # Panics
+    /// Never for ids handed out by this tree; an id from another tree may be out of range, so
+    /// callers holding foreign ids use [`Tree::get`].
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// The node with this id, or `None` when out of range.
+    pub fn get(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id.index())
+    }
+
+    /// Number of nodes, root included.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when the tree has only... never: a tree always has a root. Kept for clippy's
+    /// `len_without_is_empty`; returns `false` unless the arena is empty (a corrupt file).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Document title (the root's title).
+    pub fn title(&self) -> &str {
+        &self.root().title
+    }
+
+    /// All node ids in reading order (pre-order), starting with `from`.
+    pub fn preorder(&self, from: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut stack = vec![from];
+        while let Some(id) = stack.pop() {
+            out.push(id);
+            if let Some(node) = self.get(id) {
+                stack.extend(node.children.iter().rev().copied());
+            }
+        }
+        out
+    }
+
+    /// Ids from the root down to `id`, both included.
+    pub fn ancestors_and_self(&self, id: NodeId) -> Vec<NodeId> {
+        let mut chain = vec![id];
+        let mut cur = id;
+        while let Some(parent) = self.get(cur).and_then(|n| n.parent) {
+            chain.push(parent);
+            cur = parent;
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// True when `ancestor` is `node` or one of its ancestors.
+    pub fn is_ancestor_or_self(&self, ancestor: NodeId, node: NodeId) -> bool {
+        let mut cur = Some(node);
+        while let Some(id) = cur {
+            if id == ancestor {
+                return true;
+            }
+            cur = self.get(id).and_then(|n| n.parent);
+        }
+        false
+    }
+
+    /// Titles from the first level below the root down to `id` (the root's title is not included).
+    pub fn title_path(&self, id: NodeId) -> Vec<String> {
+        self.ancestors_and_self(id)
+            .into_iter()
+            .skip(1)
+            .map(|n| self.node(n).title.clone())
+            .collect()
+    }
+
+    /// Leaves (nodes without children) in the subtree of `id`, `id` included.
+    pub fn leaf_count(&self, id: NodeId) -> usize {
+        self.preorder(id)
+            .into_iter()
+            .filter(|n| self.node(*n).children.is_empty())
+            .count()
+    }
+
+    /// Whitespace-separated words of `title` + `content` over the subtree of `id`.
+    pub fn word_count(&self, id: NodeId) -> usize {
+        self.preorder(id)
+            .into_iter()
+            .map(|n| {
+                let node = self.node(n);
+                node.content.split_whitespace().count()
+            })
+            .sum()
+    }
+
+    /// The node addressed by a dotted structure such as `"2.1.3"`; `""` is the root.
+    ///
+    /// Returns `None` when a component is not a number or the position does not exist.
+    pub fn by_structure(&self, structure: &str) -> Option<NodeId> {
+        let mut cur = NodeId::ROOT;
+        let structure = structure.trim().trim_matches('.');
+        if structure.is_empty() {
+            return Some(cur);
+        }
+        for part in structure.split('.') {
+            let n: usize = part.trim().parse().ok()?;
+            cur = *self.node(cur).children.get(n.checked_sub(1)?)?;
+        }
+        Some(cur)
+    }
+
+    /// The node reached by following child titles from the root, compared case-insensitively
+    /// after collapsing whitespace. Returns `None` when any step has no match; the first match
+    /// wins when siblings share a title (use [`Tree::by_structure`] to tell those apart).
+    pub fn by_title_path<S: AsRef<str>>(&self, path: &[S]) -> Option<NodeId> {
+        let mut cur = NodeId::ROOT;
+        for title in path {
+            let want = normalize_title(title.as_ref());
+            cur = *self
+                .node(cur)
+                .children
+                .iter()
+                .find(|c| normalize_title(&self.node(**c).title) == want)?;
+        }
+        Some(cur)
+    }
+
+    /// The node's text followed by its subtree in reading order, each descendant under its
+    /// heading (`#` repeated by relative depth + 1). The node's own heading comes first.
+    pub fn text_of(&self, id: NodeId) -> String {
+        let mut out = String::new();
+        let base = self.node(id).depth;
+        for n in self.preorder(id) {
+            let node = self.node(n);
+            let level = (node.depth - base + 1).min(6) as usize;
+            if !node.title.is_empty() {
+                if !out.is_empty() && !out.ends_with("\n\n") {
+                    out.push_str(if out.ends_with('\n') { "\n" } else { "\n\n" });
+                }
+                out.push_str(&"#".repeat(level));
+                out.push(' ');
+                out.push_str(&node.title);
+                out.push_str("\n\n");
+            }
+            if !node.content.is_empty() {
+                out.push_str(node.content.trim_end());
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+/// Title normal form used for lookups: lowercase, whitespace collapsed, trimmed.
+pub fn normalize_title(title: &str) -> String {
+    title
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+#[cfg(test)]
+mod tests;
