@@ -129,7 +129,7 @@ fn is_joiner(c: char) -> bool {
 
 /// Han (CJK Unified Ideographs and extensions A/B, compatibility), Hiragana, Katakana (with
 /// phonetic extensions and half-width forms) and Hangul syllables/jamo.
-fn is_cjk(c: char) -> bool {
+pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF       // Hiragana, Katakana
         | 0x31F0..=0x31FF     // Katakana phonetic extensions
