@@ -2,7 +2,9 @@
 //!
 //! Exit codes: 0 ok, 1 runtime failure (including any file that failed to index), 2 usage error.
 
+mod ask;
 mod docs;
+mod eval;
 mod index;
 pub mod output;
 mod tree;
@@ -38,6 +40,10 @@ enum Command {
     Docs(docs::DocsArgs),
     /// Show a document's tree: structure numbers, titles, line or page ranges.
     Tree(tree::TreeArgs),
+    /// Answer a question with ranked evidence (`--lexical`: BM25, no model).
+    Ask(ask::AskArgs),
+    /// Run a navigator over a question set (JSON Lines) and score it.
+    Eval(eval::EvalArgs),
 }
 
 /// Parse the process arguments and run the chosen subcommand.
@@ -57,6 +63,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Index(args) => index::run(&cli.global, args),
         Command::Docs(args) => docs::run(&cli.global, args),
         Command::Tree(args) => tree::run(&cli.global, args),
+        Command::Ask(args) => ask::run(&cli.global, args),
+        Command::Eval(args) => eval::run(&cli.global, args),
     }
 }
 

@@ -56,6 +56,14 @@ pub enum DataError {
         "unknown document `{0}` (not a doc id of the library nor the path of an indexed file)"
     )]
     UnknownDocument(String),
+    /// `doc` names a file that could not be read or parsed.
+    #[error("document `{doc}` could not be indexed: {reason}")]
+    DocumentFailed {
+        /// The `doc` value.
+        doc: String,
+        /// Why it failed.
+        reason: String,
+    },
     /// No section has this title path.
     #[error("gold path `{path}` does not exist in {scope}")]
     GoldNotFound {
