@@ -1,3 +1,4 @@
 pub mod cli_index;
 pub mod common;
+pub mod llm;
 pub mod parse_md;
