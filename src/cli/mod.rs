@@ -1,8 +1,71 @@
-//! Command line (DESIGN.md §8).
+//! Command line (DESIGN.md §8). `main.rs` calls [`run`]; each subcommand lives in its own file.
+//!
+//! Exit codes: 0 ok, 1 runtime failure (including any file that failed to index), 2 usage error.
 
+mod docs;
+mod index;
+pub mod output;
+mod tree;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Parse arguments and run. Placeholder.
+use clap::{Parser, Subcommand};
+
+/// Global options shared by every subcommand.
+#[derive(Debug, clap::Args)]
+pub struct GlobalArgs {
+    /// Workspace directory (catalog + one tree file per document).
+    #[arg(long, global = true, env = "DOCNAV_WORKSPACE", default_value = crate::workspace::DEFAULT_DIR)]
+    pub workspace: PathBuf,
+}
+
+/// docnav: vectorless, reasoning-based retrieval over documents navigated like a filesystem.
+#[derive(Debug, Parser)]
+#[command(name = "docnav", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Index documents (files, folders, globs) into the workspace.
+    Index(index::IndexArgs),
+    /// List the indexed documents.
+    Docs(docs::DocsArgs),
+    /// Show a document's tree: structure numbers, titles, line or page ranges.
+    Tree(tree::TreeArgs),
+}
+
+/// Parse the process arguments and run the chosen subcommand.
+///
+/// Errors: a runtime failure, printed by `main` as `error: …` with exit code 1. Usage errors are
+/// printed by clap and exit 2.
 pub fn run() -> anyhow::Result<ExitCode> {
-    Ok(ExitCode::SUCCESS)
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return Ok(ExitCode::from(if err.use_stderr() { 2 } else { 0 }));
+        }
+    };
+    init_tracing();
+    match cli.command {
+        Command::Index(args) => index::run(&cli.global, args),
+        Command::Docs(args) => docs::run(&cli.global, args),
+        Command::Tree(args) => tree::run(&cli.global, args),
+    }
+}
+
+/// `RUST_LOG` drives tracing output to stderr (warnings by default).
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

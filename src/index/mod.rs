@@ -5,7 +5,7 @@ pub mod doccard;
 pub mod keyword;
 pub mod tokenize;
 
-pub use bm25::{Bm25Explanation, CorpusStats, TermExplanation, B, K1};
+pub use bm25::{Bm25Explanation, Bm25Scorer, CorpusStats, TermExplanation, B, K1};
 pub use doccard::DocCard;
-pub use keyword::{KeywordIndex, SearchHit};
-pub use tokenize::tokenize;
+pub use keyword::{search_many, KeywordIndex, SearchHit, SharedStats, TITLE_WEIGHT};
+pub use tokenize::{for_each_token, tokenize};

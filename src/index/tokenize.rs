@@ -1,10 +1,250 @@
-//! Tokenizer shared by indexing and queries.
+//! Tokenizer shared by indexing, queries and reranking: one pass over the text, no regex, one
+//! reused buffer (tokens are handed to a callback as `&str`, so indexing allocates only for new
+//! dictionary terms).
+//!
+//! Rules, in order:
+//! 1. **Spans.** The text is cut into spans of word characters (Unicode alphanumerics that are not
+//!    CJK) joined by *joiners* `.`, `_`, `-`. Joiners at the end of a span are dropped (`end.`);
+//!    at the start only a `-` or `--` right before a letter is kept (`--max-count`, `-n`).
+//!    Everything is lowercased (ASCII fast path, `char::to_lowercase` otherwise).
+//! 2. **Plain words** (spans without a joiner) are dropped when they are one char long, longer
+//!    than [`MAX_TOKEN_BYTES`], or in the built-in English [stopword list](STOPWORDS); the rest are
+//!    stemmed (rule 5) and emitted.
+//! 3. **Technical tokens** (spans with a joiner) are emitted whole (`fs.stats`, `--max-count`,
+//!    `o_direct`, unstemmed) and then split at joiners; each part goes through rule 2 except that
+//!    parts made only of digits are dropped (`v2.beta` → `v2.beta`, `v2`, `beta`).
+//! 4. **Version-like tokens** (digits joined by joiners, optionally led by `v`: `1.8.0`, `v1.8.0`,
+//!    `2023-01-15`) are emitted whole only, plus the whole without its `v`. Splitting them would
+//!    emit `1`, `8`, `0`, which occur in every changelog entry and would make every version
+//!    question match every release.
+//! 5. **Stemming** is a plural-only "S-stemmer" after Harman (1991), *How effective is
+//!    suffixing?*, JASIS 42(1): words longer than 3 bytes ending in `ies` (not `eies`/`aies`)
+//!    take `y`; `sses`, `shes`, `ches`, `xes` lose `es`; other words ending in `s` but not `ss`,
+//!    `us` or `is` lose the `s`. `caches` is an exception (→ `cache`). No `-ing`/`-ed` stripping:
+//!    it conflates too many technical words (`used` → `us`) for what it gains.
+//! 6. **CJK** runs (Han, Hiragana, Katakana, Hangul) are emitted as overlapping character
+//!    bigrams (`設定ファイル` → `設定`, `定フ`, `ファ`, `ァイ`, `イル`); a one-char run is emitted
+//!    as itself. This is Lucene's `CJKBigramFilter` scheme: no dictionary needed, and queries
+//!    tokenized the same way match.
+//!
+//! camelCase is not split (`readFileSync` → `readfilesync`).
 
-/// Index terms of `text`: Unicode words lowercased, stopwords removed, light stemming; technical
-/// tokens (`1.8.0`, `fs.Stats`, `--max-count`, `O_DIRECT`) kept whole as well as split.
+/// Tokens longer than this (in bytes) are dropped: base64 blobs, hashes and URLs-as-one-token
+/// would only bloat the dictionary.
+pub const MAX_TOKEN_BYTES: usize = 64;
+
+/// English stopwords removed from plain words and from parts of technical tokens (sorted, for
+/// binary search). Short on purpose: pronouns, articles, auxiliaries, prepositions and question
+/// words that carry no topic.
+pub const STOPWORDS: &[&str] = &[
+    "a", "about", "also", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by",
+    "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his",
+    "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or",
+    "our", "she", "should", "so", "such", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "this", "those", "to", "too", "very", "was", "we", "were", "what", "when",
+    "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+];
+
+/// Index terms of `text`, in text order, duplicates kept. See the module docs for the rules.
+/// Returns an empty vector for text without words.
 pub fn tokenize(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+    let mut out = Vec::new();
+    for_each_token(text, |t| out.push(t.to_string()));
+    out
 }
+
+/// Call `emit` with each index term of `text` in text order (same terms as [`tokenize`]) without
+/// allocating a `String` per term. The `&str` is only valid during the call.
+pub fn for_each_token<F: FnMut(&str)>(text: &str, mut emit: F) {
+    let mut buf = String::new();
+    let mut scratch = String::new();
+    let mut span_start: Option<usize> = None;
+    let mut cjk_start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        let kind = classify(c);
+        if kind != Kind::Cjk {
+            if let Some(s) = cjk_start.take() {
+                emit_cjk(&text[s..i], &mut emit);
+            }
+        }
+        match kind {
+            Kind::Word | Kind::Joiner => {
+                if span_start.is_none() {
+                    span_start = Some(i);
+                }
+            }
+            Kind::Cjk => {
+                if let Some(s) = span_start.take() {
+                    emit_span(&text[s..i], &mut buf, &mut scratch, &mut emit);
+                }
+                if cjk_start.is_none() {
+                    cjk_start = Some(i);
+                }
+            }
+            Kind::Other => {
+                if let Some(s) = span_start.take() {
+                    emit_span(&text[s..i], &mut buf, &mut scratch, &mut emit);
+                }
+            }
+        }
+    }
+    if let Some(s) = span_start {
+        emit_span(&text[s..], &mut buf, &mut scratch, &mut emit);
+    }
+    if let Some(s) = cjk_start {
+        emit_cjk(&text[s..], &mut emit);
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Word,
+    Joiner,
+    Cjk,
+    Other,
+}
+
+fn classify(c: char) -> Kind {
+    if c.is_ascii() {
+        return if c.is_ascii_alphanumeric() {
+            Kind::Word
+        } else if is_joiner(c) {
+            Kind::Joiner
+        } else {
+            Kind::Other
+        };
+    }
+    if is_cjk(c) {
+        Kind::Cjk
+    } else if c.is_alphanumeric() {
+        Kind::Word
+    } else {
+        Kind::Other
+    }
+}
+
+fn is_joiner(c: char) -> bool {
+    matches!(c, '.' | '_' | '-')
+}
+
+/// Han (CJK Unified Ideographs and extensions A/B, compatibility), Hiragana, Katakana (with
+/// phonetic extensions and half-width forms) and Hangul syllables/jamo.
+pub(crate) fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF       // Hiragana, Katakana
+        | 0x31F0..=0x31FF     // Katakana phonetic extensions
+        | 0x3400..=0x4DBF     // CJK extension A
+        | 0x4E00..=0x9FFF     // CJK unified ideographs
+        | 0xF900..=0xFAFF     // CJK compatibility ideographs
+        | 0xFF66..=0xFF9F     // half-width Katakana
+        | 0x1100..=0x11FF     // Hangul jamo
+        | 0x3130..=0x318F     // Hangul compatibility jamo
+        | 0xAC00..=0xD7AF     // Hangul syllables
+        | 0x20000..=0x2A6DF) // CJK extension B
+}
+
+/// Bigrams of a CJK run (a one-char run is emitted alone).
+fn emit_cjk<F: FnMut(&str)>(run: &str, emit: &mut F) {
+    let mut prev = 0;
+    let mut pairs = 0;
+    for (i, c) in run.char_indices().skip(1) {
+        emit(&run[prev..i + c.len_utf8()]);
+        prev = i;
+        pairs += 1;
+    }
+    if pairs == 0 && !run.is_empty() {
+        emit(run);
+    }
+}
+
+fn emit_span<F: FnMut(&str)>(span: &str, buf: &mut String, scratch: &mut String, emit: &mut F) {
+    let span = span.trim_end_matches(is_joiner);
+    let body = span.trim_start_matches(is_joiner);
+    if body.is_empty() {
+        return;
+    }
+    let prefix = &span[..span.len() - body.len()];
+    let keep_prefix =
+        (prefix == "-" || prefix == "--") && body.chars().next().is_some_and(char::is_alphabetic);
+    let span = if keep_prefix { span } else { body };
+
+    buf.clear();
+    if span.is_ascii() {
+        buf.push_str(span);
+        buf.make_ascii_lowercase();
+    } else {
+        for c in span.chars() {
+            buf.extend(c.to_lowercase());
+        }
+    }
+    if !buf.contains(is_joiner) {
+        emit_word(buf, scratch, emit);
+        return;
+    }
+    if buf.len() <= MAX_TOKEN_BYTES {
+        emit(buf);
+    }
+    if is_version_like(buf) {
+        if let Some(bare) = buf.strip_prefix('v') {
+            emit(bare);
+        }
+        return;
+    }
+    for part in buf.split(is_joiner) {
+        if !part.is_empty() && !part.bytes().all(|b| b.is_ascii_digit()) {
+            emit_word(part, scratch, emit);
+        }
+    }
+}
+
+/// Digits joined by joiners, optionally led by `v`: `1.8.0`, `v2.1`, `2023-01-15`.
+fn is_version_like(token: &str) -> bool {
+    let token = token.strip_prefix('v').unwrap_or(token);
+    token
+        .split(is_joiner)
+        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn emit_word<F: FnMut(&str)>(word: &str, scratch: &mut String, emit: &mut F) {
+    let mut chars = word.chars();
+    if chars.next().is_none() || chars.next().is_none() || word.len() > MAX_TOKEN_BYTES {
+        return;
+    }
+    if STOPWORDS.binary_search(&word).is_ok() {
+        return;
+    }
+    emit(stem(word, scratch));
+}
+
+/// The plural-only S-stemmer of the module docs. `scratch` holds the result when it is not a
+/// prefix of `word`.
+pub(crate) fn stem<'a>(word: &'a str, scratch: &'a mut String) -> &'a str {
+    let b = word.as_bytes();
+    let n = b.len();
+    if n <= 3 || b[n - 1] != b's' || !(b[n - 2].is_ascii_alphabetic() || b[n - 2] >= 0x80) {
+        return word;
+    }
+    if word == "caches" {
+        return "cache";
+    }
+    if word.ends_with("ies") && !word.ends_with("eies") && !word.ends_with("aies") {
+        scratch.clear();
+        scratch.push_str(&word[..n - 3]);
+        scratch.push('y');
+        return scratch;
+    }
+    if ["sses", "shes", "ches", "xes"]
+        .iter()
+        .any(|s| word.ends_with(s))
+    {
+        return &word[..n - 2];
+    }
+    if word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
+        return word;
+    }
+    &word[..n - 1]
+}
+
+#[cfg(test)]
+#[path = "tokenize_tests.rs"]
+mod tests;

@@ -1,16 +1,234 @@
-//! The workspace (DESIGN.md §3): a directory with a catalog of DocCards and one tree file per
-//! document. Placeholder until the on-disk workspace lands.
+//! The workspace (DESIGN.md §3): a directory holding `catalog.json` (all DocCards) and one tree
+//! file per document under `docs/`.
+//!
+//! Crash safety: tree files are named by doc id *and* fingerprint (`docs/guide-1a2b3c4d5e6f.json`),
+//! so a re-index writes new files next to the old ones, then replaces the catalog atomically, and
+//! only then deletes files the new catalog no longer names. A crash at any point leaves a catalog
+//! whose every file exists: the previous state or the new one, never a mix. Writers hold an
+//! exclusive lock on `lock`; readers need no lock.
 
+pub mod atomic;
 pub mod document;
+pub mod indexer;
 
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+pub use atomic::write_atomic;
 pub use document::{fingerprint, slugify, BuiltDocument, Document, InMemoryLibrary, Library};
+pub use indexer::{IndexOptions, IndexReport};
 
-/// Workspace failures (fatal for a command).
+use crate::index::DocCard;
+
+/// Version of `catalog.json` and tree files this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Default workspace directory (relative to the current directory).
+pub const DEFAULT_DIR: &str = ".docnav";
+
+/// Workspace failures. Fatal for the command that met them.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
     /// No document with this id.
-    #[error("document not found: {0}")]
+    #[error("document not found: {0} (hint: `docnav docs` lists the ids)")]
     NotFound(String),
+    /// The workspace directory holds no catalog.
+    #[error("no workspace at `{0}` (hint: run `docnav index <files>` first, or pass --workspace)")]
+    Missing(PathBuf),
+    /// A file of the workspace could not be read or written.
+    #[error("workspace file `{path}`: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A file of the workspace is not valid JSON of the expected shape.
+    #[error(
+        "workspace file `{path}` is damaged: {reason} (hint: re-index with `docnav index --force`)"
+    )]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// The parse error.
+        reason: String,
+    },
+    /// A file was written by a different format version.
+    #[error(
+        "workspace file `{path}` has format version {found}; this docnav reads version {expected} \
+         (hint: re-index into a new workspace)"
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Version in the file.
+        found: u32,
+        /// Version this build reads.
+        expected: u32,
+    },
+}
+
+/// One catalog row: a card plus where its tree file and source are.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CatalogEntry {
+    /// The document's card.
+    pub card: DocCard,
+    /// Tree file name inside `docs/`.
+    pub tree_file: String,
+    /// Source size in bytes when indexed (fast unchanged check with `mtime_ms`).
+    pub source_len: u64,
+    /// Source modification time, ms since the Unix epoch, when indexed (0 when unknown).
+    pub mtime_ms: u64,
+}
+
+/// `catalog.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Catalog {
+    /// [`FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// docnav version of the writer.
+    pub docnav_version: String,
+    /// Rows sorted by `doc_id`.
+    pub documents: Vec<CatalogEntry>,
+}
+
+impl Catalog {
+    fn empty() -> Catalog {
+        Catalog {
+            format_version: FORMAT_VERSION,
+            docnav_version: env!("CARGO_PKG_VERSION").to_string(),
+            documents: Vec::new(),
+        }
+    }
+}
+
+/// Tree file shape: `{ "format_version": 1, "document": {...} }`.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct TreeFile<D> {
+    pub(crate) format_version: u32,
+    pub(crate) document: D,
+}
+
+/// An opened workspace: the catalog in memory, tree files loaded on first use and cached.
+#[derive(Debug)]
+pub struct Workspace {
+    dir: PathBuf,
+    catalog: Catalog,
+    cards: Vec<DocCard>,
+    cache: Mutex<HashMap<String, Arc<Document>>>,
+}
+
+/// Read a versioned JSON file, checking `format_version` before the body.
+fn read_versioned<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, WorkspaceError> {
+    #[derive(Deserialize)]
+    struct VersionOnly {
+        format_version: u32,
+    }
+    let bytes = std::fs::read(path).map_err(|source| WorkspaceError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let corrupt = |e: serde_json::Error| WorkspaceError::Corrupt {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
+    let version: VersionOnly = serde_json::from_slice(&bytes).map_err(corrupt)?;
+    if version.format_version != FORMAT_VERSION {
+        return Err(WorkspaceError::Version {
+            path: path.to_path_buf(),
+            found: version.format_version,
+            expected: FORMAT_VERSION,
+        });
+    }
+    serde_json::from_slice(&bytes).map_err(corrupt)
+}
+
+impl Workspace {
+    /// Open the workspace in `dir`. Errors: [`WorkspaceError::Missing`] when `dir` has no
+    /// `catalog.json`; `Corrupt`/`Version`/`Io` for a bad catalog.
+    pub fn open(dir: &Path) -> Result<Workspace, WorkspaceError> {
+        let path = dir.join("catalog.json");
+        if !path.exists() {
+            return Err(WorkspaceError::Missing(dir.to_path_buf()));
+        }
+        Ok(Workspace::from_catalog(dir, read_versioned(&path)?))
+    }
+
+    /// Open the workspace in `dir`, or an empty one when it has no catalog yet (nothing is
+    /// written until [`Workspace::index`] commits).
+    pub fn open_or_empty(dir: &Path) -> Result<Workspace, WorkspaceError> {
+        match Workspace::open(dir) {
+            Err(WorkspaceError::Missing(_)) => Ok(Workspace::from_catalog(dir, Catalog::empty())),
+            other => other,
+        }
+    }
+
+    fn from_catalog(dir: &Path, catalog: Catalog) -> Workspace {
+        let cards = catalog.documents.iter().map(|e| e.card.clone()).collect();
+        Workspace {
+            dir: dir.to_path_buf(),
+            catalog,
+            cards,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The workspace directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Catalog rows, sorted by `doc_id`.
+    pub fn entries(&self) -> &[CatalogEntry] {
+        &self.catalog.documents
+    }
+
+    /// Where the shell keeps its history.
+    pub fn history_path(&self) -> PathBuf {
+        self.dir.join("history")
+    }
+
+    /// Where the shell keeps its traces.
+    pub fn traces_dir(&self) -> PathBuf {
+        self.dir.join("traces")
+    }
+
+    fn docs_dir(&self) -> PathBuf {
+        self.dir.join("docs")
+    }
+
+    fn load(&self, entry: &CatalogEntry) -> Result<Document, WorkspaceError> {
+        let file: TreeFile<Document> = read_versioned(&self.docs_dir().join(&entry.tree_file))?;
+        Ok(file.document)
+    }
+}
+
+impl Library for Workspace {
+    fn cards(&self) -> &[DocCard] {
+        &self.cards
+    }
+
+    fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {
+        if let Ok(cache) = self.cache.lock() {
+            if let Some(doc) = cache.get(doc_id) {
+                return Ok(doc.clone());
+            }
+        }
+        let entry = self
+            .catalog
+            .documents
+            .iter()
+            .find(|e| e.card.doc_id == doc_id)
+            .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))?;
+        let doc = Arc::new(self.load(entry)?);
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.insert(doc_id.to_string(), doc.clone());
+        }
+        Ok(doc)
+    }
 }
 
 /// `base` if `taken(base)` is false, else `base-2`, `base-3`, … the first free one.
@@ -23,3 +241,6 @@ pub fn unique_slug(base: &str, taken: impl Fn(&str) -> bool) -> String {
         .find(|c| !taken(c))
         .unwrap_or_else(|| base.to_string())
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,104 @@
+//! `docnav index <paths|dirs|globs…>`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::GlobalArgs;
+use crate::tree::BuildOptions;
+use crate::workspace::indexer::{IndexProgress, NoProgress};
+use crate::workspace::{IndexOptions, Workspace};
+
+/// Arguments of `docnav index`.
+#[derive(Debug, clap::Args)]
+pub struct IndexArgs {
+    /// Files, folders (searched recursively for .md .markdown .pdf .txt) or globs (`docs/**/*.md`).
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Remove documents whose source file no longer exists.
+    #[arg(long)]
+    prune: bool,
+    /// Rebuild every document even when unchanged.
+    #[arg(long)]
+    force: bool,
+    /// Worker threads [default: all cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+    /// Split leaves larger than this many estimated tokens (chars / 4) into `Part N` children.
+    #[arg(long, default_value_t = 4000, value_name = "TOKENS")]
+    max_leaf_tokens: u32,
+    /// How node summaries are made (only `quick`, the first sentences, needs no model).
+    #[arg(long, default_value = "quick", value_parser = ["quick"])]
+    summaries: String,
+}
+
+struct Bar(ProgressBar);
+
+impl IndexProgress for Bar {
+    fn start(&self, total: usize) {
+        self.0.set_length(total as u64);
+    }
+    fn file_done(&self, path: &Path) {
+        if let Some(name) = path.file_name() {
+            self.0.set_message(name.to_string_lossy().into_owned());
+        }
+        self.0.inc(1);
+    }
+}
+
+/// Run `docnav index`. Exit 1 when any input failed (after indexing all the others).
+pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
+    let mut options = IndexOptions {
+        build: BuildOptions {
+            max_leaf_tokens: args.max_leaf_tokens.max(1),
+            ..BuildOptions::default()
+        },
+        prune: args.prune,
+        force: args.force,
+        ..IndexOptions::default()
+    };
+    if let Some(jobs) = args.jobs {
+        options.jobs = jobs.max(1);
+    }
+    let bar = super::output::stderr_is_tty().then(|| {
+        let bar = ProgressBar::new(0);
+        if let Ok(style) =
+            ProgressStyle::with_template("{spinner} indexing [{bar:30}] {pos}/{len} {wide_msg}")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Bar(bar)
+    });
+    let progress: &dyn IndexProgress = match &bar {
+        Some(bar) => bar,
+        None => &NoProgress,
+    };
+    let report = Workspace::index(&global.workspace, &args.paths, &options, progress)?;
+    if let Some(bar) = &bar {
+        bar.0.finish_and_clear();
+    }
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    for error in &report.errors {
+        eprintln!("error: {error}");
+    }
+    let pruned = if report.pruned > 0 {
+        format!(", {} pruned", report.pruned)
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "indexed {} documents ({} unchanged, {} failed{pruned}) in {:.2} s",
+        report.indexed,
+        report.unchanged,
+        report.failed,
+        report.elapsed.as_secs_f64()
+    );
+    Ok(if report.failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,142 @@
+//! Heading titles: whitespace collapsing, attribute lists, and raw HTML `<h1>`…`<h6>` blocks.
+
+/// Collapse runs of whitespace to one space, trim, and drop a trailing attribute list such as
+/// `{: #stages }` (Python-Markdown `attr_list`) or `{#id .class}` (Pandoc, kramdown).
+pub(crate) fn clean_title(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for word in raw.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if out.ends_with('}') {
+        if let Some(open) = out.rfind('{') {
+            let inner = out[open + 1..out.len() - 1].trim_start();
+            let is_attrs = inner.starts_with([':', '#', '.']) && !out[..open].trim().is_empty();
+            if is_attrs {
+                out.truncate(open);
+                let kept = out.trim_end().len();
+                out.truncate(kept);
+            }
+        }
+    }
+    out
+}
+
+/// A raw HTML heading found at the start of an HTML block.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HtmlHeading {
+    /// 1–6, from the tag name.
+    pub(crate) level: u32,
+    /// Inner text, tags dropped, a few common entities decoded, whitespace collapsed.
+    pub(crate) title: String,
+    /// Byte offset (within the block) just past the closing `</hN>` tag.
+    pub(crate) end: usize,
+}
+
+/// Recognise an HTML block that opens with `<hN …>` (up to 3 spaces of indent, tag name any case)
+/// and find its `</hN>`. `None` when the block does not start with a heading tag, the tag is
+/// never closed, or the heading has no text.
+pub(crate) fn html_heading(block: &str) -> Option<HtmlHeading> {
+    let body = block.trim_start_matches(' ');
+    if block.len() - body.len() > 3 {
+        return None;
+    }
+    let bytes = body.as_bytes();
+    if bytes.len() < 4 || bytes[0] != b'<' || !bytes[1].eq_ignore_ascii_case(&b'h') {
+        return None;
+    }
+    let level = match bytes[2] {
+        d @ b'1'..=b'6' => u32::from(d - b'0'),
+        _ => return None,
+    };
+    if !matches!(bytes[3], b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r') {
+        return None;
+    }
+    let open_end = body.find('>')? + 1;
+    let close: [u8; 4] = [b'<', b'/', b'h', bytes[2]];
+    let close_at = bytes[open_end..]
+        .windows(4)
+        .position(|w| w.eq_ignore_ascii_case(&close))?
+        + open_end;
+    let close_end = body[close_at..]
+        .find('>')
+        .map_or(body.len(), |i| close_at + i + 1);
+    let title = clean_title(&decode_entities(&strip_tags(&body[open_end..close_at])));
+    if title.is_empty() {
+        return None;
+    }
+    Some(HtmlHeading {
+        level,
+        title,
+        end: block.len() - body.len() + close_end,
+    })
+}
+
+/// Remove `<…>` tags, keeping the text between them.
+fn strip_tags(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Decode the entities common in headings; others stay as written.
+fn decode_entities(text: &str) -> String {
+    if !text.contains('&') {
+        return text.to_string();
+    }
+    text.replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_collapse_whitespace_and_drop_attribute_lists() {
+        assert_eq!(clean_title("  a \t b\n c "), "a b c");
+        assert_eq!(
+            clean_title("Phases of processing {: #stages }"),
+            "Phases of processing"
+        );
+        assert_eq!(clean_title("Intro {#intro .x}"), "Intro");
+        assert_eq!(clean_title("fn main() {}"), "fn main() {}");
+        assert_eq!(clean_title("{#only}"), "{#only}");
+    }
+
+    #[test]
+    fn html_heading_blocks() {
+        let faq = "<h3 name=\"config\">\nDoes ripgrep support configuration files?\n</h3>\n";
+        let h = html_heading(faq).unwrap();
+        assert_eq!(h.level, 3);
+        assert_eq!(h.title, "Does ripgrep support configuration files?");
+        assert_eq!(&faq[..h.end], faq.trim_end());
+        let vant = "<H1 align=\"center\"><b>Vant</b> &amp; co</H1>\n<p>x</p>";
+        let h = html_heading(vant).unwrap();
+        assert_eq!((h.level, h.title.as_str()), (1, "Vant & co"));
+        assert_eq!(html_heading("<hr>\n"), None);
+        assert_eq!(html_heading("<header>x</header>"), None);
+        assert_eq!(html_heading("<h2>never closed"), None);
+        assert_eq!(html_heading("<h2></h2>"), None);
+        assert_eq!(html_heading("    <h2>code</h2>"), None);
+    }
+}

@@ -1,0 +1,56 @@
+//! Crash-safe file writes: temp file in the same directory, fsync, rename, fsync the directory.
+
+use std::io::Write;
+use std::path::Path;
+
+/// Write `bytes` to `path` atomically: readers see the old file or the new one, never a prefix.
+///
+/// The temp file is created next to `path` (same filesystem, so the rename is atomic), fsynced,
+/// renamed over `path`, then the directory is fsynced so the rename survives a power loss.
+/// Errors: any I/O error; the temp file is removed and `path` is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)
+}
+
+/// fsync a directory so renames inside it are durable (a no-op where unsupported).
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::File::open(dir) {
+        Ok(f) => match f.sync_all() {
+            Ok(()) => Ok(()),
+            // Some filesystems refuse fsync on directories; the rename is still atomic there.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
+            Err(e) if e.raw_os_error() == Some(21) => Ok(()),
+            Err(e) => Err(e),
+        },
+        Err(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_content_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn failure_keeps_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("missing-dir").join("f.json");
+        assert!(write_atomic(&p, b"x").is_err());
+    }
+}

@@ -1,0 +1,459 @@
+//! `docnav index`: collect input files, build documents in parallel, commit them to the
+//! workspace crash-safely (see the module doc of [`crate::workspace`]).
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use globset::Glob;
+
+use super::{
+    atomic::write_atomic, fingerprint, slugify, unique_slug, Catalog, CatalogEntry, Document,
+    TreeFile, Workspace, WorkspaceError, FORMAT_VERSION,
+};
+use crate::parse::format_for_path;
+use crate::tree::BuildOptions;
+
+/// Options of one index run.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Build-stage options (leaf split size).
+    pub build: BuildOptions,
+    /// Worker threads (≥ 1).
+    pub jobs: usize,
+    /// Remove catalog entries whose source file no longer exists.
+    pub prune: bool,
+    /// Rebuild even when the fingerprint is unchanged.
+    pub force: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            build: BuildOptions::default(),
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            prune: false,
+            force: false,
+        }
+    }
+}
+
+/// What an index run did.
+#[derive(Debug, Default)]
+pub struct IndexReport {
+    /// Documents (re)built and committed.
+    pub indexed: usize,
+    /// Documents skipped because their fingerprint (or size + mtime) was unchanged.
+    pub unchanged: usize,
+    /// Inputs that failed (missing, unreadable, corrupt…); their previous state is kept.
+    pub failed: usize,
+    /// Catalog entries removed by `--prune`.
+    pub pruned: usize,
+    /// One line per failure, naming the input.
+    pub errors: Vec<String>,
+    /// One line per warning, naming the input.
+    pub warnings: Vec<String>,
+    /// Bytes of source read and built.
+    pub bytes_built: u64,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+}
+
+/// Progress events for a progress bar. `total` is the number of files found.
+pub trait IndexProgress: Sync {
+    /// Files to look at are known.
+    fn start(&self, total: usize);
+    /// One file is done (built, unchanged or failed).
+    fn file_done(&self, path: &Path);
+}
+
+/// No progress output.
+pub struct NoProgress;
+
+impl IndexProgress for NoProgress {
+    fn start(&self, _total: usize) {}
+    fn file_done(&self, _path: &Path) {}
+}
+
+/// A file to index; `explicit` when named on the command line (not found by recursion).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// Named directly by the user.
+    pub explicit: bool,
+}
+
+fn is_glob(arg: &str) -> bool {
+    arg.contains(['*', '?', '[', '{'])
+}
+
+fn is_hidden(entry: &walkdir::DirEntry) -> bool {
+    entry.depth() > 0
+        && entry
+            .file_name()
+            .to_str()
+            .is_some_and(|s| s.starts_with('.'))
+}
+
+/// Expand command-line arguments (files, folders, globs) into input files.
+///
+/// Folders are walked recursively (hidden entries skipped) for `.md .markdown .pdf .txt`; globs
+/// (`docs/**/*.md`) are matched with globset from their literal prefix. Returns the inputs
+/// (deduplicated, sorted) and one error line per argument that matched nothing.
+pub fn collect_inputs(args: &[String]) -> (Vec<Input>, Vec<String>) {
+    let mut found: Vec<Input> = Vec::new();
+    let mut errors = Vec::new();
+    for arg in args {
+        let path = Path::new(arg);
+        if path.is_file() {
+            found.push(Input {
+                path: absolute(path),
+                explicit: true,
+            });
+        } else if path.is_dir() {
+            let before = found.len();
+            for entry in walkdir::WalkDir::new(path)
+                .sort_by_file_name()
+                .into_iter()
+                .filter_entry(|e| !is_hidden(e))
+                .flatten()
+            {
+                if entry.file_type().is_file() && format_for_path(entry.path()).is_some() {
+                    found.push(Input {
+                        path: absolute(entry.path()),
+                        explicit: false,
+                    });
+                }
+            }
+            if found.len() == before {
+                errors.push(format!(
+                    "`{arg}` contains no .md, .markdown, .pdf or .txt files"
+                ));
+            }
+        } else if is_glob(arg) {
+            let before = found.len();
+            match Glob::new(arg) {
+                Ok(glob) => {
+                    let matcher = glob.compile_matcher();
+                    let base = glob_base(arg);
+                    for entry in walkdir::WalkDir::new(&base)
+                        .sort_by_file_name()
+                        .into_iter()
+                        .flatten()
+                    {
+                        let p = entry.path();
+                        let rel = p.strip_prefix("./").unwrap_or(p);
+                        if entry.file_type().is_file()
+                            && (matcher.is_match(rel) || matcher.is_match(p))
+                        {
+                            found.push(Input {
+                                path: absolute(p),
+                                explicit: true,
+                            });
+                        }
+                    }
+                    if found.len() == before {
+                        errors.push(format!("`{arg}` matches no files"));
+                    }
+                }
+                Err(e) => errors.push(format!("`{arg}` is not a valid glob: {e}")),
+            }
+        } else {
+            errors.push(format!("`{arg}`: no such file or directory"));
+        }
+    }
+    let mut seen = HashSet::new();
+    found.retain(|i| seen.insert(i.path.clone()));
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    (found, errors)
+}
+
+/// The literal directory prefix of a glob (`docs/**/*.md` → `docs`), `.` when none.
+fn glob_base(glob: &str) -> PathBuf {
+    let mut base = PathBuf::new();
+    for part in Path::new(glob).components() {
+        let s = part.as_os_str().to_string_lossy();
+        if is_glob(&s) {
+            break;
+        }
+        base.push(part);
+    }
+    if base.as_os_str().is_empty() || base.is_file() {
+        PathBuf::from(".")
+    } else {
+        base
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn mtime_ms(meta: &std::fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// One unit of parallel work.
+struct Job {
+    input: Input,
+    doc_id: String,
+    previous: Option<CatalogEntry>,
+}
+
+enum Outcome {
+    Built(CatalogEntry, Vec<String>, u64),
+    Unchanged(CatalogEntry),
+    Failed(String),
+}
+
+impl Workspace {
+    /// Index `args` (files, folders, globs) into the workspace at `dir`, creating it if needed.
+    ///
+    /// Unchanged documents (same size and mtime, or same sha256) are skipped; a failing input is
+    /// reported and counted, its previous state kept, and the rest of the run goes on. The catalog is
+    /// replaced atomically at the end. Errors: only workspace-level failures (cannot create the
+    /// directory, take the lock, or write the catalog); per-file failures are in the report.
+    pub fn index(
+        dir: &Path,
+        args: &[String],
+        options: &IndexOptions,
+        progress: &dyn IndexProgress,
+    ) -> Result<IndexReport, WorkspaceError> {
+        let started = Instant::now();
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| WorkspaceError::Io { path, source }
+        };
+        let docs_dir = dir.join("docs");
+        std::fs::create_dir_all(&docs_dir).map_err(io(&docs_dir))?;
+        let lock_path = dir.join("lock");
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io(&lock_path))?;
+        if lock.try_lock().is_err() {
+            eprintln!(
+                "waiting for another `docnav index` to finish with `{}`",
+                dir.display()
+            );
+            lock.lock().map_err(io(&lock_path))?;
+        }
+        // Re-read under the lock: another writer may have committed since we were started.
+        let current = Workspace::open_or_empty(dir)?;
+        let mut catalog = current.catalog;
+
+        let (inputs, mut errors) = collect_inputs(args);
+        let mut report = IndexReport {
+            failed: errors.len(),
+            ..IndexReport::default()
+        };
+        progress.start(inputs.len());
+
+        let by_source: HashMap<String, CatalogEntry> = catalog
+            .documents
+            .iter()
+            .map(|e| (e.card.source.clone(), e.clone()))
+            .collect();
+        let mut taken: HashSet<String> = catalog
+            .documents
+            .iter()
+            .map(|e| e.card.doc_id.clone())
+            .collect();
+        let jobs: Vec<Job> = inputs
+            .into_iter()
+            .map(|input| {
+                let previous = by_source.get(&*input.path.to_string_lossy()).cloned();
+                let doc_id = match &previous {
+                    Some(prev) => prev.card.doc_id.clone(),
+                    None => {
+                        let stem = input
+                            .path
+                            .file_stem()
+                            .and_then(|s| s.to_str())
+                            .unwrap_or("doc");
+                        let id = unique_slug(&slugify(stem), |c| taken.contains(c));
+                        taken.insert(id.clone());
+                        id
+                    }
+                };
+                Job {
+                    input,
+                    doc_id,
+                    previous,
+                }
+            })
+            .collect();
+
+        let next = AtomicUsize::new(0);
+        let outcomes: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::new());
+        let threads = options.jobs.max(1).min(jobs.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    let outcome = run_job(job, &docs_dir, options);
+                    progress.file_done(&job.input.path);
+                    if let Ok(mut all) = outcomes.lock() {
+                        all.push((i, outcome));
+                    }
+                });
+            }
+        });
+        let mut outcomes = outcomes.into_inner().unwrap_or_default();
+        outcomes.sort_by_key(|(i, _)| *i);
+
+        let mut entries: HashMap<String, CatalogEntry> = catalog
+            .documents
+            .drain(..)
+            .map(|e| (e.card.doc_id.clone(), e))
+            .collect();
+        for (_, outcome) in outcomes {
+            match outcome {
+                Outcome::Built(entry, warnings, bytes) => {
+                    report.indexed += 1;
+                    report.bytes_built += bytes;
+                    report.warnings.extend(warnings);
+                    entries.insert(entry.card.doc_id.clone(), entry);
+                }
+                Outcome::Unchanged(entry) => {
+                    report.unchanged += 1;
+                    entries.insert(entry.card.doc_id.clone(), entry);
+                }
+                Outcome::Failed(message) => {
+                    report.failed += 1;
+                    errors.push(message);
+                }
+            }
+        }
+        if options.prune {
+            let before = entries.len();
+            entries.retain(|_, e| Path::new(&e.card.source).exists());
+            report.pruned = before - entries.len();
+        }
+        let mut documents: Vec<CatalogEntry> = entries.into_values().collect();
+        documents.sort_by(|a, b| a.card.doc_id.cmp(&b.card.doc_id));
+        let catalog = Catalog {
+            format_version: FORMAT_VERSION,
+            docnav_version: env!("CARGO_PKG_VERSION").to_string(),
+            documents,
+        };
+        let catalog_path = dir.join("catalog.json");
+        let bytes = serde_json::to_vec(&catalog).map_err(|e| WorkspaceError::Corrupt {
+            path: catalog_path.clone(),
+            reason: e.to_string(),
+        })?;
+        write_atomic(&catalog_path, &bytes).map_err(io(&catalog_path))?;
+        remove_unreferenced(&docs_dir, &catalog);
+        report.errors = errors;
+        report.elapsed = started.elapsed();
+        Ok(report)
+    }
+}
+
+/// Delete tree files (and stray temp files) the committed catalog does not name. Best effort.
+fn remove_unreferenced(docs_dir: &Path, catalog: &Catalog) {
+    let keep: HashSet<&str> = catalog
+        .documents
+        .iter()
+        .map(|e| e.tree_file.as_str())
+        .collect();
+    let Ok(read) = std::fs::read_dir(docs_dir) else {
+        return;
+    };
+    for entry in read.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !keep.contains(&*name) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
+    let path = &job.input.path;
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => return Outcome::Failed(format!("cannot read `{}`: {e}", path.display())),
+    };
+    let mtime = mtime_ms(&meta);
+    if let Some(prev) = &job.previous {
+        let file_ok = docs_dir.join(&prev.tree_file).is_file();
+        if !options.force
+            && file_ok
+            && prev.source_len == meta.len()
+            && prev.mtime_ms == mtime
+            && mtime != 0
+        {
+            return Outcome::Unchanged(prev.clone());
+        }
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Outcome::Failed(format!("cannot read `{}`: {e}", path.display())),
+    };
+    let fp = fingerprint(&bytes);
+    if let Some(prev) = &job.previous {
+        let file_ok = docs_dir.join(&prev.tree_file).is_file();
+        if !options.force && file_ok && prev.card.fingerprint == fp {
+            let mut entry = prev.clone();
+            entry.mtime_ms = mtime;
+            entry.source_len = meta.len();
+            return Outcome::Unchanged(entry);
+        }
+    }
+    // A panic in a parser is a bug, but it must cost one file, not the run.
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Document::build(
+            path,
+            &bytes,
+            &job.doc_id,
+            job.input.explicit,
+            &options.build,
+        )
+    }));
+    let built = match built {
+        Ok(Ok(b)) => b,
+        Ok(Err(e)) => return Outcome::Failed(e.to_string()),
+        Err(_) => {
+            return Outcome::Failed(format!(
+                "internal error while parsing `{}` (please report it)",
+                path.display()
+            ))
+        }
+    };
+    let tree_file = format!("{}-{}.json", job.doc_id, &fp[..12]);
+    let file = TreeFile {
+        format_version: FORMAT_VERSION,
+        document: &built.document,
+    };
+    let json = match serde_json::to_vec(&file) {
+        Ok(j) => j,
+        Err(e) => return Outcome::Failed(format!("cannot serialize `{}`: {e}", path.display())),
+    };
+    let target = docs_dir.join(&tree_file);
+    if let Err(e) = write_atomic(&target, &json) {
+        return Outcome::Failed(format!(
+            "cannot write `{}` for `{}`: {e}",
+            target.display(),
+            path.display()
+        ));
+    }
+    let entry = CatalogEntry {
+        card: built.document.card.clone(),
+        tree_file,
+        source_len: meta.len(),
+        mtime_ms: mtime,
+    };
+    Outcome::Built(entry, built.warnings, bytes.len() as u64)
+}

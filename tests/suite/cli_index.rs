@@ -1,0 +1,245 @@
+//! `docnav index`, `docs`, `tree`: real fixtures through the real binary.
+
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use super::common::{fixture, run};
+
+fn docs_json(ws: &Path) -> Vec<Value> {
+    let r = run(ws, &["docs", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    serde_json::from_str::<Vec<Value>>(&r.stdout).unwrap()
+}
+
+fn ids(ws: &Path) -> Vec<String> {
+    docs_json(ws)
+        .iter()
+        .map(|c| c["doc_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn docs_json_cards_have_the_documented_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let r = run(
+        &ws,
+        &[
+            "index",
+            fixture("notes.txt").to_str().unwrap(),
+            fixture("ripgrep__FAQ.md").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("indexed 2 documents (0 unchanged, 0 failed)"),
+        "{}",
+        r.stderr
+    );
+    let cards = docs_json(&ws);
+    assert_eq!(cards.len(), 2);
+    for card in &cards {
+        for field in [
+            "doc_id",
+            "title",
+            "source",
+            "format",
+            "bytes",
+            "node_count",
+            "fingerprint",
+        ] {
+            assert!(card.get(field).is_some(), "missing {field} in {card}");
+        }
+    }
+    assert_eq!(cards[0]["doc_id"], "notes");
+    assert_eq!(cards[0]["format"], "text");
+    assert_eq!(cards[1]["doc_id"], "ripgrep-faq");
+    assert_eq!(cards[1]["bytes"], 41724);
+}
+
+#[test]
+fn reindex_skips_unchanged_keeps_ids_and_prunes_vanished_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::copy(fixture("notes.txt"), src.join("guide.txt")).unwrap();
+    std::fs::copy(fixture("multilingual.md"), src.join("guide.md")).unwrap();
+    let ws = dir.path().join("ws");
+    let src_s = src.to_str().unwrap();
+    let r = run(&ws, &["index", src_s]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(ids(&ws), vec!["guide", "guide-2"]);
+
+    let r = run(&ws, &["index", src_s]);
+    assert!(
+        r.stderr
+            .contains("indexed 0 documents (2 unchanged, 0 failed)"),
+        "{}",
+        r.stderr
+    );
+
+    // A changed file is rebuilt under the same id.
+    std::fs::write(src.join("guide.txt"), "1 Changed\n\nNew text here.\n").unwrap();
+    let r = run(&ws, &["index", src_s]);
+    assert!(
+        r.stderr
+            .contains("indexed 1 documents (1 unchanged, 0 failed)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(ids(&ws), vec!["guide", "guide-2"]);
+
+    // A vanished source stays until --prune.
+    std::fs::remove_file(src.join("guide.txt")).unwrap();
+    run(&ws, &["index", src_s]);
+    assert_eq!(ids(&ws).len(), 2);
+    let r = run(&ws, &["index", "--prune", src_s]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // guide.md sorts first and got `guide`; guide.txt (`guide-2`) is gone.
+    assert_eq!(ids(&ws), vec!["guide"]);
+    // Only referenced tree files remain.
+    assert_eq!(std::fs::read_dir(ws.join("docs")).unwrap().count(), 1);
+}
+
+#[test]
+fn bad_inputs_are_named_counted_and_do_not_stop_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    let empty_dir = dir.path().join("nothing-here");
+    std::fs::create_dir(&empty_dir).unwrap();
+    std::fs::write(empty_dir.join("image.png"), [0x89, b'P', b'N', b'G']).unwrap();
+    std::fs::write(src.join("binary.md"), [0u8, 159, 146, 150, 0, 1, 2, 3]).unwrap();
+    std::fs::write(src.join("empty.md"), "").unwrap();
+    std::fs::write(
+        src.join("latin1.txt"),
+        b"Caf\xe9 cr\xe8me is made with espresso and hot milk.\n",
+    )
+    .unwrap();
+    let pdf = std::fs::read(fixture("R-intro.pdf")).unwrap();
+    std::fs::write(src.join("truncated.pdf"), &pdf[..pdf.len() / 2]).unwrap();
+    std::fs::write(
+        src.join("garbage.pdf"),
+        b"%PDF-1.4\nthis is not a pdf at all",
+    )
+    .unwrap();
+    std::fs::copy(fixture("notes.txt"), src.join("good.txt")).unwrap();
+    let ws = dir.path().join("ws");
+    let r = run(
+        &ws,
+        &[
+            "index",
+            src.to_str().unwrap(),
+            empty_dir.to_str().unwrap(),
+            "missing/file.md",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    let expect = [
+        "error: `missing/file.md`: no such file or directory",
+        "contains no .md, .markdown, .pdf or .txt files",
+        "binary.md` is binary, not Markdown text",
+        "empty.md` is empty",
+        "truncated.pdf`",
+        "garbage.pdf`",
+        "warning: `",
+        "latin1.txt` is not valid UTF-8: 2 invalid byte sequence(s) replaced with U+FFFD",
+    ];
+    for e in expect {
+        assert!(r.stderr.contains(e), "missing {e:?} in:\n{}", r.stderr);
+    }
+    // Every error is one line naming its input.
+    for line in r.stderr.lines().filter(|l| l.starts_with("error:")) {
+        assert!(line.contains('`'), "{line}");
+    }
+    assert!(
+        r.stderr
+            .contains("indexed 2 documents (0 unchanged, 6 failed)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(ids(&ws), vec!["good", "latin1"]);
+}
+
+#[test]
+fn injected_write_failure_keeps_the_previous_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("notes.txt");
+    std::fs::copy(fixture("notes.txt"), &src).unwrap();
+    let ws = dir.path().join("ws");
+    assert_eq!(run(&ws, &["index", src.to_str().unwrap()]).code, 0);
+    let before = run(&ws, &["tree", "notes", "--json"]).stdout;
+
+    // The next version's tree file cannot be written: its name is taken by a directory.
+    let changed = "1 Rewritten\n\nEverything changed.\n";
+    std::fs::write(&src, changed).unwrap();
+    let fp = docnav::workspace::fingerprint(changed.as_bytes());
+    std::fs::create_dir(ws.join("docs").join(format!("notes-{}.json", &fp[..12]))).unwrap();
+    let r = run(&ws, &["index", src.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("cannot write"), "{}", r.stderr);
+    assert_eq!(run(&ws, &["tree", "notes", "--json"]).stdout, before);
+}
+
+#[test]
+fn killing_index_midway_leaves_a_loadable_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let first = fixture("notes.txt");
+    assert_eq!(run(&ws, &["index", first.to_str().unwrap()]).code, 0);
+    let docs = fixture("");
+    for delay_ms in [5u64, 20, 60, 150] {
+        let mut child = super::common::docnav(&ws)
+            .args(["index", "--force", docs.to_str().unwrap()])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        // Whatever point it died at, the catalog loads and every tree file it names loads.
+        for id in ids(&ws) {
+            let r = run(&ws, &["tree", &id, "--depth", "1"]);
+            assert_eq!(
+                r.code, 0,
+                "after kill at {delay_ms} ms, tree {id}: {}",
+                r.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn tree_json_nests_children_and_depth_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]);
+    let r = run(&ws, &["tree", "notes", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let root: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(root["structure"], "");
+    assert!(root["children"].is_array());
+    let r = run(&ws, &["tree", "nope"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("document not found: nope"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_and_missing_workspace_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    assert_eq!(run(&ws, &["index"]).code, 2);
+    assert_eq!(run(&ws, &["frobnicate"]).code, 2);
+    let r = run(&ws, &["docs"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("no workspace at"), "{}", r.stderr);
+    assert!(r.stderr.contains("docnav index"), "{}", r.stderr);
+}

@@ -1,0 +1,54 @@
+//! Test support: run the real `docnav` binary against a temp workspace.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `fixtures/docs/<name>`.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/docs")
+        .join(name)
+}
+
+/// `../shared/corpus` when present (benchmarks and corpus-wide tests skip otherwise).
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    dir.is_dir().then_some(dir)
+}
+
+/// Output of one `docnav` run.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(o: Output) -> Run {
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+/// The docnav binary with `--workspace ws`, no colour, no inherited workspace/model env.
+pub fn docnav(ws: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_docnav"));
+    cmd.arg("--workspace")
+        .arg(ws)
+        .env("NO_COLOR", "1")
+        .env_remove("DOCNAV_WORKSPACE")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("DOCNAV_MODEL")
+        .env_remove("RUST_LOG");
+    cmd
+}
+
+/// Run docnav with these args.
+pub fn run(ws: &Path, args: &[&str]) -> Run {
+    docnav(ws).args(args).output().unwrap().into()
+}

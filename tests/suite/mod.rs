@@ -1,0 +1,2 @@
+pub mod cli_index;
+pub mod common;
