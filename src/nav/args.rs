@@ -115,8 +115,7 @@ pub fn parse_args(args: &[String], spec: &[OptSpec]) -> Result<ParsedArgs, Strin
                 continue;
             }
         };
-        let mut chars = shorts.char_indices();
-        while let Some((i, c)) = chars.next() {
+        for (i, c) in shorts.char_indices() {
             let opt = spec
                 .iter()
                 .find(|o| o.short == Some(c))

@@ -5,15 +5,34 @@ use std::ops::Range;
 
 use crate::tree::{NodeId, Tree};
 
-/// `lines 40–88`, `line 7`, `pages 3–5` or `page 3` from a node's half-open ranges; `None` when
-/// the node has no location.
+/// `lines 40–88`, `line 7`, `pages 3–5` or `page 3`: the span of the node with its whole subtree
+/// (what `cat` shows), from the nodes' half-open ranges; `None` when no node has a location.
 pub fn location_label(tree: &Tree, node: NodeId) -> Option<String> {
     let n = tree.get(node)?;
-    let (unit, range) = match (&n.lines, &n.pages) {
-        (Some(r), _) => ("line", r),
-        (None, Some(r)) => ("page", r),
-        (None, None) => return None,
+    let pick = |n: &crate::tree::Node| {
+        if n.lines.is_some() {
+            n.lines.clone()
+        } else {
+            n.pages.clone()
+        }
     };
+    let unit = if n.lines.is_some() {
+        "line"
+    } else if n.pages.is_some() {
+        "page"
+    } else {
+        return None;
+    };
+    let mut span: Option<Range<u32>> = None;
+    for id in tree.preorder(node) {
+        if let Some(r) = pick(tree.node(id)) {
+            span = Some(match span {
+                None => r,
+                Some(s) => s.start.min(r.start)..s.end.max(r.end),
+            });
+        }
+    }
+    let range = span?;
     let last = range.end.saturating_sub(1).max(range.start);
     Some(if last == range.start {
         format!("{unit} {}", range.start)
@@ -54,9 +73,9 @@ pub fn ls_line(tree: &Tree, number: usize, child: NodeId) -> String {
     out
 }
 
-/// Human size of a byte count: `873 B`, `40.7 KB`, `2.9 MB` (1 KB = 1024 bytes).
+/// Human size of a byte count: `873 B`, `40.7 KB`, `2.9 MB` (1 KB = 1000 bytes, as `docnav docs`).
 pub fn human_size(bytes: u64) -> String {
-    const KB: f64 = 1024.0;
+    const KB: f64 = 1000.0;
     let b = bytes as f64;
     if b < KB {
         format!("{bytes} B")
@@ -188,7 +207,7 @@ mod tests {
         assert_eq!(one_line("  a \n b  ", 10), "a b");
         assert_eq!(one_line("alpha beta gamma", 12), "alpha beta…");
         assert_eq!(human_size(873), "873 B");
-        assert_eq!(human_size(40_701), "39.7 KB");
+        assert_eq!(human_size(40_701), "40.7 KB");
     }
 
     proptest! {

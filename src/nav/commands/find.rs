@@ -2,6 +2,7 @@
 //! over the current document, or over all documents at `/`.
 
 use super::{options, try_out, usage_error, Command, Example};
+use crate::index::keyword::search_many;
 use crate::nav::args::OptSpec;
 use crate::nav::path::{display_path, load, Place};
 use crate::nav::render::one_line;
@@ -23,12 +24,8 @@ static EXAMPLES: &[Example] = &[
         description: "best sections of the current document for these keywords",
     },
     Example {
-        command: "find -n 3 /ripgrep-guide/x unused-path-words",
-        description: "at most 3 hits (all words are keywords)",
-    },
-    Example {
-        command: "cd / ; find café",
-        description: "at / the search covers every document",
+        command: "find -n 3 glob patterns",
+        description: "at most 3 hits; at / the search covers every document",
     },
 ];
 
@@ -69,12 +66,22 @@ impl Command for Find {
             }
             Place::Node { doc_id, doc, .. } => vec![(doc_id.clone(), doc.clone())],
         };
+        let indexes: Vec<(&str, &crate::index::KeywordIndex)> = docs
+            .iter()
+            .map(|(id, doc)| (id.as_str(), &doc.index))
+            .collect();
         let mut hits = Vec::new();
-        for (doc_id, doc) in &docs {
-            for hit in doc.index.search(&query, limit) {
-                if let Some(node) = doc.tree.get(hit.node) {
-                    hits.push((hit.score, display_path(doc_id, &doc.tree, hit.node), node, hit));
-                }
+        for (doc_id, hit) in search_many(&indexes, &query, limit) {
+            let Some((_, doc)) = docs.iter().find(|(id, _)| id == doc_id) else {
+                continue;
+            };
+            if let Some(node) = doc.tree.get(hit.node) {
+                hits.push((
+                    hit.score,
+                    display_path(doc_id, &doc.tree, hit.node),
+                    node,
+                    hit,
+                ));
             }
         }
         hits.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -107,7 +114,9 @@ fn snippet(node: &Node, terms: &[String]) -> String {
         .iter()
         .position(|w| {
             let w = w.to_lowercase();
-            terms.iter().any(|t| !t.is_empty() && w.contains(t.as_str()))
+            terms
+                .iter()
+                .any(|t| !t.is_empty() && w.contains(t.as_str()))
         })
         .unwrap_or(0);
     let start = first.saturating_sub(6);

@@ -23,10 +23,6 @@ static EXAMPLES: &[Example] = &[
         command: "findtree '*preprocessor*'",
         description: "titles matching a glob",
     },
-    Example {
-        command: "findtree /",
-        description: "a bare / is a word too: titles containing '/'",
-    },
 ];
 
 impl Command for FindTree {
@@ -87,7 +83,9 @@ impl Command for FindTree {
         found.truncate(MAX_MATCHES);
         let mut text = found.join("\n");
         if more > 0 {
-            text.push_str(&format!("\n… {more} more match(es) not shown (narrow the pattern or cd first)"));
+            text.push_str(&format!(
+                "\n… {more} more match(es) not shown (narrow the pattern or cd first)"
+            ));
         }
         Ok(CommandOutput::ok(text))
     }

@@ -33,7 +33,11 @@ impl Command for Help {
     fn run(&self, args: &[String], _session: &mut Session) -> Result<CommandOutput, NavError> {
         match args {
             [] => {
-                let width = registry().iter().map(|c| c.usage().len()).max().unwrap_or(0);
+                let width = registry()
+                    .iter()
+                    .map(|c| c.usage().len())
+                    .max()
+                    .unwrap_or(0);
                 let mut lines: Vec<String> = registry()
                     .iter()
                     .map(|c| format!("{:width$}  {}", c.usage(), c.summary()))
