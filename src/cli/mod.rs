@@ -3,8 +3,10 @@
 //! Exit codes: 0 ok, 1 runtime failure (including any file that failed to index), 2 usage error.
 
 mod docs;
+mod exec;
 mod index;
 pub mod output;
+mod shell;
 mod tree;
 
 use std::path::PathBuf;
@@ -38,6 +40,10 @@ enum Command {
     Docs(docs::DocsArgs),
     /// Show a document's tree: structure numbers, titles, line or page ranges.
     Tree(tree::TreeArgs),
+    /// Run one command of the navigation language (`ls`, `cd`, `cat`, `grep`…) and print its output.
+    Exec(exec::ExecArgs),
+    /// Interactive navigation shell over the workspace.
+    Shell(shell::ShellArgs),
 }
 
 /// Parse the process arguments and run the chosen subcommand.
@@ -57,6 +63,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Index(args) => index::run(&cli.global, args),
         Command::Docs(args) => docs::run(&cli.global, args),
         Command::Tree(args) => tree::run(&cli.global, args),
+        Command::Exec(args) => exec::run(&cli.global, args),
+        Command::Shell(args) => shell::run(&cli.global, args),
     }
 }
 
