@@ -5,8 +5,10 @@
 mod ask;
 mod docs;
 mod eval;
+mod exec;
 mod index;
 pub mod output;
+mod shell;
 mod tree;
 
 use std::path::PathBuf;
@@ -44,6 +46,10 @@ enum Command {
     Ask(ask::AskArgs),
     /// Run a navigator over a question set (JSON Lines) and score it.
     Eval(eval::EvalArgs),
+    /// Run one command of the navigation language (`ls`, `cd`, `cat`, `grep`…) and print its output.
+    Exec(exec::ExecArgs),
+    /// Interactive navigation shell over the workspace.
+    Shell(shell::ShellArgs),
 }
 
 /// Parse the process arguments and run the chosen subcommand.
@@ -65,6 +71,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Tree(args) => tree::run(&cli.global, args),
         Command::Ask(args) => ask::run(&cli.global, args),
         Command::Eval(args) => eval::run(&cli.global, args),
+        Command::Exec(args) => exec::run(&cli.global, args),
+        Command::Shell(args) => shell::run(&cli.global, args),
     }
 }
 

@@ -1,3 +1,5 @@
 pub mod cli_index;
 pub mod common;
 pub mod eval;
+pub mod llm;
+pub mod parse_md;

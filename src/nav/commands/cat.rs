@@ -1,0 +1,117 @@
+//! `cat [-o OFFSET] [--budget N] [path]`: read a node with its subtree, collected as evidence.
+//!
+//! The text is [`Tree::text_of`](crate::tree::Tree::text_of) under a location header. Past the
+//! budget (chars) the page stops at a paragraph or line boundary and a note gives the exact
+//! command that reads on; `OFFSET`s are chars of the full text, so the pages concatenate to it.
+
+use super::{one_path, options, target, try_out, usage_error, Command, Example};
+use crate::nav::args::OptSpec;
+use crate::nav::path::Place;
+use crate::nav::render::{location_header, page};
+use crate::nav::{CommandOutput, Effect, Evidence, NavError, Session, Status};
+
+/// `cat`.
+pub struct Cat;
+
+static EXAMPLES: &[Example] = &[
+    Example {
+        command: "cat /ripgrep-guide/1/2",
+        description: "read a section and its subsections (first page of the budget)",
+    },
+    Example {
+        command: "cat -o 4000 /ripgrep-guide/1/2",
+        description: "read on from char 4000, as the note at the end of a page says",
+    },
+    Example {
+        command: "cat --budget 500 /multilingual",
+        description: "read with a smaller page (chars)",
+    },
+];
+
+const SPEC: &[OptSpec] = &[
+    OptSpec::value(Some('o'), "offset"),
+    OptSpec::value(None, "budget"),
+];
+
+impl Command for Cat {
+    fn name(&self) -> &'static str {
+        "cat"
+    }
+    fn usage(&self) -> &'static str {
+        "cat [-o OFFSET] [--budget CHARS] [path]"
+    }
+    fn summary(&self) -> &'static str {
+        "read a section with its subsections (collected as evidence), paged by the output budget"
+    }
+    fn examples(&self) -> &'static [Example] {
+        EXAMPLES
+    }
+    fn run(&self, args: &[String], session: &mut Session) -> Result<CommandOutput, NavError> {
+        let parsed = try_out!(options(self, args, SPEC));
+        let offset = try_out!(parsed
+            .count("offset")
+            .map_err(|e| usage_error(self, Some(&e))))
+        .unwrap_or(0);
+        let budget = try_out!(parsed
+            .count("budget")
+            .map_err(|e| usage_error(self, Some(&e))))
+        .unwrap_or(session.budget())
+        .max(1);
+        let path = try_out!(one_path(self, &parsed));
+        let place = try_out!(target(self, session, path)?);
+        let Place::Node { doc_id, doc, node } = &place else {
+            return Ok(CommandOutput::error(
+                "cat: / is the list of documents, not a text (try ls /, then cat /doc_id)",
+            ));
+        };
+        let tree = &doc.tree;
+        let text = tree.text_of(*node);
+        let header = location_header(doc_id, tree, *node);
+        let p = page(&text, offset, budget);
+        if offset > 0 && offset >= p.total {
+            return Ok(CommandOutput::error(format!(
+                "cat: offset {offset} is past the end of {} ({} chars)",
+                place.path(),
+                p.total
+            )));
+        }
+        let mut out = String::with_capacity(p.body.len() + header.len() + 200);
+        out.push_str(&header);
+        out.push('\n');
+        if p.total == 0 {
+            out.push_str("(empty section)\n");
+        }
+        out.push_str(p.body);
+        if !p.body.ends_with('\n') && !p.body.is_empty() {
+            out.push('\n');
+        }
+        let path = place.path();
+        if p.chars.end < p.total {
+            out.push_str(&format!(
+                "[chars {}–{} of {} shown; read on: cat -o {} {path}",
+                p.chars.start, p.chars.end, p.total, p.chars.end
+            ));
+            if !tree.node(*node).children.is_empty() {
+                out.push_str(&format!(" — or ls {path} and cat one section"));
+            }
+            out.push(']');
+        } else if p.chars.start > 0 {
+            out.push_str(&format!(
+                "[chars {}–{} of {} shown; end of {path}]",
+                p.chars.start, p.chars.end, p.total
+            ));
+        }
+        let evidence = Evidence {
+            doc_id: doc_id.clone(),
+            node: *node,
+            chars: p.chars.clone(),
+            total_chars: p.total,
+        };
+        session.push_evidence(evidence.clone());
+        Ok(CommandOutput {
+            text: out,
+            status: Status::Ok,
+            effect: Effect::Evidence(evidence),
+        })
+    }
+}

@@ -1,0 +1,332 @@
+//! Paths (DESIGN.md §4): `/` is the library, `/doc_id/2/1` a node by child numbers.
+//!
+//! A segment is `.`, `..`, a child number as printed by `ls`, `#2.1.3` (a node of the current
+//! document by its dotted structure), or a title: compared case-insensitively after Unicode NFC
+//! normalisation and whitespace collapsing; a unique prefix is enough; an ambiguous prefix is an
+//! error listing the candidates, never a silent pick. Titles containing `/` are matched when typed
+//! whole (the longest run of segments that equals a child's title wins).
+
+use std::sync::Arc;
+
+use unicode_normalization::UnicodeNormalization;
+
+use super::NavError;
+use crate::tree::{normalize_title, NodeId, Tree};
+use crate::workspace::{Document, Library};
+
+/// Where a session stands: the library root `/`, or a node of one document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cursor {
+    /// `/`: the list of documents.
+    Root,
+    /// A node of a document.
+    Node {
+        /// Document id.
+        doc_id: String,
+        /// The node.
+        node: NodeId,
+    },
+}
+
+/// The printed path of a node: `/doc_id` followed by its structure numbers (`/guide/2/1`).
+pub fn display_path(doc_id: &str, tree: &Tree, node: NodeId) -> String {
+    let mut out = format!("/{doc_id}");
+    if let Some(n) = tree.get(node) {
+        for part in n.structure.split('.').filter(|p| !p.is_empty()) {
+            out.push('/');
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+/// Lookup key of a title or typed segment: NFC, whitespace collapsed, lowercase.
+pub fn title_key(s: &str) -> String {
+    normalize_title(&s.nfc().collect::<String>())
+}
+
+/// Outcome of matching one segment against a list of candidates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pick {
+    /// Exactly one candidate (index into the list).
+    One(usize),
+    /// No candidate matches.
+    None,
+    /// Several candidates match (indices, in order).
+    Ambiguous(Vec<usize>),
+}
+
+/// Match `segment` against candidate titles (1-based numbers are their positions): a number in
+/// range, else an exact title, else a unique title prefix.
+pub fn pick(titles: &[&str], segment: &str) -> Pick {
+    if let Ok(n) = segment.parse::<usize>() {
+        if (1..=titles.len()).contains(&n) {
+            return Pick::One(n - 1);
+        }
+    }
+    let want = title_key(segment);
+    if want.is_empty() {
+        return Pick::None;
+    }
+    let keys: Vec<String> = titles.iter().map(|t| title_key(t)).collect();
+    let exact: Vec<usize> = (0..keys.len()).filter(|&i| keys[i] == want).collect();
+    let found = if exact.is_empty() {
+        (0..keys.len())
+            .filter(|&i| keys[i].starts_with(&want))
+            .collect()
+    } else {
+        exact
+    };
+    match found.len() {
+        0 => Pick::None,
+        1 => Pick::One(found[0]),
+        _ => Pick::Ambiguous(found),
+    }
+}
+
+/// A resolved position with its document loaded.
+#[derive(Clone)]
+pub enum Place {
+    /// `/`.
+    Root,
+    /// A node of a loaded document.
+    Node {
+        /// Document id.
+        doc_id: String,
+        /// The document.
+        doc: Arc<Document>,
+        /// The node.
+        node: NodeId,
+    },
+}
+
+impl Place {
+    /// The printed path (`/` or `/doc_id/2/1`).
+    pub fn path(&self) -> String {
+        match self {
+            Place::Root => "/".into(),
+            Place::Node { doc_id, doc, node } => display_path(doc_id, &doc.tree, *node),
+        }
+    }
+
+    /// The cursor of this place.
+    pub fn cursor(&self) -> Cursor {
+        match self {
+            Place::Root => Cursor::Root,
+            Place::Node { doc_id, node, .. } => Cursor::Node {
+                doc_id: doc_id.clone(),
+                node: *node,
+            },
+        }
+    }
+}
+
+/// Load the place a cursor points at.
+///
+/// Errors: [`NavError::Workspace`] when the document cannot be loaded.
+pub fn place_of(library: &dyn Library, cursor: &Cursor) -> Result<Place, NavError> {
+    match cursor {
+        Cursor::Root => Ok(Place::Root),
+        Cursor::Node { doc_id, node } => {
+            let doc = load(library, doc_id)?;
+            let node = if doc.tree.get(*node).is_some() {
+                *node
+            } else {
+                NodeId::ROOT
+            };
+            Ok(Place::Node {
+                doc_id: doc_id.clone(),
+                doc,
+                node,
+            })
+        }
+    }
+}
+
+/// Load a document, mapping failures to [`NavError::Workspace`].
+pub fn load(library: &dyn Library, doc_id: &str) -> Result<Arc<Document>, NavError> {
+    library
+        .document(doc_id)
+        .map_err(|source| NavError::Workspace {
+            doc_id: doc_id.to_string(),
+            source,
+        })
+}
+
+/// Resolve `path` from `from`. The inner `Err` is a fixable message without the command prefix,
+/// e.g. `no child 'x' under /guide/2 (try ls)`.
+///
+/// Errors (outer): [`NavError::Workspace`] when a document cannot be loaded.
+pub fn resolve(
+    library: &dyn Library,
+    from: &Cursor,
+    path: &str,
+) -> Result<Result<Place, String>, NavError> {
+    let (mut place, rest) = match path.strip_prefix('/') {
+        Some(rest) => (Place::Root, rest),
+        None => (place_of(library, from)?, path),
+    };
+    let segments: Vec<&str> = rest.split('/').collect();
+    let mut i = 0;
+    while i < segments.len() {
+        let seg = segments[i];
+        i += 1;
+        match seg {
+            "" | "." => continue,
+            ".." => {
+                place = match place {
+                    Place::Root => Place::Root,
+                    Place::Node { doc_id, doc, node } => match doc.tree.node(node).parent {
+                        Some(parent) => Place::Node {
+                            doc_id,
+                            doc,
+                            node: parent,
+                        },
+                        None => Place::Root,
+                    },
+                };
+                continue;
+            }
+            _ => {}
+        }
+        place = match place {
+            Place::Root => match step_root(library, seg)? {
+                Ok(p) => p,
+                Err(msg) => return Ok(Err(msg)),
+            },
+            Place::Node { doc_id, doc, node } => {
+                if let Some(structure) = seg.strip_prefix('#') {
+                    match doc.tree.by_structure(structure) {
+                        Some(found) => Place::Node {
+                            doc_id,
+                            doc,
+                            node: found,
+                        },
+                        None => {
+                            return Ok(Err(format!(
+                                "no node '#{structure}' in /{doc_id} (try tree /{doc_id})"
+                            )))
+                        }
+                    }
+                } else {
+                    let (found, used) = match step_node(&doc.tree, node, &segments[i - 1..]) {
+                        Ok(found) => found,
+                        Err(why) => {
+                            let here = display_path(&doc_id, &doc.tree, node);
+                            return Ok(Err(why.message(seg, &here)));
+                        }
+                    };
+                    i += used - 1;
+                    Place::Node {
+                        doc_id,
+                        doc,
+                        node: found,
+                    }
+                }
+            }
+        };
+    }
+    Ok(Ok(place))
+}
+
+/// Why a segment did not resolve.
+enum Miss {
+    None,
+    Ambiguous(Vec<String>),
+}
+
+impl Miss {
+    fn message(self, seg: &str, here: &str) -> String {
+        match self {
+            Miss::None => format!("no child '{seg}' under {here} (try ls)"),
+            Miss::Ambiguous(c) => format!(
+                "'{seg}' is ambiguous under {here}: {} (use the number or more of the title)",
+                c.join(", ")
+            ),
+        }
+    }
+}
+
+/// One step below a node. Returns the child and how many segments it used (titles with `/`).
+fn step_node(tree: &Tree, node: NodeId, segments: &[&str]) -> Result<(NodeId, usize), Miss> {
+    let children = &tree.node(node).children;
+    let titles: Vec<&str> = children
+        .iter()
+        .map(|c| tree.node(*c).title.as_str())
+        .collect();
+    for take in (2..=segments.len()).rev() {
+        let joined = title_key(&segments[..take].join("/"));
+        if let Some(pos) = titles.iter().position(|t| title_key(t) == joined) {
+            return Ok((children[pos], take));
+        }
+    }
+    match pick(&titles, segments[0]) {
+        Pick::One(i) => Ok((children[i], 1)),
+        Pick::None => Err(Miss::None),
+        Pick::Ambiguous(found) => Err(Miss::Ambiguous(
+            found
+                .into_iter()
+                .map(|i| format!("{}. {}", i + 1, titles[i]))
+                .collect(),
+        )),
+    }
+}
+
+/// One step below `/`: a document by number, id (exact or unique prefix) or title.
+fn step_root(library: &dyn Library, seg: &str) -> Result<Result<Place, String>, NavError> {
+    if seg.starts_with('#') {
+        return Ok(Err(format!(
+            "'{seg}' needs a document: cd into one first (try ls /)"
+        )));
+    }
+    let cards = library.cards();
+    let ids: Vec<&str> = cards.iter().map(|c| c.doc_id.as_str()).collect();
+    let mut picked = pick(&ids, seg);
+    if picked == Pick::None {
+        let titles: Vec<&str> = cards.iter().map(|c| c.title.as_str()).collect();
+        picked = pick(&titles, seg);
+    }
+    match picked {
+        Pick::One(i) => {
+            let doc_id = cards[i].doc_id.clone();
+            let doc = load(library, &doc_id)?;
+            Ok(Ok(Place::Node {
+                doc_id,
+                doc,
+                node: NodeId::ROOT,
+            }))
+        }
+        Pick::None => Ok(Err(format!("no document '{seg}' under / (try ls /)"))),
+        Pick::Ambiguous(found) => {
+            let names: Vec<String> = found
+                .into_iter()
+                .map(|i| format!("{}. {}", i + 1, cards[i].doc_id))
+                .collect();
+            Ok(Err(format!(
+                "'{seg}' is ambiguous under /: {} (use the number or more of the name)",
+                names.join(", ")
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pick_prefers_numbers_then_exact_then_unique_prefix() {
+        let titles = ["Café crème", "Café noir", "Café", "インストール", "2024"];
+        assert_eq!(pick(&titles, "2"), Pick::One(1));
+        assert_eq!(pick(&titles, "café"), Pick::One(2));
+        assert_eq!(pick(&titles, "CAFÉ N"), Pick::One(1));
+        assert_eq!(pick(&titles, "caf"), Pick::Ambiguous(vec![0, 1, 2]));
+        assert_eq!(pick(&titles, "イン"), Pick::One(3));
+        assert_eq!(pick(&titles, "2024"), Pick::One(4));
+        assert_eq!(pick(&titles, "9"), Pick::None);
+        assert_eq!(pick(&titles, ""), Pick::None);
+        // NFD input (e + combining acute) matches the NFC title.
+        assert_eq!(pick(&titles, "cafe\u{301} noir"), Pick::One(1));
+    }
+}
