@@ -2,10 +2,13 @@
 //!
 //! Exit codes: 0 ok, 1 runtime failure (including any file that failed to index), 2 usage error.
 
+pub mod agent;
+mod ask;
 mod docs;
 mod exec;
 mod index;
 pub mod output;
+mod replay;
 mod shell;
 mod tree;
 
@@ -44,6 +47,10 @@ enum Command {
     Exec(exec::ExecArgs),
     /// Interactive navigation shell over the workspace.
     Shell(shell::ShellArgs),
+    /// Ask a question: ranked evidence with exact locations (agent, or --lexical without a model).
+    Ask(ask::AskArgs),
+    /// Replay a recorded trace without a model (or --show it as a transcript).
+    Replay(replay::ReplayArgs),
 }
 
 /// Parse the process arguments and run the chosen subcommand.
@@ -65,6 +72,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Tree(args) => tree::run(&cli.global, args),
         Command::Exec(args) => exec::run(&cli.global, args),
         Command::Shell(args) => shell::run(&cli.global, args),
+        Command::Ask(args) => ask::run(&cli.global, args),
+        Command::Replay(args) => replay::run(&cli.global, args),
     }
 }
 
