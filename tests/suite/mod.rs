@@ -2,3 +2,4 @@ pub mod cli_index;
 pub mod common;
 pub mod llm;
 pub mod parse_md;
+pub mod parse_pdf;
