@@ -1,3 +1,4 @@
+pub mod agent;
 pub mod cli_index;
 pub mod common;
 pub mod llm;
