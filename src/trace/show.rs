@@ -122,19 +122,44 @@ pub fn transcript(trace: &Trace) -> Vec<TranscriptLine> {
             trace.events.iter().filter(|e| e.actor == actor).collect();
         events.sort_by_key(|e| e.seq);
         let mut step = 0;
+        // Commands before a worker's first plan are its bird's-eye overview, not model steps.
+        let mut planned = actor == crate::agent::events::ORCHESTRATOR;
+        let mut replies: Vec<String> = Vec::new();
         for e in events {
             let (kind, text) = match &e.event {
                 AgentEvent::WorkerStarted { doc_id, task } => {
                     ("start".to_string(), format!("task on `{doc_id}`: {task}"))
                 }
-                AgentEvent::ModelRequest { .. } | AgentEvent::ModelResponse { .. } => continue,
+                AgentEvent::ModelRequest { .. } => continue,
+                AgentEvent::ModelResponse { text, .. } => {
+                    replies.push(text.clone());
+                    continue;
+                }
                 AgentEvent::Decision { kind, value } => {
-                    (format!("decision:{kind}"), decision_text(kind, value))
+                    planned |= kind == "plan";
+                    let mut text = decision_text(kind, value);
+                    if replies.len() > 1 {
+                        let _ = write!(
+                            text,
+                            "\n      (repaired: the first reply did not parse: {:?})",
+                            one_line(&replies[0], 80)
+                        );
+                    }
+                    replies.clear();
+                    (format!("decision:{kind}"), text)
+                }
+                AgentEvent::Command { line } if !planned => {
+                    ("command".to_string(), format!("overview: $ {line}"))
                 }
                 AgentEvent::Command { line } => {
                     step += 1;
                     ("command".to_string(), format!("step {step}: $ {line}"))
                 }
+                AgentEvent::Observation {
+                    chars: 0,
+                    error: false,
+                    ..
+                } => continue,
                 AgentEvent::Observation {
                     text, chars, error, ..
                 } => (

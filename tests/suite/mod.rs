@@ -4,3 +4,4 @@ pub mod common;
 pub mod llm;
 pub mod parse_md;
 pub mod parse_pdf;
+pub mod trace;
