@@ -77,10 +77,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `RUST_LOG` drives tracing output to stderr (warnings by default).
+/// `RUST_LOG` drives tracing output to stderr. By default: our warnings only; lopdf's own log
+/// lines (it warns about every font encoding it falls back on) are noise for a user, and the PDF
+/// parser reports what matters (pages without text, unreadable pages) itself.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,lopdf=off"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
