@@ -1,8 +1,10 @@
-//! `docnav ask "<question>"`: ranked evidence for a question. `--lexical` uses the BM25
-//! navigator ([`crate::agent::lexical`]); the agent (the default) needs a model.
+//! `docnav ask "<question>"`: ranked evidence for a question. By default the agent navigates with
+//! a model; `--lexical` uses the model-free BM25 navigator ([`crate::agent::lexical`]). The agent
+//! never falls back to the lexical navigator: without a model it exits 2.
 
 use std::process::ExitCode;
 
+use super::agent::{run_agent, AgentArgs, ModelArgs};
 use super::{output, GlobalArgs};
 use crate::agent::evidence::render_text;
 use crate::agent::lexical::{ask_lexical, DEFAULT_K};
@@ -16,27 +18,32 @@ pub struct AskArgs {
     /// Rank sections with BM25 only (no model): fast, a baseline, never used unless asked for.
     #[arg(long)]
     lexical: bool,
-    /// Return at most N evidence items.
+    /// With --lexical: return at most N evidence items.
     #[arg(short = 'k', long = "top", value_name = "N", default_value_t = DEFAULT_K)]
     k: usize,
-    /// Only search this document (repeatable); ids as listed by `docnav docs`.
+    /// Only search this document (repeatable; skips the agent's document analysis).
     #[arg(long = "doc", value_name = "ID")]
     docs: Vec<String>,
     /// Print the answer as JSON (`{"question", "evidence": [...], "stats": {...}}`).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    agent: AgentArgs,
 }
 
-/// The message printed when the agent is asked for without a model (exit code 2).
-pub const AGENT_NEEDS_MODEL: &str = "error: the agent needs a model, and none is configured\n\
-hint: pass --lexical for the BM25 navigator (no model), or configure a model with \
-OPENAI_API_KEY, OPENAI_BASE_URL and DOCNAV_MODEL";
-
-/// Run `docnav ask`. Errors: no workspace, unknown `--doc` id, unreadable tree file (exit 1).
+/// Run `docnav ask`. Exit 0 ok, 1 failure, 2 no model configured (agent mode).
 pub fn run(global: &GlobalArgs, args: AskArgs) -> anyhow::Result<ExitCode> {
     if !args.lexical {
-        eprintln!("{AGENT_NEEDS_MODEL}");
-        return Ok(ExitCode::from(2));
+        return run_agent(
+            &global.workspace,
+            &args.question,
+            &args.docs,
+            args.json,
+            &args.model,
+            &args.agent,
+        );
     }
     let ws = Workspace::open(&global.workspace)?;
     let scope = (!args.docs.is_empty()).then_some(args.docs.as_slice());

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-use super::ask::AGENT_NEEDS_MODEL;
 use super::{output, GlobalArgs};
 use crate::agent::lexical::DEFAULT_K;
 use crate::eval::{
@@ -38,12 +37,16 @@ pub struct EvalArgs {
     in_memory: bool,
 }
 
+/// Printed when `eval` runs without `--lexical` (exit code 2) until the agent is plugged in.
+const AGENT_NOT_WIRED: &str = "error: `docnav eval` runs only the lexical navigator for now\n\
+hint: pass --lexical";
+
 /// Run `docnav eval`. Exit 0 when every line was scored without error, 1 when any line had a
-/// data error or the navigator failed (after printing the whole report), 2 for the agent
-/// without a model. Errors: unreadable question file or workspace, unwritable `--out`.
+/// data error or the navigator failed (after printing the whole report), 2 without `--lexical` (the agent
+/// is not wired into eval yet). Errors: unreadable question file or workspace, unwritable `--out`.
 pub fn run(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
     if !args.lexical {
-        eprintln!("{AGENT_NEEDS_MODEL}");
+        eprintln!("{AGENT_NOT_WIRED}");
         return Ok(ExitCode::from(2));
     }
     let text = std::fs::read_to_string(&args.qa)

@@ -240,11 +240,15 @@ fn ask_lexical_json_has_the_agent_shape() {
 }
 
 #[test]
-fn ask_without_lexical_says_the_agent_needs_a_model() {
+fn without_lexical_there_is_no_silent_fallback() {
     let dir = tempfile::tempdir().unwrap();
     let r = run(dir.path(), &["ask", "anything"]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("the agent needs a model"), "{}", r.stderr);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("no model configured"), "{}", r.stderr);
+    assert_eq!(r.stdout, "");
+    let qa = notes_qa(dir.path(), "");
+    let r = run(dir.path(), &["eval", qa.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("--lexical"), "{}", r.stderr);
     assert_eq!(r.stdout, "");
 }
