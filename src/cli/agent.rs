@@ -13,9 +13,7 @@ use crate::agent::{
     AgentEvent, AgentOptions, AgentRun, EventRecord, EventSink, NullSink, SharedModel,
 };
 use crate::llm::{ChatModel, LlmError, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
-use crate::trace::{
-    trace_file_name, DocFingerprint, TraceHeader, TraceWriter, TRACE_FORMAT_VERSION,
-};
+use crate::trace::{trace_file_name, TraceHeader, TraceWriter};
 use crate::workspace::{Library, Workspace};
 
 /// Which model to talk to (OpenAI chat-completions protocol).
@@ -148,32 +146,6 @@ fn trace_path(flag: &Option<PathBuf>, question: &str, unix_ms: u64) -> Option<Pa
     Some(PathBuf::from(dir).join(trace_file_name(unix_ms, question)))
 }
 
-/// The trace header of a run.
-pub fn trace_header(
-    library: &dyn Library,
-    question: &str,
-    model: &str,
-    options: &AgentOptions,
-    unix_ms: u64,
-) -> TraceHeader {
-    TraceHeader {
-        format_version: TRACE_FORMAT_VERSION,
-        docnav_version: env!("CARGO_PKG_VERSION").to_string(),
-        question: question.to_string(),
-        model: model.to_string(),
-        options: serde_json::to_value(options).unwrap_or_default(),
-        documents: library
-            .cards()
-            .iter()
-            .map(|c| DocFingerprint {
-                doc_id: c.doc_id.clone(),
-                fingerprint: c.fingerprint.clone(),
-            })
-            .collect(),
-        started_unix_ms: unix_ms,
-    }
-}
-
 /// Run the agent for one question and print the answer. Exit codes: 0 ok; 1 when the run or any
 /// Worker failed (evidence found by the others is still printed); 2 without a model; 130 on Ctrl-C.
 pub fn run_agent(
@@ -199,7 +171,7 @@ pub fn run_agent(
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
     let writer = match trace_path(&agent_args.trace, question, unix_ms) {
         Some(path) => {
-            let header = trace_header(
+            let header = TraceHeader::for_run(
                 library.as_ref(),
                 question,
                 model.model_id(),

@@ -4,14 +4,18 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 
+use super::agent::{AgentArgs, ModelArgs};
 use super::{output, GlobalArgs};
 use crate::agent::lexical::DEFAULT_K;
+use crate::eval::agent_navigator::AgentNavigator;
 use crate::eval::{
     library_from_qa, parse_qa, render_table, run_eval, DocResolver, LexicalNavigator,
 };
+use crate::llm::LlmError;
 use crate::tree::BuildOptions;
 use crate::workspace::{Library, Workspace, WorkspaceError};
 
@@ -35,20 +39,29 @@ pub struct EvalArgs {
     /// Index the files named by the set in memory even when a workspace exists.
     #[arg(long)]
     in_memory: bool,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    agent: AgentArgs,
 }
 
-/// Printed when `eval` runs without `--lexical` (exit code 2) until the agent is plugged in.
-const AGENT_NOT_WIRED: &str = "error: `docnav eval` runs only the lexical navigator for now\n\
-hint: pass --lexical";
-
 /// Run `docnav eval`. Exit 0 when every line was scored without error, 1 when any line had a
-/// data error or the navigator failed (after printing the whole report), 2 without `--lexical` (the agent
-/// is not wired into eval yet). Errors: unreadable question file or workspace, unwritable `--out`.
+/// data error or the navigator failed (after printing the whole report), 2 when the agent is
+/// asked for (no `--lexical`) and no model is configured. Errors: unreadable question file or
+/// workspace, unwritable `--out`.
 pub fn run(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
-    if !args.lexical {
-        eprintln!("{AGENT_NOT_WIRED}");
-        return Ok(ExitCode::from(2));
-    }
+    let model = if args.lexical {
+        None
+    } else {
+        match args.model.connect() {
+            Ok(m) => Some(m),
+            Err(e @ LlmError::NotConfigured { .. }) => {
+                eprintln!("error: {e}\nhint: or pass --lexical for the model-free navigator");
+                return Ok(ExitCode::from(2));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
     let text = std::fs::read_to_string(&args.qa)
         .with_context(|| format!("cannot read question set `{}`", args.qa.display()))?;
     let qa = parse_qa(&text);
@@ -58,11 +71,25 @@ pub fn run(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let (library, failures) = open_library(global, &args, &qa.items, &base_dir)?;
     let resolver = DocResolver::new(library.as_ref(), &base_dir).with_failures(failures);
-    let navigator = LexicalNavigator {
+    let lexical = LexicalNavigator {
         library: library.as_ref(),
         k: args.k,
     };
-    let report = run_eval(library.as_ref(), &resolver, &qa, &navigator);
+    let report = match model {
+        None => run_eval(library.as_ref(), &resolver, &qa, &lexical),
+        Some(model) => {
+            let agent = AgentNavigator {
+                library: library.clone(),
+                model,
+                options: args.agent.options(&[]),
+                k: args.k,
+                runtime: tokio::runtime::Builder::new_multi_thread()
+                    .enable_all()
+                    .build()?,
+            };
+            run_eval(library.as_ref(), &resolver, &qa, &agent)
+        }
+    };
     for q in report.questions.iter().filter(|q| q.error.is_some()) {
         eprintln!(
             "error: {}:{}: {}",
@@ -90,7 +117,7 @@ pub fn run(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The library and the `(doc, reason)` of files that could not be built.
-type Opened = (Box<dyn Library>, Vec<(String, String)>);
+type Opened = (Arc<dyn Library>, Vec<(String, String)>);
 
 fn open_library(
     global: &GlobalArgs,
@@ -100,7 +127,7 @@ fn open_library(
 ) -> anyhow::Result<Opened> {
     if !args.in_memory {
         match Workspace::open(&global.workspace) {
-            Ok(ws) => return Ok((Box::new(ws), Vec::new())),
+            Ok(ws) => return Ok((Arc::new(ws), Vec::new())),
             Err(WorkspaceError::Missing(_)) => {}
             Err(e) => return Err(e.into()),
         }
@@ -114,7 +141,7 @@ fn open_library(
         library.cards().len(),
         args.qa.display()
     );
-    Ok((Box::new(library), warnings))
+    Ok((Arc::new(library), warnings))
 }
 
 fn write_out(dir: &Path, json: &str, report: &crate::eval::EvalReport) -> anyhow::Result<()> {

@@ -12,6 +12,7 @@
 //! the first section hit (0 when none). A gold path that does not exist (or is ambiguous, or whose
 //! section does not contain the answer) is a data error, reported and not scored.
 
+pub mod agent_navigator;
 pub mod gold;
 pub mod report;
 pub mod run;

@@ -51,6 +51,45 @@ pub struct TraceHeader {
     pub started_unix_ms: u64,
 }
 
+impl TraceHeader {
+    /// The header of a run over `library` (every document's fingerprint), started at `unix_ms`.
+    pub fn for_run(
+        library: &dyn crate::workspace::Library,
+        question: &str,
+        model: &str,
+        options: &crate::agent::AgentOptions,
+        unix_ms: u64,
+    ) -> TraceHeader {
+        TraceHeader {
+            format_version: TRACE_FORMAT_VERSION,
+            docnav_version: env!("CARGO_PKG_VERSION").to_string(),
+            question: question.to_string(),
+            model: model.to_string(),
+            options: serde_json::to_value(options).unwrap_or_default(),
+            documents: library
+                .cards()
+                .iter()
+                .map(|c| DocFingerprint {
+                    doc_id: c.doc_id.clone(),
+                    fingerprint: c.fingerprint.clone(),
+                })
+                .collect(),
+            started_unix_ms: unix_ms,
+        }
+    }
+
+    /// The whole trace as JSONL text: this header, then one line per event.
+    pub fn to_jsonl(&self, events: &[EventRecord]) -> String {
+        let mut out = header_line(self);
+        out.push('\n');
+        for e in events {
+            out.push_str(&serde_json::to_string(e).unwrap_or_default());
+            out.push('\n');
+        }
+        out
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "type", rename = "header")]
 struct HeaderLine {
