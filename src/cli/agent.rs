@@ -77,9 +77,6 @@ pub struct AgentArgs {
     /// Hard cap on every prompt, in estimated tokens (chars / 4).
     #[arg(long, default_value_t = 12_000, value_name = "TOKENS")]
     pub prompt_cap: usize,
-    /// Record the run as a JSONL trace (see `docnav replay`). `DOCNAV_TRACE_DIR` keeps one per run.
-    #[arg(long, value_name = "FILE")]
-    pub trace: Option<PathBuf>,
 }
 
 impl AgentArgs {
@@ -155,6 +152,7 @@ pub fn run_agent(
     json: bool,
     model_args: &ModelArgs,
     agent_args: &AgentArgs,
+    trace: &Option<PathBuf>,
 ) -> anyhow::Result<ExitCode> {
     let model = match model_args.connect() {
         Ok(m) => m,
@@ -169,7 +167,7 @@ pub fn run_agent(
     let unix_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
-    let writer = match trace_path(&agent_args.trace, question, unix_ms) {
+    let writer = match trace_path(trace, question, unix_ms) {
         Some(path) => {
             let header = TraceHeader::for_run(
                 library.as_ref(),

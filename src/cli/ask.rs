@@ -2,6 +2,7 @@
 //! a model; `--lexical` uses the model-free BM25 navigator ([`crate::agent::lexical`]). The agent
 //! never falls back to the lexical navigator: without a model it exits 2.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::agent::{run_agent, AgentArgs, ModelArgs};
@@ -27,6 +28,9 @@ pub struct AskArgs {
     /// Print the answer as JSON (`{"question", "evidence": [...], "stats": {...}}`).
     #[arg(long)]
     json: bool,
+    /// Record the run as a JSONL trace (see `docnav replay`). `DOCNAV_TRACE_DIR` keeps one per run.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
     #[command(flatten)]
     model: ModelArgs,
     #[command(flatten)]
@@ -43,6 +47,7 @@ pub fn run(global: &GlobalArgs, args: AskArgs) -> anyhow::Result<ExitCode> {
             args.json,
             &args.model,
             &args.agent,
+            &args.trace,
         );
     }
     let ws = Workspace::open(&global.workspace)?;
