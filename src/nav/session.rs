@@ -158,7 +158,11 @@ impl Session {
         }
         let start = word_start(line, pos);
         let before = &line[..start];
-        let typed: String = split_words(&line[start..pos])
+        // The word may still be inside an open quote: close it to read what was typed.
+        let word = &line[start..pos];
+        let typed: String = split_words(word)
+            .or_else(|_| split_words(&format!("{word}\"")))
+            .or_else(|_| split_words(&format!("{word}'")))
             .ok()
             .and_then(|w| w.into_iter().next())
             .unwrap_or_default();

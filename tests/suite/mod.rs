@@ -1,2 +1,3 @@
 pub mod cli_index;
 pub mod common;
+pub mod nav;
