@@ -1,1 +1,4 @@
 //! The agent (DESIGN.md §6). Placeholder.
+
+pub mod evidence;
+pub mod lexical;

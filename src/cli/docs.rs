@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use super::{output, GlobalArgs};
+use crate::index::doccard::human_bytes;
 use crate::workspace::{Library, Workspace};
 
 /// Arguments of `docnav docs`.
@@ -12,15 +13,6 @@ pub struct DocsArgs {
     /// Print a JSON array of DocCards.
     #[arg(long)]
     json: bool,
-}
-
-/// Human size: `812 B`, `40.1 KB`, `6.2 MB` (1 KB = 1000 bytes).
-pub fn human_bytes(bytes: u64) -> String {
-    match bytes {
-        b if b < 1_000 => format!("{b} B"),
-        b if b < 1_000_000 => format!("{:.1} KB", b as f64 / 1e3),
-        b => format!("{:.1} MB", b as f64 / 1e6),
-    }
 }
 
 /// Run `docnav docs`.

@@ -54,3 +54,12 @@ impl DocCard {
         }
     }
 }
+
+/// Human size: `812 B`, `40.1 KB`, `6.2 MB` (1 KB = 1000 bytes).
+pub fn human_bytes(bytes: u64) -> String {
+    match bytes {
+        b if b < 1_000 => format!("{b} B"),
+        b if b < 1_000_000 => format!("{:.1} KB", b as f64 / 1e3),
+        b => format!("{:.1} MB", b as f64 / 1e6),
+    }
+}

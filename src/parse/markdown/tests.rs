@@ -111,6 +111,20 @@ fn empty_and_crlf_inputs() {
     );
 }
 
+/// Found by proptest: a last heading on a last line without `\n` has empty content that starts
+/// at line count + 1, not back on its own line.
+#[test]
+fn last_heading_without_newline_has_content_after_it() {
+    let text = "# H1\n-->\n# H1";
+    let doc = parse_markdown(text);
+    assert_eq!(
+        outline(&doc),
+        vec![sec(1, "H1", 1..3, "-->\n"), sec(1, "H1", 3..4, "")]
+    );
+    assert_eq!(doc.sections[1].content_first_line, Some(4));
+    check_invariants(text, &doc);
+}
+
 /// Preamble and sections tile the body exactly: every content is the verbatim slice from its
 /// first line to the next heading, and line ranges are contiguous up to line count + 1.
 fn check_invariants(text: &str, doc: &ParsedDoc) {

@@ -1,0 +1,129 @@
+//! The lexical navigator (`docnav ask --lexical`): no model, BM25 only. A baseline for `docnav
+//! eval` and an explicit choice of the user — the agent never falls back to it.
+//!
+//! Every section (node) of the candidate documents is ranked with BM25 over the documents'
+//! [`KeywordIndex`]es taken together (shared corpus statistics, so scores compare across
+//! documents). A node is scored on its **own** title and content only (title terms weighted up by
+//! the index), never on its descendants' text, so a big parent cannot outrank the exact section
+//! through its children. Hits are then deduplicated along ancestor/descendant lines (the
+//! better-scored one is kept; both can never be returned, since the ancestor's evidence text
+//! already contains the descendant's) and the top `k` are returned as [`Evidence`].
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::evidence::{Answer, AskStats, Evidence};
+use crate::index::KeywordIndex;
+use crate::tree::NodeId;
+use crate::workspace::{Document, Library, WorkspaceError};
+
+/// Evidence returned when the caller does not say (`-k`).
+pub const DEFAULT_K: usize = 5;
+
+/// Failures of the lexical navigator.
+#[derive(Debug, thiserror::Error)]
+pub enum LexicalError {
+    /// A requested document does not exist, or a tree file could not be loaded.
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+}
+
+/// A ranked node of one document.
+#[derive(Debug, Clone, Copy)]
+struct Hit {
+    doc: usize,
+    node: NodeId,
+    score: f32,
+}
+
+/// Answer `question` from `library` without a model.
+///
+/// - `doc_ids`: `Some(ids)` restricts the search to these documents (in this order for ties),
+///   `None` searches every document of the library (catalog order).
+/// - `k`: at most this many evidence items (0 returns none).
+///
+/// Returns an [`Answer`] whose evidence is best first, deduplicated along ancestor/descendant
+/// lines, each with its BM25 score and verbatim text; `stats` has `llm_calls = 0`, `rounds = 0`,
+/// no workers and the wall time in ms. A question without index terms returns no evidence.
+///
+/// Errors: [`LexicalError::Workspace`] for an unknown id in `doc_ids` or an unreadable tree
+/// file.
+pub fn ask_lexical(
+    library: &dyn Library,
+    question: &str,
+    doc_ids: Option<&[String]>,
+    k: usize,
+) -> Result<Answer, LexicalError> {
+    let start = Instant::now();
+    let ids: Vec<String> = match doc_ids {
+        Some(ids) => ids.to_vec(),
+        None => library.cards().iter().map(|c| c.doc_id.clone()).collect(),
+    };
+    let docs: Vec<Arc<Document>> = ids
+        .iter()
+        .map(|id| library.document(id))
+        .collect::<Result<_, _>>()?;
+    let hits = rank(&ids, &docs, question);
+    let kept = dedup(&docs, &hits, k);
+    let evidence = kept
+        .iter()
+        .filter_map(|h| Evidence::from_node(&ids[h.doc], &docs[h.doc].tree, h.node, h.score))
+        .collect();
+    Ok(Answer {
+        question: question.to_string(),
+        evidence,
+        stats: AskStats {
+            wall_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+            ..AskStats::default()
+        },
+    })
+}
+
+/// Every matching node of `docs`, best first (ties: document order, then reading order).
+fn rank(ids: &[String], docs: &[Arc<Document>], question: &str) -> Vec<Hit> {
+    let indexes: Vec<(&str, &KeywordIndex)> = ids
+        .iter()
+        .zip(docs)
+        .map(|(id, d)| (id.as_str(), &d.index))
+        .collect();
+    let total: usize = docs.iter().map(|d| d.tree.len()).sum();
+    crate::index::keyword::search_many(&indexes, question, total)
+        .into_iter()
+        .filter_map(|(name, hit)| {
+            let doc = ids.iter().position(|id| id == name)?;
+            Some(Hit {
+                doc,
+                node: hit.node,
+                score: hit.score,
+            })
+        })
+        .collect()
+}
+
+/// The first `k` hits (already best first) such that no kept hit is an ancestor or descendant of
+/// another in the same document.
+fn dedup(docs: &[Arc<Document>], hits: &[Hit], k: usize) -> Vec<Hit> {
+    let mut kept: Vec<Hit> = Vec::with_capacity(k);
+    for hit in hits {
+        if kept.len() >= k {
+            break;
+        }
+        let tree = &docs[hit.doc].tree;
+        if tree.get(hit.node).is_none() {
+            continue;
+        }
+        let overlaps = kept.iter().any(|h| {
+            h.doc == hit.doc
+                && (tree.is_ancestor_or_self(h.node, hit.node)
+                    || tree.is_ancestor_or_self(hit.node, h.node))
+        });
+        if !overlaps {
+            kept.push(*hit);
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+#[path = "lexical_tests.rs"]
+mod tests;

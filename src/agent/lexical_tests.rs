@@ -1,0 +1,107 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::tree::BuildOptions;
+use crate::workspace::InMemoryLibrary;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/docs")
+        .join(name)
+}
+
+fn library(names: &[&str]) -> InMemoryLibrary {
+    let paths: Vec<PathBuf> = names.iter().map(|n| fixture(n)).collect();
+    InMemoryLibrary::from_paths(&paths, &BuildOptions::default()).unwrap()
+}
+
+#[test]
+fn finds_the_exact_faq_entry_first() {
+    let lib = library(&["ripgrep__FAQ.md", "ripgrep__GUIDE.md", "notes.txt"]);
+    let answer = ask_lexical(&lib, "how do I search compressed files", None, 5).unwrap();
+    let top = &answer.evidence[0];
+    assert_eq!(top.doc_id, "ripgrep-faq");
+    assert_eq!(
+        top.path.last().map(String::as_str),
+        Some("How do I search compressed files?")
+    );
+    assert!(top.text.contains("--search-zip"), "{}", top.text);
+    assert_eq!(answer.stats.llm_calls, 0);
+    assert!(answer.evidence.len() <= 5);
+    // Best first.
+    for pair in answer.evidence.windows(2) {
+        assert!(pair[0].score >= pair[1].score);
+    }
+}
+
+#[test]
+fn never_returns_an_ancestor_and_its_descendant_together() {
+    let lib = library(&["nodejs-doc__fs.md", "ripgrep__GUIDE.md"]);
+    for q in [
+        "filehandle read buffer offset length position",
+        "preprocessor pre-glob",
+        "file types type-add",
+    ] {
+        let answer = ask_lexical(&lib, q, None, 10).unwrap();
+        assert!(!answer.evidence.is_empty(), "{q}");
+        for (i, a) in answer.evidence.iter().enumerate() {
+            for b in &answer.evidence[i + 1..] {
+                if a.doc_id != b.doc_id {
+                    continue;
+                }
+                let nested = |x: &str, y: &str| x.is_empty() || y.starts_with(&format!("{x}."));
+                assert!(
+                    !nested(&a.structure, &b.structure) && !nested(&b.structure, &a.structure),
+                    "{q}: {} and {} overlap",
+                    a.structure,
+                    b.structure
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn doc_scope_k_and_unknown_ids() {
+    let lib = library(&["ripgrep__FAQ.md", "ripgrep__GUIDE.md"]);
+    let scope = vec!["ripgrep-guide".to_string()];
+    let answer = ask_lexical(&lib, "configuration file", Some(&scope), 2).unwrap();
+    assert_eq!(answer.evidence.len(), 2);
+    assert!(answer.evidence.iter().all(|e| e.doc_id == "ripgrep-guide"));
+    assert!(ask_lexical(&lib, "configuration file", None, 0)
+        .unwrap()
+        .evidence
+        .is_empty());
+    let missing = vec!["nope".to_string()];
+    let err = ask_lexical(&lib, "x", Some(&missing), 5).unwrap_err();
+    assert!(
+        err.to_string().contains("document not found: nope"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_question_without_index_terms_returns_no_evidence() {
+    let lib = library(&["notes.txt"]);
+    let answer = ask_lexical(&lib, "  ?! ", None, 5).unwrap();
+    assert_eq!(answer.evidence, Vec::new());
+    assert_eq!(answer.question, "  ?! ");
+}
+
+#[test]
+fn evidence_text_is_the_verbatim_subtree_text() {
+    let lib = library(&["notes.txt"]);
+    let answer = ask_lexical(&lib, "choosing a workspace DOCNAV_WORKSPACE", None, 1).unwrap();
+    let e = &answer.evidence[0];
+    let doc = lib.document("notes").unwrap();
+    let id = doc.tree.by_structure(&e.structure).unwrap();
+    assert_eq!(e.text, doc.tree.text_of(id));
+    assert_eq!(
+        e.path,
+        vec!["1 Getting started", "1.1 Choosing a workspace"]
+    );
+}

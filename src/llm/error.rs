@@ -1,0 +1,144 @@
+//! Errors of the model boundary. Every message names the server URL or the bad value, never the
+//! API key: text that comes from the server (error bodies, transport messages) is passed through
+//! [`redact`] before it is stored.
+
+use thiserror::Error;
+
+/// Everything that can go wrong talking to a model.
+#[derive(Debug, Error)]
+pub enum LlmError {
+    /// No model is configured. The CLI maps this to exit code 2.
+    #[error(
+        "no model configured: {missing}\nhint: set `DOCNAV_MODEL` or pass `--model`, and set \
+         `OPENAI_API_KEY` (OpenAI) or `OPENAI_BASE_URL` (a local server, e.g. \
+         `http://localhost:11434/v1` for Ollama)"
+    )]
+    NotConfigured {
+        /// What is missing, e.g. "no model name".
+        missing: String,
+    },
+
+    /// A configuration value is present but unusable (bad URL, zero concurrency…).
+    #[error("invalid model configuration: {0}")]
+    InvalidConfig(String),
+
+    /// Every attempt timed out.
+    #[error("model request to {url} timed out after {timeout_ms} ms ({attempts} attempts)")]
+    Timeout {
+        /// The chat-completions URL.
+        url: String,
+        /// The per-attempt timeout, in ms.
+        timeout_ms: u64,
+        /// Attempts made.
+        attempts: u32,
+    },
+
+    /// The server answered with a non-success HTTP status (after retries, for retryable ones).
+    #[error("model server {url} returned HTTP {status} ({attempts} attempts): {body}{hint}")]
+    Http {
+        /// The chat-completions URL.
+        url: String,
+        /// The HTTP status code.
+        status: u16,
+        /// The start of the response body (at most 300 chars), key redacted.
+        body: String,
+        /// Attempts made.
+        attempts: u32,
+        /// Empty, or a `\nhint: …` line (e.g. when `response_format` may be the cause).
+        hint: String,
+    },
+
+    /// The request never got an HTTP answer (connection refused, reset, DNS…).
+    #[error("cannot reach model server {url} ({attempts} attempts): {message}")]
+    Transport {
+        /// The chat-completions URL.
+        url: String,
+        /// The transport error, key redacted.
+        message: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+
+    /// HTTP 200, but the body is not a chat completion with a message.
+    #[error("model server {url} sent a response that is not a chat completion: {message}")]
+    BadResponse {
+        /// The chat-completions URL.
+        url: String,
+        /// What is wrong, with a body excerpt.
+        message: String,
+    },
+
+    /// The model's reply is not the JSON decision asked for, even after the repair round.
+    #[error("model reply is not a valid decision after one repair round: {error}; reply began: {excerpt:?}")]
+    BadReply {
+        /// The start of the last reply (at most 200 chars).
+        excerpt: String,
+        /// The parse error of the last reply.
+        error: String,
+        /// Every raw reply text, in order (the original and the repair), for the trace.
+        replies: Vec<String>,
+    },
+
+    /// The client was shut down while the call waited for a concurrency slot.
+    #[error("model client for {url} is shut down")]
+    Shutdown {
+        /// The chat-completions URL.
+        url: String,
+    },
+}
+
+/// Replace every occurrence of `secret` in `text` by `[redacted]`. An empty secret changes nothing.
+pub(crate) fn redact(text: &str, secret: Option<&str>) -> String {
+    match secret {
+        Some(s) if !s.is_empty() => text.replace(s, "[redacted]"),
+        _ => text.to_string(),
+    }
+}
+
+/// The first `max` chars of `text` (on a char boundary), with `…` appended when cut.
+pub(crate) fn excerpt(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((byte, _)) => format!("{}…", &text[..byte]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_configured_names_every_way_to_configure() {
+        let msg = LlmError::NotConfigured {
+            missing: "no model name".into(),
+        }
+        .to_string();
+        for needle in [
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "DOCNAV_MODEL",
+            "--model",
+            "no model name",
+        ] {
+            assert!(msg.contains(needle), "{needle} missing from {msg}");
+        }
+    }
+
+    #[test]
+    fn excerpt_cuts_on_char_boundaries() {
+        assert_eq!(excerpt("日本語テキスト", 3), "日本語…");
+        assert_eq!(excerpt("short", 10), "short");
+        assert_eq!(excerpt("", 0), "");
+    }
+
+    #[test]
+    fn redact_removes_the_secret_everywhere() {
+        assert_eq!(
+            redact("key sk-1 and sk-1", Some("sk-1")),
+            "key [redacted] and [redacted]"
+        );
+        assert_eq!(redact("abc", Some("")), "abc");
+        assert_eq!(redact("abc", None), "abc");
+    }
+}

@@ -1,0 +1,5 @@
+//! Test support shared by the integration suites: the fake model server.
+// Not every suite uses every helper.
+#![allow(dead_code)]
+
+pub mod fake_model;
