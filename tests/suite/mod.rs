@@ -3,3 +3,4 @@ pub mod common;
 pub mod llm;
 pub mod nav;
 pub mod parse_md;
+pub mod shell;
