@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use super::stats::NodeStats;
 use crate::tree::{NodeId, Tree};
 
 /// `lines 40–88`, `line 7`, `pages 3–5` or `page 3`: the span of the node with its whole subtree
@@ -54,11 +55,12 @@ pub fn location_header(doc_id: &str, tree: &Tree, node: NodeId) -> String {
     out
 }
 
-/// `N. Title  [L leaves, W words]  — summary` for child number `number` (1-based).
-pub fn ls_line(tree: &Tree, number: usize, child: NodeId) -> String {
+/// `N. Title  [L leaves, W words]  — summary` for child number `number` (1-based); the counts
+/// come from the document's [`NodeStats`].
+pub fn ls_line(tree: &Tree, stats: &NodeStats, number: usize, child: NodeId) -> String {
     let node = tree.node(child);
-    let leaves = tree.leaf_count(child);
-    let words = tree.word_count(child);
+    let leaves = stats.leaves.get(child.index()).copied().unwrap_or(0);
+    let words = stats.words.get(child.index()).copied().unwrap_or(0);
     let mut out = format!(
         "{number}. {}  [{leaves} {}, {words} {}]",
         one_line(&node.title, 120),

@@ -527,3 +527,31 @@ proptest::proptest! {
         let _ = s.complete(&line, line.len() / 2);
     }
 }
+
+#[test]
+fn long_listings_stop_at_the_budget_and_say_how_to_go_on() {
+    let mut s = Session::new(library(), Role::Person).with_budget(1500);
+    let mut command = "ls /nodejs-doc-fs/5".to_string();
+    let mut numbers = Vec::new();
+    loop {
+        let out = text(&mut s, &command);
+        assert!(out.chars().count() <= 1500, "{out}");
+        let mut next = None;
+        for line in out.lines() {
+            if let Some(rest) = line.split("list them with: ").nth(1) {
+                next = Some(rest.to_string());
+            } else {
+                numbers.push(line.split('.').next().unwrap().parse::<usize>().unwrap());
+            }
+        }
+        match next {
+            Some(n) => command = n,
+            None => break,
+        }
+    }
+    assert_eq!(numbers, (1..=52).collect::<Vec<_>>());
+    assert_eq!(
+        text(&mut s, "ls --from 99 /multilingual"),
+        "(no section number 99 under /multilingual: it has 4)"
+    );
+}
