@@ -15,6 +15,7 @@ pub mod lexer;
 pub mod path;
 pub mod render;
 pub mod session;
+pub mod stats;
 
 use std::ops::Range;
 

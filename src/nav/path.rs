@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use unicode_normalization::UnicodeNormalization;
 
+use super::stats::{NodeStats, StatsCache};
 use super::NavError;
 use crate::tree::{normalize_title, NodeId, Tree};
 use crate::workspace::{Document, Library};
@@ -59,8 +60,14 @@ pub enum Pick {
 /// Match `segment` against candidate titles (1-based numbers are their positions): a number in
 /// range, else an exact title, else a unique title prefix.
 pub fn pick(titles: &[&str], segment: &str) -> Pick {
+    let keys: Vec<String> = titles.iter().map(|t| title_key(t)).collect();
+    pick_keys(&keys, segment)
+}
+
+/// [`pick`] over titles already turned into [`title_key`]s.
+pub fn pick_keys<S: AsRef<str>>(keys: &[S], segment: &str) -> Pick {
     if let Ok(n) = segment.parse::<usize>() {
-        if (1..=titles.len()).contains(&n) {
+        if (1..=keys.len()).contains(&n) {
             return Pick::One(n - 1);
         }
     }
@@ -68,11 +75,12 @@ pub fn pick(titles: &[&str], segment: &str) -> Pick {
     if want.is_empty() {
         return Pick::None;
     }
-    let keys: Vec<String> = titles.iter().map(|t| title_key(t)).collect();
-    let exact: Vec<usize> = (0..keys.len()).filter(|&i| keys[i] == want).collect();
+    let exact: Vec<usize> = (0..keys.len())
+        .filter(|&i| keys[i].as_ref() == want)
+        .collect();
     let found = if exact.is_empty() {
         (0..keys.len())
-            .filter(|&i| keys[i].starts_with(&want))
+            .filter(|&i| keys[i].as_ref().starts_with(&want))
             .collect()
     } else {
         exact
@@ -159,6 +167,7 @@ pub fn load(library: &dyn Library, doc_id: &str) -> Result<Arc<Document>, NavErr
 /// Errors (outer): [`NavError::Workspace`] when a document cannot be loaded.
 pub fn resolve(
     library: &dyn Library,
+    cache: &StatsCache,
     from: &Cursor,
     path: &str,
 ) -> Result<Result<Place, String>, NavError> {
@@ -209,7 +218,9 @@ pub fn resolve(
                         }
                     }
                 } else {
-                    let (found, used) = match step_node(&doc.tree, node, &segments[i - 1..]) {
+                    let stats = cache.get(&doc_id, &doc);
+                    let step = step_node(&doc.tree, &stats, node, &segments[i - 1..]);
+                    let (found, used) = match step {
                         Ok(found) => found,
                         Err(why) => {
                             let here = display_path(&doc_id, &doc.tree, node);
@@ -248,25 +259,35 @@ impl Miss {
 }
 
 /// One step below a node. Returns the child and how many segments it used (titles with `/`).
-fn step_node(tree: &Tree, node: NodeId, segments: &[&str]) -> Result<(NodeId, usize), Miss> {
+fn step_node(
+    tree: &Tree,
+    stats: &NodeStats,
+    node: NodeId,
+    segments: &[&str],
+) -> Result<(NodeId, usize), Miss> {
     let children = &tree.node(node).children;
-    let titles: Vec<&str> = children
+    let keys: Vec<&str> = children
         .iter()
-        .map(|c| tree.node(*c).title.as_str())
+        .map(|c| stats.keys[c.index()].as_str())
         .collect();
-    for take in (2..=segments.len()).rev() {
-        let joined = title_key(&segments[..take].join("/"));
-        if let Some(pos) = titles.iter().position(|t| title_key(t) == joined) {
-            return Ok((children[pos], take));
+    let numbered = segments[0]
+        .parse::<usize>()
+        .is_ok_and(|n| (1..=children.len()).contains(&n));
+    if !numbered && segments.len() > 1 && keys.iter().any(|k| k.contains('/')) {
+        for take in (2..=segments.len()).rev() {
+            let joined = title_key(&segments[..take].join("/"));
+            if let Some(pos) = keys.iter().position(|k| *k == joined) {
+                return Ok((children[pos], take));
+            }
         }
     }
-    match pick(&titles, segments[0]) {
+    match pick_keys(&keys, segments[0]) {
         Pick::One(i) => Ok((children[i], 1)),
         Pick::None => Err(Miss::None),
         Pick::Ambiguous(found) => Err(Miss::Ambiguous(
             found
                 .into_iter()
-                .map(|i| format!("{}. {}", i + 1, titles[i]))
+                .map(|i| format!("{}. {}", i + 1, tree.node(children[i]).title))
                 .collect(),
         )),
     }

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use super::stats::NodeStats;
 use crate::tree::{NodeId, Tree};
 
 /// `lines 40–88`, `line 7`, `pages 3–5` or `page 3`: the span of the node with its whole subtree
@@ -54,11 +55,12 @@ pub fn location_header(doc_id: &str, tree: &Tree, node: NodeId) -> String {
     out
 }
 
-/// `N. Title  [L leaves, W words]  — summary` for child number `number` (1-based).
-pub fn ls_line(tree: &Tree, number: usize, child: NodeId) -> String {
+/// `N. Title  [L leaves, W words]  — summary` for child number `number` (1-based); the counts
+/// come from the document's [`NodeStats`].
+pub fn ls_line(tree: &Tree, stats: &NodeStats, number: usize, child: NodeId) -> String {
     let node = tree.node(child);
-    let leaves = tree.leaf_count(child);
-    let words = tree.word_count(child);
+    let leaves = stats.leaves.get(child.index()).copied().unwrap_or(0);
+    let words = stats.words.get(child.index()).copied().unwrap_or(0);
     let mut out = format!(
         "{number}. {}  [{leaves} {}, {words} {}]",
         one_line(&node.title, 120),
@@ -91,25 +93,23 @@ pub fn one_line(text: &str, max: usize) -> String {
     let mut out = String::new();
     let mut count = 0;
     for word in text.split_whitespace() {
-        let extra = word.chars().count() + usize::from(!out.is_empty());
-        if count + extra > max {
-            let room = max.saturating_sub(count + usize::from(!out.is_empty()) + 1);
-            if room > 0 {
-                if !out.is_empty() {
-                    out.push(' ');
-                }
-                out.extend(word.chars().take(room));
-            }
-            out.push('…');
-            return out;
-        }
         if !out.is_empty() {
             out.push(' ');
+            count += 1;
         }
         out.push_str(word);
-        count += extra;
+        count += word.chars().count();
+        if count > max {
+            break;
+        }
     }
-    out
+    if count <= max {
+        return out;
+    }
+    let mut cut: String = out.chars().take(max.saturating_sub(1)).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
 }
 
 /// Byte index of char `n` in `text` (`text.len()` when `n` is past the end).
@@ -191,8 +191,10 @@ mod tests {
     fn page_prefers_paragraph_then_line_boundaries() {
         let text = "aaaa\n\nbbbb\ncccc\ndddd";
         let p = page(text, 0, 12);
-        assert_eq!(p.body, "aaaa\n\nbbbb\n");
-        assert_eq!(p.chars, 0..11);
+        assert_eq!(p.body, "aaaa\n\n");
+        assert_eq!(p.chars, 0..6);
+        let p = page(text, 6, 8);
+        assert_eq!(p.body, "bbbb\n");
         let p = page(text, 11, 100);
         assert_eq!(p.body, "cccc\ndddd");
         assert_eq!(p.total, 20);

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use super::lexer::{quote_word, split_words};
 use super::path::{place_of, resolve, Cursor, Place};
 use super::render::cap_output;
+use super::stats::{NodeStats, StatsCache};
 use super::{find_command, registry, CommandOutput, Effect, Evidence, NavError};
-use crate::workspace::Library;
+use crate::workspace::{Document, Library};
 
 /// Default per-command output budget, in chars (DESIGN.md §4).
 pub const DEFAULT_BUDGET: usize = 4000;
@@ -29,6 +30,7 @@ pub struct Session {
     budget: usize,
     role: Role,
     evidence: Vec<Evidence>,
+    stats: StatsCache,
 }
 
 impl std::fmt::Debug for Session {
@@ -51,6 +53,7 @@ impl Session {
             budget: DEFAULT_BUDGET,
             role,
             evidence: Vec::new(),
+            stats: StatsCache::default(),
         }
     }
 
@@ -119,7 +122,12 @@ impl Session {
     ///
     /// Errors (outer): [`NavError::Workspace`] when a document cannot be loaded.
     pub fn resolve(&self, path: &str) -> Result<Result<Place, String>, NavError> {
-        resolve(self.library.as_ref(), &self.cursor, path)
+        resolve(self.library.as_ref(), &self.stats, &self.cursor, path)
+    }
+
+    /// Subtree statistics and title keys of a loaded document (computed once, then cached).
+    pub fn stats(&self, doc_id: &str, doc: &Arc<Document>) -> Arc<NodeStats> {
+        self.stats.get(doc_id, doc)
     }
 
     /// Run one command line. Empty lines give empty `Ok` output. Output other than `cat`'s (which
@@ -158,7 +166,11 @@ impl Session {
         }
         let start = word_start(line, pos);
         let before = &line[..start];
-        let typed: String = split_words(&line[start..pos])
+        // The word may still be inside an open quote: close it to read what was typed.
+        let word = &line[start..pos];
+        let typed: String = split_words(word)
+            .or_else(|_| split_words(&format!("{word}\"")))
+            .or_else(|_| split_words(&format!("{word}'")))
             .ok()
             .and_then(|w| w.into_iter().next())
             .unwrap_or_default();

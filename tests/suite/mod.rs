@@ -4,6 +4,8 @@ pub mod common;
 pub mod eval;
 pub mod eval_agent;
 pub mod llm;
+pub mod nav;
 pub mod parse_md;
 pub mod parse_pdf;
+pub mod shell;
 pub mod trace;

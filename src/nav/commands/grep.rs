@@ -124,7 +124,8 @@ impl Scan {
             let path = display_path(doc_id, tree, id);
             let before = self.total;
             let first = content_first_line(node);
-            if self.regex.is_match(&node.title) {
+            // The root's title is the document's (maybe a file stem), not a source line.
+            if id != NodeId::ROOT && self.regex.is_match(&node.title) {
                 let line = node.lines.as_ref().map(|r| r.start as usize);
                 self.hit(&path, line, 0, &node.title);
             }

@@ -1,6 +1,7 @@
 //! `ls [path]`: list the children of a node, or the documents at `/`.
 
-use super::{one_path, options, target, try_out, Command, Example};
+use super::{one_path, options, target, try_out, usage_error, Command, Example};
+use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::{human_size, ls_line, one_line};
 use crate::nav::{CommandOutput, NavError, Session};
@@ -21,6 +22,10 @@ static EXAMPLES: &[Example] = &[
         command: "ls /ripgrep-guide/1",
         description: "list the sections of the first top-level section",
     },
+    Example {
+        command: "ls --from 10 /ripgrep-guide/1",
+        description: "list from section 10 on (long listings say so at the budget)",
+    },
 ];
 
 impl Command for Ls {
@@ -28,7 +33,7 @@ impl Command for Ls {
         "ls"
     }
     fn usage(&self) -> &'static str {
-        "ls [path]"
+        "ls [--from N] [path]"
     }
     fn summary(&self) -> &'static str {
         "list sections: `N. Title  [leaves, words]  — summary` (documents at /)"
@@ -37,15 +42,21 @@ impl Command for Ls {
         EXAMPLES
     }
     fn run(&self, args: &[String], session: &mut Session) -> Result<CommandOutput, NavError> {
-        let parsed = try_out!(options(self, args, &[]));
+        let parsed = try_out!(options(self, args, &[OptSpec::value(None, "from")]));
+        let from = try_out!(parsed
+            .count("from")
+            .map_err(|e| usage_error(self, Some(&e))))
+        .unwrap_or(1)
+        .max(1);
         let path = try_out!(one_path(self, &parsed));
         let place = try_out!(target(self, session, path)?);
-        Ok(CommandOutput::ok(list(session, &place)))
+        Ok(CommandOutput::ok(list(session, &place, from)))
     }
 }
 
-/// The listing of a place (also used by the agent's bird's-eye view).
-pub(crate) fn list(session: &Session, place: &Place) -> String {
+/// The listing of a place from child number `from` (1-based), cut at the session budget with a
+/// note giving the command that lists the rest (also used by the agent's bird's-eye view).
+pub(crate) fn list(session: &Session, place: &Place, from: usize) -> String {
     match place {
         Place::Root => {
             let cards = session.library().cards();
@@ -68,22 +79,44 @@ pub(crate) fn list(session: &Session, place: &Place) -> String {
                 .collect();
             lines.join("\n")
         }
-        Place::Node { doc, node, .. } => {
+        Place::Node { doc_id, doc, node } => {
             let tree = &doc.tree;
+            let stats = session.stats(doc_id, doc);
             let children = &tree.node(*node).children;
             if children.is_empty() {
                 return format!(
                     "(no sections under {}: {} words here, read them with cat)",
                     place.path(),
-                    tree.word_count(*node)
+                    stats.words.get(node.index()).copied().unwrap_or(0)
                 );
             }
-            let lines: Vec<String> = children
-                .iter()
-                .enumerate()
-                .map(|(i, c)| ls_line(tree, i + 1, *c))
-                .collect();
-            lines.join("\n")
+            // Stop at the budget with a note rather than format every child of a huge node.
+            let mut out = String::new();
+            let mut chars = 0;
+            for (i, c) in children.iter().enumerate().skip(from - 1) {
+                let line = ls_line(tree, &stats, i + 1, *c);
+                chars += line.chars().count() + 1;
+                if chars > session.budget().saturating_sub(120) && i + 1 > from {
+                    out.push_str(&format!(
+                        "… {} more section(s) not shown; list them with: ls --from {} {}",
+                        children.len() - i,
+                        i + 1,
+                        place.path()
+                    ));
+                    return out;
+                }
+                out.push_str(&line);
+                out.push('\n');
+            }
+            if out.is_empty() {
+                return format!(
+                    "(no section number {from} under {}: it has {})",
+                    place.path(),
+                    children.len()
+                );
+            }
+            out.pop();
+            out
         }
     }
 }

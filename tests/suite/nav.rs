@@ -1,0 +1,557 @@
+//! The command language on the fixture library: every documented example, paths, paging, errors.
+
+use std::sync::{Arc, OnceLock};
+
+use docnav::nav::{registry, CommandOutput, Cursor, Effect, Role, Session, Status};
+use docnav::tree::BuildOptions;
+use docnav::workspace::{InMemoryLibrary, Library};
+use pretty_assertions::assert_eq;
+
+use super::common::fixture;
+
+/// The fixture documents used by the nav tests (ids: `multilingual`, `notes`, `ripgrep-guide`,
+/// `ripgrep-faq`, `nodejs-doc-fs`, `r-intro`).
+pub fn library() -> Arc<dyn Library> {
+    static LIB: OnceLock<Arc<InMemoryLibrary>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let paths = [
+            "multilingual.md",
+            "notes.txt",
+            "ripgrep__GUIDE.md",
+            "ripgrep__FAQ.md",
+            "nodejs-doc__fs.md",
+        ]
+        .map(fixture);
+        Arc::new(InMemoryLibrary::from_paths(&paths, &BuildOptions::default()).unwrap())
+    })
+    .clone()
+}
+
+/// A person's session at `cwd`.
+pub fn session_at(cwd: &str) -> Session {
+    let mut s = Session::new(library(), Role::Person);
+    let out = s.execute(&format!("cd {cwd}")).unwrap();
+    assert_eq!(out.status, Status::Ok, "cd {cwd}: {}", out.text);
+    s
+}
+
+fn run(s: &mut Session, line: &str) -> CommandOutput {
+    s.execute(line).unwrap()
+}
+
+fn text(s: &mut Session, line: &str) -> String {
+    let out = run(s, line);
+    assert_eq!(out.status, Status::Ok, "{line}: {}", out.text);
+    out.text
+}
+
+fn error(s: &mut Session, line: &str) -> String {
+    let out = run(s, line);
+    assert_eq!(
+        out.status,
+        Status::Error,
+        "{line} should fail: {}",
+        out.text
+    );
+    out.text
+}
+
+/// nushell-style `test_examples`: every documented example of every command runs and succeeds
+/// from `/ripgrep-guide` (check/done as the agent, which is the only one allowed to run them).
+#[test]
+fn every_documented_example_runs() {
+    for cmd in registry() {
+        assert!(!cmd.examples().is_empty(), "{} has no examples", cmd.name());
+        for ex in cmd.examples() {
+            let role = if matches!(cmd.name(), "check" | "done") {
+                Role::Agent
+            } else {
+                Role::Person
+            };
+            let mut s = Session::new(library(), role);
+            text(&mut s, "cd /ripgrep-guide");
+            let out = run(&mut s, ex.command);
+            assert_eq!(
+                out.status,
+                Status::Ok,
+                "example `{}`: {}",
+                ex.command,
+                out.text
+            );
+            assert!(
+                ex.command.starts_with(cmd.name()),
+                "example `{}` does not run {}",
+                ex.command,
+                cmd.name()
+            );
+        }
+        let help = text(&mut session_at("/"), &format!("help {}", cmd.name()));
+        assert!(
+            help.starts_with(&format!("usage: {}\n", cmd.usage())),
+            "{help}"
+        );
+    }
+}
+
+#[test]
+fn ls_at_root_lists_documents_with_format_and_size() {
+    assert_eq!(
+        text(&mut session_at("/"), "ls"),
+        "1. multilingual  [markdown, 873 B]  — Multilingual notes\n\
+         2. nodejs-doc-fs  [markdown, 254.5 KB]  — File system\n\
+         3. notes  [text, 906 B]  — notes\n\
+         4. ripgrep-faq  [markdown, 41.7 KB]  — ripgrep__FAQ\n\
+         5. ripgrep-guide  [markdown, 40.7 KB]  — ripgrep__GUIDE"
+    );
+}
+
+#[test]
+fn ls_lines_give_number_title_leaves_words_summary() {
+    let out = text(&mut session_at("/multilingual"), "ls");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert!(
+        lines[0].starts_with("1. インストール  [1 leaf, "),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(
+        lines[2],
+        "3. Café noir  [1 leaf, 15 words]  — Le café noir est servi sans lait. Il se boit chaud, sans sucre de préférence."
+    );
+    let leaf = text(&mut session_at("/multilingual/3"), "ls");
+    assert_eq!(
+        leaf,
+        "(no sections under /multilingual/3: 15 words here, read them with cat)"
+    );
+}
+
+#[test]
+fn paths_by_number_title_prefix_structure_and_dots() {
+    let mut s = session_at("/");
+    assert_eq!(text(&mut s, "cd ripgrep-guide/1/2"), "/ripgrep-guide/1/2");
+    assert_eq!(
+        text(&mut s, "cd \"/ripgrep-guide/USER GUIDE/basics\""),
+        "/ripgrep-guide/1/2"
+    );
+    assert_eq!(text(&mut s, "cd ../rec"), "/ripgrep-guide/1/3");
+    assert_eq!(
+        text(&mut s, "cd ./../Preprocessor/2"),
+        "/ripgrep-guide/1/11/2"
+    );
+    assert_eq!(text(&mut s, "cd #1.6.1"), "/ripgrep-guide/1/6/1");
+    assert_eq!(
+        text(&mut s, "cd /ripgrep-guide/#1.10"),
+        "/ripgrep-guide/1/10"
+    );
+    assert_eq!(
+        text(
+            &mut s,
+            "cd '/ripgrep-guide/User Guide/Manual filtering: globs'"
+        ),
+        "/ripgrep-guide/1/5"
+    );
+    assert_eq!(
+        text(&mut s, r"cd ../Manual\ filtering:\ file"),
+        "/ripgrep-guide/1/6"
+    );
+    assert_eq!(text(&mut s, "pwd"), "/ripgrep-guide/1/6");
+    assert_eq!(text(&mut s, "cd ../../.."), "/");
+    assert_eq!(
+        text(&mut s, "cd .."),
+        "/",
+        "`..` at the root stays at the root"
+    );
+    assert_eq!(text(&mut s, "cd ../ripgrep-g"), "/ripgrep-guide");
+    assert_eq!(text(&mut s, "cd /3"), "/notes");
+    assert_eq!(text(&mut s, "cd"), "/");
+}
+
+#[test]
+fn non_ascii_titles_resolve_by_title_prefix_and_number() {
+    let mut s = session_at("/multilingual");
+    assert_eq!(text(&mut s, "cd インストール/設定"), "/multilingual/1/1");
+    assert_eq!(text(&mut s, "cd /multilingual/イン"), "/multilingual/1");
+    assert_eq!(text(&mut s, "cd \"../CAFÉ CRÈME\""), "/multilingual/2");
+    assert_eq!(text(&mut s, "cd ../café\\ n"), "/multilingual/3");
+    // NFD (e + U+0301) typed by some keyboards matches the NFC title.
+    assert_eq!(
+        text(&mut s, "cd ../re\u{301}sume\u{301}"),
+        "/multilingual/4"
+    );
+    let header = text(&mut s, "head -n 0 /multilingual/1/1");
+    assert_eq!(header, "== multilingual › インストール › 設定ファイル  (lines 18–21) ==\n[0 of 3 lines; read all with cat /multilingual/1/1]");
+}
+
+#[test]
+fn ambiguous_prefix_lists_candidates_and_missing_child_says_try_ls() {
+    let mut s = session_at("/multilingual");
+    assert_eq!(
+        error(&mut s, "cd caf"),
+        "cd: 'caf' is ambiguous under /multilingual: 2. Café crème, 3. Café noir (use the number or more of the title)"
+    );
+    assert_eq!(
+        text(&mut s, "pwd"),
+        "/multilingual",
+        "a failed cd does not move"
+    );
+    assert_eq!(
+        error(&mut s, "cd nowhere"),
+        "cd: no child 'nowhere' under /multilingual (try ls)"
+    );
+    assert_eq!(
+        error(&mut s, "cat 2/deeper"),
+        "cat: no child 'deeper' under /multilingual/2 (try ls)"
+    );
+    assert_eq!(
+        error(&mut s, "cd /ripgrep"),
+        "cd: 'ripgrep' is ambiguous under /: 4. ripgrep-faq, 5. ripgrep-guide (use the number or more of the name)"
+    );
+    assert_eq!(
+        error(&mut s, "cd #9.9"),
+        "cd: no node '#9.9' in /multilingual (try tree /multilingual)"
+    );
+    assert_eq!(
+        error(&mut session_at("/"), "cd #1"),
+        "cd: '#1' needs a document: cd into one first (try ls /)"
+    );
+}
+
+#[test]
+fn parser_errors_are_outputs() {
+    let mut s = session_at("/");
+    assert_eq!(
+        error(&mut s, "frobnicate x"),
+        "unknown command 'frobnicate' (try help)"
+    );
+    assert_eq!(
+        error(&mut s, "cd a b"),
+        "cd: too many arguments\nusage: cd [path]"
+    );
+    assert_eq!(
+        error(&mut s, "head -n lots /multilingual"),
+        "head: --lines needs a number, got 'lots'\nusage: head [-n LINES] [path]"
+    );
+    assert_eq!(
+        error(&mut s, "grep"),
+        "grep: no regex given\nusage: grep [-i] [-c] [-m MAX] <regex> [path]"
+    );
+    assert_eq!(
+        error(&mut s, "cd \"/multilingual"),
+        "unterminated \" quote starting at column 4 (close the quote)"
+    );
+    assert_eq!(text(&mut s, "   "), "");
+}
+
+#[test]
+fn check_and_done_belong_to_the_agent() {
+    let mut person = session_at("/");
+    assert_eq!(
+        error(&mut person, "check"),
+        "check: only the agent can run this"
+    );
+    assert_eq!(
+        error(&mut person, "done"),
+        "done: only the agent can run this"
+    );
+    let mut agent = Session::new(library(), Role::Agent);
+    let out = run(&mut agent, "check");
+    assert_eq!((out.text.as_str(), out.effect), ("", Effect::Check));
+    assert_eq!(run(&mut agent, "done").effect, Effect::Done);
+}
+
+/// Parse `[chars A–B of T shown; read on: cat -o B PATH …]` into the next command.
+fn next_command(page: &str) -> Option<String> {
+    let note = page.lines().last()?;
+    let rest = note.split("read on: ").nth(1)?;
+    Some(rest.split(" — ").next()?.trim_end_matches(']').to_string())
+}
+
+/// The page body: the chars after the header line that the note's `[chars A–B` range names.
+fn body(page: &str) -> String {
+    let note = page.lines().last().unwrap();
+    let range = note
+        .strip_prefix("[chars ")
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    let (a, b) = range.split_once('–').unwrap();
+    let len = b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap();
+    let after_header = &page[page.find('\n').unwrap() + 1..];
+    after_header.chars().take(len).collect()
+}
+
+#[test]
+fn cat_pages_resume_exactly_and_concatenate_to_the_full_text() {
+    let lib = library();
+    for (path, budget) in [
+        ("/nodejs-doc-fs/4", 4000),
+        ("/nodejs-doc-fs/5", 977),
+        ("/multilingual", 37),
+        ("/ripgrep-guide/1/8", 101),
+    ] {
+        let mut s = session_at(path);
+        let doc = lib.document(path.split('/').nth(1).unwrap()).unwrap();
+        let Cursor::Node { node, .. } = s.cursor().clone() else {
+            panic!()
+        };
+        let full = doc.tree.text_of(node);
+        let mut joined = String::new();
+        let mut command = format!("cat --budget {budget} {path}");
+        let mut pages = 0;
+        loop {
+            let page = text(&mut s, &command);
+            pages += 1;
+            let next = next_command(&page);
+            let b = body(&page);
+            assert!(
+                b.chars().count() <= budget,
+                "page over budget: {}",
+                b.chars().count()
+            );
+            joined.push_str(&b);
+            match next {
+                Some(n) => command = n.replace("cat -o", &format!("cat --budget {budget} -o")),
+                None => break,
+            }
+        }
+        assert_eq!(joined, full, "{path} at budget {budget}");
+        assert!(pages > 1, "{path} should need several pages");
+        let covered: usize = s.evidence().iter().map(|e| e.chars.len()).sum();
+        assert_eq!(
+            covered,
+            full.chars().count(),
+            "evidence covers the whole text once"
+        );
+    }
+}
+
+#[test]
+fn cat_header_note_and_evidence() {
+    let mut s = Session::new(library(), Role::Agent);
+    let out = run(&mut s, "cat -o 100 --budget 200 /ripgrep-guide/1/10");
+    let first = out.text.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "== ripgrep-guide › User Guide › Binary data  (lines 713–782) =="
+    );
+    let last = out.text.lines().last().unwrap();
+    let Effect::Evidence(ev) = out.effect else {
+        panic!("cat gives evidence")
+    };
+    assert_eq!((ev.doc_id.as_str(), ev.chars.start), ("ripgrep-guide", 100));
+    assert_eq!(
+        last,
+        format!(
+            "[chars 100–{} of {} shown; read on: cat -o {} /ripgrep-guide/1/10]",
+            ev.chars.end, ev.total_chars, ev.chars.end
+        )
+    );
+    assert_eq!(s.evidence(), &[ev]);
+    let with_children = run(&mut s, "cat --budget 300 /ripgrep-guide/1/11").text;
+    assert!(
+        with_children.ends_with(" — or ls /ripgrep-guide/1/11 and cat one section]"),
+        "{with_children}"
+    );
+    assert_eq!(
+        run(&mut s, "cat -o 999999 /multilingual").text,
+        "cat: offset 999999 is past the end of /multilingual (681 chars)"
+    );
+    assert_eq!(run(&mut s, "cat /").status, Status::Error);
+}
+
+#[test]
+fn grep_lines_are_source_lines() {
+    let mut s = Session::new(library(), Role::Person).with_budget(1_000_000);
+    let out = text(&mut s, "grep -m 1000 -i 'ripgrep|café|search' /");
+    let mut checked = 0;
+    for line in out.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (path, number, shown) = (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+        );
+        let file = match path.split('/').nth(1).unwrap() {
+            "ripgrep-guide" => "ripgrep__GUIDE.md",
+            "ripgrep-faq" => "ripgrep__FAQ.md",
+            "multilingual" => "multilingual.md",
+            "nodejs-doc-fs" => "nodejs-doc__fs.md",
+            "notes" => "notes.txt",
+            other => panic!("unexpected doc {other}"),
+        };
+        let source = std::fs::read_to_string(fixture(file)).unwrap();
+        let n: usize = number.parse().unwrap();
+        let src_line = source.lines().nth(n - 1).unwrap();
+        let shown = shown.trim_start().trim_end_matches('…');
+        let collapsed = src_line.split_whitespace().collect::<Vec<_>>().join(" ");
+        // A title hit is at its heading's first line (an HTML heading may put the text below).
+        let heading: String = source
+            .lines()
+            .skip(n - 1)
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let is_title = {
+            let mut t = session_at(path);
+            text(&mut t, "head -n 1")
+                .lines()
+                .nth(1)
+                .unwrap()
+                .trim_start_matches('#')
+                .trim()
+                == shown
+        };
+        assert!(
+            collapsed.contains(shown) || (is_title && heading.contains(shown)),
+            "{line}\nsource {n}: {src_line}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} lines checked");
+}
+
+#[test]
+fn grep_caps_counts_and_reports_bad_regex() {
+    let mut s = session_at("/ripgrep-guide");
+    let count = text(&mut s, "grep -c rg");
+    let total: usize = count.lines().last().unwrap()["total: ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(total > 30);
+    let capped = text(&mut s, "grep rg");
+    let lines: Vec<&str> = capped.lines().collect();
+    assert_eq!(lines.len(), 31);
+    assert_eq!(
+        lines[30],
+        format!(
+            "… {} more matching line(s) not shown (narrow the regex or the path, or -m)",
+            total - 30
+        )
+    );
+    assert_eq!(
+        error(&mut s, "grep '(unclosed'"),
+        "grep: bad regex '(unclosed': error: unclosed group"
+    );
+    assert_eq!(
+        text(&mut s, "grep -i 'zzqqxx' 1/2"),
+        "grep: no line below /ripgrep-guide/1/2 matches 'zzqqxx'"
+    );
+}
+
+#[test]
+fn find_searches_the_document_or_everything_at_root() {
+    let mut s = session_at("/ripgrep-guide");
+    let out = text(&mut s, "find binary data");
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .starts_with("/ripgrep-guide/1/10  "),
+        "{out}"
+    );
+    assert!(out.lines().all(|l| l.starts_with("/ripgrep-guide/")));
+    let all = text(&mut session_at("/"), "find -n 20 café file");
+    let docs: std::collections::BTreeSet<&str> =
+        all.lines().map(|l| l.split('/').nth(1).unwrap()).collect();
+    assert!(docs.len() >= 2, "{all}");
+    // Every hit path is reusable as is.
+    for line in all.lines() {
+        let path = line.split("  ").next().unwrap();
+        assert_eq!(text(&mut session_at("/"), &format!("cd {path}")), path);
+    }
+    assert_eq!(
+        text(&mut s, "find zzqqxx"),
+        "find: no section of /ripgrep-guide matches 'zzqqxx' (try other words, or grep)"
+    );
+}
+
+#[test]
+fn findtree_tree_wc_head() {
+    let mut s = session_at("/ripgrep-guide");
+    assert_eq!(
+        text(&mut s, "findtree '*preprocessor*'"),
+        "/ripgrep-guide/1/11  User Guide › Preprocessor\n\
+         /ripgrep-guide/1/11/1  User Guide › Preprocessor › A more robust preprocessor\n\
+         /ripgrep-guide/1/11/2  User Guide › Preprocessor › Reducing preprocessor overhead"
+    );
+    assert_eq!(
+        text(&mut s, "tree -L 2 /multilingual"),
+        "/multilingual — Multilingual notes\n  1 インストール\n    1.1 設定ファイル\n  2 Café crème\n  3 Café noir\n  4 Résumé des commandes"
+    );
+    let wc = text(&mut s, "wc /multilingual");
+    assert_eq!(
+        wc,
+        "/multilingual: 33 lines, 116 words, 681 chars, ~171 tokens"
+    );
+    assert_eq!(
+        text(&mut s, "head -n 1 /multilingual/3"),
+        "== multilingual › Café noir  (lines 27–30) ==\n# Café noir\n[1 of 3 lines; read all with cat /multilingual/3]"
+    );
+}
+
+#[test]
+fn completion_of_commands_titles_and_numbers() {
+    let s = session_at("/multilingual");
+    assert_eq!(s.complete("fi", 2), vec!["find", "findtree"]);
+    assert_eq!(
+        s.complete("cd Caf", 6),
+        vec!["\"Café crème\"", "\"Café noir\""]
+    );
+    assert_eq!(s.complete("cd イ", "cd イ".len()), vec!["インストール"]);
+    assert_eq!(s.complete("cat 1/", 6), vec!["1/設定ファイル"]);
+    assert_eq!(s.complete("ls 3", 4), vec!["3"]);
+    assert_eq!(
+        s.complete("ls /rip", 7),
+        vec!["/ripgrep-faq", "/ripgrep-guide"]
+    );
+    assert_eq!(
+        s.complete("cd \"Café c", "cd \"Café c".len()),
+        vec!["\"Café crème\""]
+    );
+    assert!(s.complete("cd nothing/", 11).is_empty());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    /// Fuzz: any line, from several places, gives an output (never a panic, never a fatal error).
+    #[test]
+    fn execute_never_panics(line in "(ls|cd|cat|head|grep|find|findtree|tree|wc|pwd|help|check|x)?[ -~\\PC]{0,40}", place in 0usize..3) {
+        let cwd = ["/", "/multilingual/1", "/ripgrep-guide/1/11"][place];
+        let mut s = session_at(cwd);
+        proptest::prop_assert!(s.execute(&line).is_ok());
+        let _ = s.complete(&line, line.len() / 2);
+    }
+}
+
+#[test]
+fn long_listings_stop_at_the_budget_and_say_how_to_go_on() {
+    let mut s = Session::new(library(), Role::Person).with_budget(1500);
+    let mut command = "ls /nodejs-doc-fs/5".to_string();
+    let mut numbers = Vec::new();
+    loop {
+        let out = text(&mut s, &command);
+        assert!(out.chars().count() <= 1500, "{out}");
+        let mut next = None;
+        for line in out.lines() {
+            if let Some(rest) = line.split("list them with: ").nth(1) {
+                next = Some(rest.to_string());
+            } else {
+                numbers.push(line.split('.').next().unwrap().parse::<usize>().unwrap());
+            }
+        }
+        match next {
+            Some(n) => command = n,
+            None => break,
+        }
+    }
+    assert_eq!(numbers, (1..=52).collect::<Vec<_>>());
+    assert_eq!(
+        text(&mut s, "ls --from 99 /multilingual"),
+        "(no section number 99 under /multilingual: it has 4)"
+    );
+}

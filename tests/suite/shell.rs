@@ -1,0 +1,193 @@
+//! `docnav exec` and `docnav shell` driven for real: the shell runs in a tmux pane (a real
+//! terminal), keys are sent with `send-keys`, the screen is read with `capture-pane`.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use super::common::{fixture, run};
+
+/// A temp workspace with the multilingual and ripgrep guide fixtures indexed.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let multilingual = fixture("multilingual.md");
+    let guide = fixture("ripgrep__GUIDE.md");
+    let out = run(
+        &ws,
+        &[
+            "index",
+            multilingual.to_str().unwrap(),
+            guide.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    dir
+}
+
+#[test]
+fn exec_prints_output_and_exits_1_on_command_errors() {
+    let dir = workspace();
+    let ws = dir.path().join("ws");
+    let ok = run(&ws, &["exec", "ls"]);
+    assert_eq!(ok.code, 0);
+    assert_eq!(
+        ok.stdout,
+        "1. multilingual  [markdown, 873 B]  — Multilingual notes\n2. ripgrep-guide  [markdown, 40.7 KB]  — ripgrep__GUIDE\n"
+    );
+    let cd = run(&ws, &["exec", "--cwd", "/multilingual", "cd 'Café n'"]);
+    assert_eq!((cd.code, cd.stdout.as_str()), (0, "/multilingual/3\n"));
+    let bad = run(&ws, &["exec", "--cwd", "/multilingual", "cd nowhere"]);
+    assert_eq!(bad.code, 1);
+    assert_eq!(
+        bad.stderr,
+        "cd: no child 'nowhere' under /multilingual (try ls)\n"
+    );
+    let unknown = run(&ws, &["exec", "frob"]);
+    assert_eq!(
+        (unknown.code, unknown.stderr.as_str()),
+        (1, "unknown command 'frob' (try help)\n")
+    );
+    let bad_cwd = run(&ws, &["exec", "--cwd", "/nope", "ls"]);
+    assert_eq!(bad_cwd.code, 1);
+}
+
+/// A tmux server of our own (its own socket), killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(command: &str) -> Option<Tmux> {
+        let socket = format!("docnav-test-{}-{}", std::process::id(), rand_suffix());
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                command,
+            ])
+            .status()
+            .ok()?;
+        status.success().then_some(Tmux { socket })
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys", "-t", "0"])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args([
+                "-L",
+                &self.socket,
+                "capture-pane",
+                "-p",
+                "-J",
+                "-t",
+                "0",
+                "-S",
+                "-200",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Wait until the screen contains `want` (10 s at most).
+    fn wait_for(&self, want: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(want) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "timed out waiting for {want:?}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn rand_suffix() -> u32 {
+    rand::random::<u32>()
+}
+
+fn shell_command(ws: &Path) -> String {
+    format!(
+        "env -u PAGER NO_COLOR=1 TERM=xterm {} --workspace {} shell; echo EXITED:$?; sleep 60",
+        env!("CARGO_BIN_EXE_docnav"),
+        ws.display()
+    )
+}
+
+#[test]
+fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let dir = workspace();
+    let ws = dir.path().join("ws");
+    let Some(t) = Tmux::start(&shell_command(&ws)) else {
+        eprintln!("skipping: tmux cannot start a session here");
+        return;
+    };
+    t.wait_for("docnav:/> ");
+    t.keys(&["cd multi", "Enter"]);
+    t.wait_for("docnav:/multilingual> ");
+    t.keys(&["ls", "Enter"]);
+    t.wait_for("3. Café noir  [1 leaf, 15 words]");
+    // Tab completes a command name, then a quoted title with spaces.
+    t.keys(&["tre", "Tab"]);
+    t.wait_for("docnav:/multilingual> tree ");
+    t.keys(&["C-u", "cd \"Café n", "Tab"]);
+    t.wait_for("docnav:/multilingual> cd \"Café noir\"");
+    t.keys(&["Enter"]);
+    t.wait_for("docnav:/multilingual/3> ");
+    // Ctrl-C cancels the line being typed: it is never run.
+    t.keys(&["garbage words", "C-c"]);
+    t.keys(&["pwd", "Enter"]);
+    let screen = t.wait_for("\n/multilingual/3\n");
+    assert!(!screen.contains("unknown command 'garbage'"), "{screen}");
+    t.keys(&["ask how do I install it", "Enter"]);
+    t.wait_for("no model configured");
+    // Ctrl-D leaves with exit code 0.
+    t.keys(&["C-d"]);
+    t.wait_for("EXITED:0");
+    drop(t);
+
+    let history = std::fs::read_to_string(ws.join("history")).unwrap();
+    assert!(history.contains("cd \"Café noir\""), "{history}");
+    assert!(!history.contains("garbage"), "{history}");
+
+    // History survives a restart: Up brings back the last line.
+    let t = Tmux::start(&shell_command(&ws)).unwrap();
+    t.wait_for("docnav:/> ");
+    t.keys(&["Up"]);
+    t.wait_for("docnav:/> ask how do I install it");
+    t.keys(&["Up", "Up"]);
+    t.wait_for("docnav:/> cd \"Café noir\"");
+    t.keys(&["C-u", "C-d"]);
+    t.wait_for("EXITED:0");
+}
