@@ -131,6 +131,27 @@ impl EventSink for FanOut {
     }
 }
 
+/// Sort key of an actor id: the orchestrator first, then workers by round and index
+/// (`r1-w2-…` before `r1-w10-…` before `r2-w1-…`), so renderings do not depend on scheduling.
+pub fn actor_order_key(actor: &str) -> (u32, u32, String) {
+    if actor == ORCHESTRATOR {
+        return (0, 0, String::new());
+    }
+    let mut parts = actor.splitn(3, '-');
+    let round = parts
+        .next()
+        .and_then(|r| r.strip_prefix('r'))
+        .and_then(|n| n.parse().ok());
+    let index = parts
+        .next()
+        .and_then(|w| w.strip_prefix('w'))
+        .and_then(|n| n.parse().ok());
+    match (round, index) {
+        (Some(r), Some(i)) => (r, i, actor.to_string()),
+        _ => (u32::MAX, u32::MAX, actor.to_string()),
+    }
+}
+
 /// Hex sha256 of a string.
 pub fn sha256_hex(text: &str) -> String {
     Sha256::digest(text.as_bytes())

@@ -8,11 +8,12 @@
 //! `Vec<String>`, postings are two flat `u32` arrays addressed by per-term offsets.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
 use super::bm25::{self, query_terms, Bm25Explanation, CorpusStats};
-use super::tokenize::for_each_token;
+use super::tokenize::{for_each_token, Tokenizer};
 use crate::tree::{NodeId, Tree};
 
 /// Weight of a title term relative to a content term (tf and length both count it this many
@@ -23,22 +24,23 @@ pub const TITLE_WEIGHT: u32 = 3;
 pub const MAX_QUERY_TERMS: usize = 64;
 
 /// Postings over each node's own title and content; see the module docs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "super::wire::Wire", into = "super::wire::Wire")]
 pub struct KeywordIndex {
     /// Sorted, unique terms.
-    terms: Vec<String>,
+    pub(super) terms: Vec<String>,
     /// `offsets[i]..offsets[i + 1]` are term `i`'s postings; `terms.len() + 1` entries.
-    offsets: Vec<u32>,
+    pub(super) offsets: Vec<u32>,
     /// Posting node ids, ascending within a term.
-    nodes: Vec<u32>,
+    pub(super) nodes: Vec<u32>,
     /// Posting term frequencies (title-weighted), parallel to `nodes`.
-    tfs: Vec<u32>,
+    pub(super) tfs: Vec<u32>,
     /// Weighted length of each node (arena order).
-    lengths: Vec<u32>,
+    pub(super) lengths: Vec<u32>,
     /// Position of each node in reading order (pre-order), for tie-breaking.
-    ranks: Vec<u32>,
+    pub(super) ranks: Vec<u32>,
     /// Sum of `lengths`.
-    total_length: u64,
+    pub(super) total_length: u64,
 }
 
 /// One ranked node.
@@ -52,10 +54,37 @@ pub struct SearchHit {
     pub matched_terms: Vec<String>,
 }
 
+/// The multiply-rotate hash of rustc's `FxHasher` (not DoS-resistant; the dictionary is built
+/// once per document from its own text). SipHash was a tenth of indexing time.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 #[derive(Default)]
 struct Builder {
-    ids: HashMap<String, u32>,
-    lists: Vec<Vec<(u32, u32)>>,
+    ids: HashMap<String, u32, BuildHasherDefault<FxHasher>>,
+    /// `(term id, node, tf)` in node order.
+    postings: Vec<(u32, u32, u32)>,
+    /// Postings per term id.
+    df: Vec<u32>,
     counts: Vec<u32>,
     touched: Vec<u32>,
     length: u32,
@@ -66,9 +95,9 @@ impl Builder {
         let id = match self.ids.get(term) {
             Some(&id) => id,
             None => {
-                let id = u32::try_from(self.lists.len()).unwrap_or(u32::MAX);
+                let id = u32::try_from(self.df.len()).unwrap_or(u32::MAX);
                 self.ids.insert(term.to_string(), id);
-                self.lists.push(Vec::new());
+                self.df.push(0);
                 self.counts.push(0);
                 id
             }
@@ -84,10 +113,26 @@ impl Builder {
     fn end_node(&mut self, node: u32) -> u32 {
         for &id in &self.touched {
             let count = std::mem::take(&mut self.counts[id as usize]);
-            self.lists[id as usize].push((node, count));
+            self.postings.push((id, node, count));
+            self.df[id as usize] += 1;
         }
         self.touched.clear();
         std::mem::take(&mut self.length)
+    }
+}
+
+impl Default for KeywordIndex {
+    /// An index of no nodes (every search is empty).
+    fn default() -> KeywordIndex {
+        KeywordIndex {
+            terms: Vec::new(),
+            offsets: vec![0],
+            nodes: Vec::new(),
+            tfs: Vec::new(),
+            lengths: Vec::new(),
+            ranks: Vec::new(),
+            total_length: 0,
+        }
     }
 }
 
@@ -95,10 +140,11 @@ impl KeywordIndex {
     /// Index every node of `tree` (title weighted by [`TITLE_WEIGHT`], content by 1).
     pub fn build(tree: &Tree) -> KeywordIndex {
         let mut b = Builder::default();
+        let mut tokenizer = Tokenizer::default();
         let mut lengths = Vec::with_capacity(tree.len());
         for (i, node) in tree.nodes.iter().enumerate() {
-            for_each_token(&node.title, |t| b.add(t, TITLE_WEIGHT));
-            for_each_token(&node.content, |t| b.add(t, 1));
+            tokenizer.for_each(&node.title, |t| b.add(t, TITLE_WEIGHT));
+            tokenizer.for_each(&node.content, |t| b.add(t, 1));
             lengths.push(b.end_node(u32::try_from(i).unwrap_or(u32::MAX)));
         }
         let mut ranks: Vec<u32> = (0..tree.len())
@@ -113,27 +159,33 @@ impl KeywordIndex {
         }
         let mut dict: Vec<(String, u32)> = b.ids.into_iter().collect();
         dict.sort_unstable();
-        let postings: usize = b.lists.iter().map(Vec::len).sum();
-        let mut index = KeywordIndex {
-            terms: Vec::with_capacity(dict.len()),
-            offsets: Vec::with_capacity(dict.len() + 1),
-            nodes: Vec::with_capacity(postings),
-            tfs: Vec::with_capacity(postings),
+        // Counting sort of the postings into dictionary order (stable: node order is kept).
+        let mut cursor = vec![0usize; dict.len()];
+        let mut offsets = Vec::with_capacity(dict.len() + 1);
+        offsets.push(0u32);
+        let mut total = 0usize;
+        for (_, id) in &dict {
+            cursor[*id as usize] = total;
+            total += b.df[*id as usize] as usize;
+            offsets.push(u32::try_from(total).unwrap_or(u32::MAX));
+        }
+        let mut nodes = vec![0u32; total];
+        let mut tfs = vec![0u32; total];
+        for &(id, node, tf) in &b.postings {
+            let at = &mut cursor[id as usize];
+            nodes[*at] = node;
+            tfs[*at] = tf;
+            *at += 1;
+        }
+        let index = KeywordIndex {
+            terms: dict.into_iter().map(|(t, _)| t).collect(),
+            offsets,
+            nodes,
+            tfs,
             total_length: lengths.iter().map(|&l| u64::from(l)).sum(),
             lengths,
             ranks,
         };
-        index.offsets.push(0);
-        for (term, id) in dict {
-            for &(node, tf) in &b.lists[id as usize] {
-                index.nodes.push(node);
-                index.tfs.push(tf);
-            }
-            index.terms.push(term);
-            index
-                .offsets
-                .push(u32::try_from(index.nodes.len()).unwrap_or(u32::MAX));
-        }
         index
     }
 

@@ -210,3 +210,32 @@ fn serde_round_trip() {
     assert_eq!(nodes(&back.search("インストール", 5)), [1]);
     assert_eq!(nodes(&back.search("1.8.0", 5)), [1]);
 }
+
+#[test]
+fn stored_form_is_delta_encoded_and_checked() {
+    let t = tree(&[(1, "A", "alpha"), (1, "B", "beta"), (1, "C", "alpha beta")]);
+    let idx = KeywordIndex::build(&t);
+    let value = serde_json::to_value(&idx).unwrap();
+    // "alpha" is in nodes 1 and 3: stored as first id 1, gap 2.
+    let terms: Vec<String> = serde_json::from_value(value["terms"].clone()).unwrap();
+    let alpha = terms.iter().position(|t| t == "alpha").unwrap();
+    let df: Vec<u32> = serde_json::from_value(value["df"].clone()).unwrap();
+    let gaps: Vec<u32> = serde_json::from_value(value["node_gaps"].clone()).unwrap();
+    let start: usize = df[..alpha].iter().map(|&d| d as usize).sum();
+    assert_eq!(&gaps[start..start + 2], [1, 2]);
+
+    let empty = KeywordIndex::default();
+    let back: KeywordIndex = serde_json::from_str(&serde_json::to_string(&empty).unwrap()).unwrap();
+    assert_eq!(back, empty);
+
+    let mut broken = value.clone();
+    broken["df"][0] = serde_json::json!(99);
+    let err = serde_json::from_value::<KeywordIndex>(broken).unwrap_err();
+    assert!(
+        err.to_string().contains("keyword index is inconsistent"),
+        "{err}"
+    );
+    let mut unsorted = value;
+    unsorted["terms"][0] = serde_json::json!("zzz");
+    assert!(serde_json::from_value::<KeywordIndex>(unsorted).is_err());
+}

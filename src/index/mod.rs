@@ -4,8 +4,10 @@ pub mod bm25;
 pub mod doccard;
 pub mod keyword;
 pub mod tokenize;
+pub mod wire;
 
 pub use bm25::{Bm25Explanation, Bm25Scorer, CorpusStats, TermExplanation, B, K1};
 pub use doccard::DocCard;
 pub use keyword::{search_many, KeywordIndex, SearchHit, SharedStats, TITLE_WEIGHT};
-pub use tokenize::{for_each_token, tokenize};
+pub use tokenize::{for_each_token, tokenize, Tokenizer};
+pub use wire::IndexDecodeError;

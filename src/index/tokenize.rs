@@ -27,6 +27,11 @@
 //!    as itself. This is Lucene's `CJKBigramFilter` scheme: no dictionary needed, and queries
 //!    tokenized the same way match.
 //!
+//! 7. **URLs** (`http://`, `https://`, `ftp://`) contribute their host only (`github.com`,
+//!    `github`, `com`); scheme, path, query and fragment are skipped. Changelogs and READMEs
+//!    carry hundreds of links whose paths (`tree`, `pull`, `compare`, commit hashes) would
+//!    otherwise dominate their term statistics.
+//!
 //! camelCase is not split (`readFileSync` → `readfilesync`).
 
 /// Tokens longer than this (in bytes) are dropped: base64 blobs, hashes and URLs-as-one-token
@@ -55,12 +60,43 @@ pub fn tokenize(text: &str) -> Vec<String> {
 
 /// Call `emit` with each index term of `text` in text order (same terms as [`tokenize`]) without
 /// allocating a `String` per term. The `&str` is only valid during the call.
-pub fn for_each_token<F: FnMut(&str)>(text: &str, mut emit: F) {
-    let mut buf = String::new();
-    let mut scratch = String::new();
+pub fn for_each_token<F: FnMut(&str)>(text: &str, emit: F) {
+    Tokenizer::default().for_each(text, emit);
+}
+
+/// A tokenizer that keeps its scratch buffers between texts (for indexing many nodes).
+#[derive(Debug, Default)]
+pub struct Tokenizer {
+    buf: String,
+    scratch: String,
+}
+
+impl Tokenizer {
+    /// Same as [`for_each_token`], reusing this tokenizer's buffers.
+    pub fn for_each<F: FnMut(&str)>(&mut self, text: &str, mut emit: F) {
+        let Tokenizer { buf, scratch } = self;
+        run(text, buf, scratch, &mut emit);
+    }
+}
+
+fn run<F: FnMut(&str)>(text: &str, buf: &mut String, scratch: &mut String, mut emit: F) {
     let mut span_start: Option<usize> = None;
     let mut cjk_start: Option<usize> = None;
+    let mut skip_until = 0;
     for (i, c) in text.char_indices() {
+        if i < skip_until {
+            continue;
+        }
+        if c == ':' {
+            if let Some(s) = span_start {
+                if let Some((host, end)) = url_at(text, s, i) {
+                    span_start = None;
+                    emit_span(host, buf, scratch, &mut emit);
+                    skip_until = end;
+                    continue;
+                }
+            }
+        }
         let kind = classify(c);
         if kind != Kind::Cjk {
             if let Some(s) = cjk_start.take() {
@@ -75,7 +111,7 @@ pub fn for_each_token<F: FnMut(&str)>(text: &str, mut emit: F) {
             }
             Kind::Cjk => {
                 if let Some(s) = span_start.take() {
-                    emit_span(&text[s..i], &mut buf, &mut scratch, &mut emit);
+                    emit_span(&text[s..i], buf, scratch, &mut emit);
                 }
                 if cjk_start.is_none() {
                     cjk_start = Some(i);
@@ -83,17 +119,41 @@ pub fn for_each_token<F: FnMut(&str)>(text: &str, mut emit: F) {
             }
             Kind::Other => {
                 if let Some(s) = span_start.take() {
-                    emit_span(&text[s..i], &mut buf, &mut scratch, &mut emit);
+                    emit_span(&text[s..i], buf, scratch, &mut emit);
                 }
             }
         }
     }
     if let Some(s) = span_start {
-        emit_span(&text[s..], &mut buf, &mut scratch, &mut emit);
+        emit_span(&text[s..], buf, scratch, &mut emit);
     }
     if let Some(s) = cjk_start {
         emit_cjk(&text[s..], &mut emit);
     }
+}
+
+/// A URL whose scheme is `text[start..colon]`: its host and the byte offset where the URL ends
+/// (whitespace or a closing `)`, `]`, `>`, `"`, `'`, `` ` ``), or `None` when this is not
+/// `http://`, `https://` or `ftp://`. The scheme and the path are not indexed (rule 7).
+fn url_at(text: &str, start: usize, colon: usize) -> Option<(&str, usize)> {
+    let scheme = &text[start..colon];
+    let known = ["http", "https", "ftp"]
+        .iter()
+        .any(|k| scheme.eq_ignore_ascii_case(k));
+    let rest = text[colon..].strip_prefix("://")?;
+    if !known {
+        return None;
+    }
+    let host_start = colon + 3;
+    let host_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+        .unwrap_or(rest.len());
+    let after_host = &rest[host_len..];
+    let path_len = after_host
+        .find(|c: char| c.is_whitespace() || matches!(c, ')' | ']' | '>' | '"' | '\'' | '`'))
+        .unwrap_or(after_host.len());
+    let host = &text[host_start..host_start + host_len];
+    Some((host, host_start + host_len + path_len))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,10 +270,36 @@ fn emit_word<F: FnMut(&str)>(word: &str, scratch: &mut String, emit: &mut F) {
     if chars.next().is_none() || chars.next().is_none() || word.len() > MAX_TOKEN_BYTES {
         return;
     }
-    if STOPWORDS.binary_search(&word).is_ok() {
+    if is_stopword(word) {
         return;
     }
     emit(stem(word, scratch));
+}
+
+/// Longest entry of [`STOPWORDS`], in bytes.
+const STOPWORD_MAX_BYTES: usize = 8;
+
+/// `word` packed into a `u64` (bytes little-endian, zero padded); `word` ≤ 8 bytes.
+fn pack(word: &str) -> u64 {
+    let mut bytes = [0u8; 8];
+    bytes[..word.len()].copy_from_slice(word.as_bytes());
+    u64::from_le_bytes(bytes)
+}
+
+/// Membership in [`STOPWORDS`] without string comparisons: words are packed into `u64`s and
+/// looked up in a sorted table built on first use (a `memcmp` per probe was a third of indexing
+/// time).
+fn is_stopword(word: &str) -> bool {
+    static PACKED: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    if word.len() > STOPWORD_MAX_BYTES {
+        return false;
+    }
+    let table = PACKED.get_or_init(|| {
+        let mut t: Vec<u64> = STOPWORDS.iter().map(|w| pack(w)).collect();
+        t.sort_unstable();
+        t
+    });
+    table.binary_search(&pack(word)).is_ok()
 }
 
 /// The plural-only S-stemmer of the module docs. `scratch` holds the result when it is not a

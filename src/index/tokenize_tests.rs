@@ -14,6 +14,11 @@ fn stopwords_are_sorted_for_binary_search() {
     sorted.sort_unstable();
     sorted.dedup();
     assert_eq!(sorted, STOPWORDS);
+    assert!(STOPWORDS.iter().all(|w| w.len() <= STOPWORD_MAX_BYTES));
+    assert!(STOPWORDS.iter().all(|w| is_stopword(w)));
+    for word in ["there", "thereby", "whomever", "ab", "abo", "shoulder"] {
+        assert_eq!(is_stopword(word), STOPWORDS.contains(&word), "{word}");
+    }
 }
 
 #[test]
@@ -132,4 +137,22 @@ fn odd_input_does_not_panic() {
     }
     // Lowercasing that changes byte length (İ → i̇) stays on char boundaries.
     assert_eq!(toks("İSTANBUL.X"), ["i\u{307}stanbul.x", "i\u{307}stanbul"]);
+}
+
+#[test]
+fn urls_contribute_their_host_only() {
+    assert_eq!(
+        toks("see [log](https://github.com/microsoft/fluentui/pull/123) now"),
+        ["see", "log", "github.com", "github", "com", "now"]
+    );
+    assert_eq!(
+        toks("HTTP://Example.org/a_b?c=d#e."),
+        ["example.org", "example", "org"]
+    );
+    // Not a URL: other schemes, or no `//`.
+    assert_eq!(
+        toks("mailto:x@y.io https: ok"),
+        ["mailto", "y.io", "io", "http", "ok"]
+    );
+    assert_eq!(toks("https://"), Vec::<String>::new());
 }

@@ -243,7 +243,7 @@ fn short(text: &str) -> String {
 }
 
 /// First difference between recorded and replayed events, compared per actor in sequence order.
-/// Actors are visited in the order of their first recorded event.
+/// Actors are visited orchestrator first, then workers by round and index.
 /// With `recording_cut`, an actor whose recording simply ends (the trace was truncated) is not a
 /// divergence: replay goes on past the cut.
 pub fn first_divergence(
@@ -257,6 +257,7 @@ pub fn first_divergence(
             actors.push(&r.actor);
         }
     }
+    actors.sort_by_key(|a| crate::agent::events::actor_order_key(a));
     let by_actor = |events: &[EventRecord], actor: &str| -> Vec<EventRecord> {
         let mut v: Vec<EventRecord> = events
             .iter()

@@ -108,7 +108,8 @@ fn decision_text(kind: &str, value: &serde_json::Value) -> String {
     }
 }
 
-/// Transcript lines of a trace, actors in order of first appearance, events in sequence order.
+/// Transcript lines of a trace: the orchestrator first, then workers by round and index; events in
+/// sequence order.
 pub fn transcript(trace: &Trace) -> Vec<TranscriptLine> {
     let mut actors: Vec<&str> = Vec::new();
     for e in &trace.events {
@@ -117,6 +118,7 @@ pub fn transcript(trace: &Trace) -> Vec<TranscriptLine> {
         }
     }
     let mut out = Vec::new();
+    actors.sort_by_key(|a| crate::agent::events::actor_order_key(a));
     for actor in actors {
         let mut events: Vec<&EventRecord> =
             trace.events.iter().filter(|e| e.actor == actor).collect();

@@ -3,6 +3,7 @@ pub mod cli_index;
 pub mod common;
 pub mod eval;
 pub mod eval_agent;
+pub mod index;
 pub mod llm;
 pub mod nav;
 pub mod parse_md;
