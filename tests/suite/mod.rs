@@ -9,4 +9,5 @@ pub mod nav;
 pub mod parse_md;
 pub mod parse_pdf;
 pub mod shell;
+pub mod shell_agent;
 pub mod trace;

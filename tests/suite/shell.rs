@@ -53,12 +53,12 @@ fn exec_prints_output_and_exits_1_on_command_errors() {
 }
 
 /// A tmux server of our own (its own socket), killed on drop.
-struct Tmux {
+pub struct Tmux {
     socket: String,
 }
 
 impl Tmux {
-    fn start(command: &str) -> Option<Tmux> {
+    pub fn start(command: &str) -> Option<Tmux> {
         let socket = format!("docnav-test-{}-{}", std::process::id(), rand_suffix());
         let status = Command::new("tmux")
             .args([
@@ -77,7 +77,7 @@ impl Tmux {
         status.success().then_some(Tmux { socket })
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub fn keys(&self, keys: &[&str]) {
         let status = Command::new("tmux")
             .args(["-L", &self.socket, "send-keys", "-t", "0"])
             .args(keys)
@@ -86,7 +86,7 @@ impl Tmux {
         assert!(status.success());
     }
 
-    fn screen(&self) -> String {
+    pub fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args([
                 "-L",
@@ -105,7 +105,7 @@ impl Tmux {
     }
 
     /// Wait until the screen contains `want` (10 s at most).
-    fn wait_for(&self, want: &str) -> String {
+    pub fn wait_for(&self, want: &str) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();

@@ -1,0 +1,83 @@
+//! The agent inside `docnav shell`, driven in a real terminal (tmux) against the fake model:
+//! `ask` shows the workers' commands as they happen and the evidence, `goto N` moves the cursor,
+//! `suggest` shows the model's next command, `replay FILE WORKER` leaves the cursor where it ended.
+
+use std::process::Command;
+
+use super::agent::{command, plan, tasks, understand, verdict};
+use super::common::{fixture, run};
+use super::shell::Tmux;
+use crate::support::fake_model::{FakeModel, Reply};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shell_ask_goto_suggest_and_replay() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    assert_eq!(
+        run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]).code,
+        0
+    );
+    let fake = FakeModel::start(vec![
+        understand(&["workspace"]),
+        tasks(&[("notes", "keep indexes apart")]),
+        plan("notes", &["cat 1.1"]),
+        command("notes", "cat '#1.1'"),
+        command("notes", "done"),
+        verdict(true, ""),
+        Reply::text(r#"{"reason": "the section that answers it", "command": "cat ."}"#),
+    ])
+    .await;
+    let shell = format!(
+        "env -u PAGER NO_COLOR=1 TERM=xterm DOCNAV_MODEL=fake-model OPENAI_BASE_URL={} {} --workspace {} shell; echo EXITED:$?; sleep 60",
+        fake.base_url(),
+        env!("CARGO_BIN_EXE_docnav"),
+        ws.display()
+    );
+    let Some(t) = Tmux::start(&shell) else {
+        eprintln!("skipping: tmux cannot start a session here");
+        return;
+    };
+    t.wait_for("docnav:/> ");
+    t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
+    t.wait_for("[r1-w1-notes] $ cat '#1.1'");
+    t.wait_for("[1] notes › 1 Getting started › 1.1 Choosing a workspace");
+    let screen = t.wait_for("goto N");
+    assert!(
+        screen.contains("set DOCNAV_WORKSPACE to keep several indexes apart"),
+        "{screen}"
+    );
+    t.keys(&["goto 1", "Enter"]);
+    t.wait_for("docnav:/notes/1/1> ");
+    t.keys(&["suggest", "Enter"]);
+    t.wait_for("suggested: cat .");
+    fake.verify().unwrap();
+    // The run was recorded into the workspace's traces/.
+    let traces: Vec<_> = std::fs::read_dir(ws.join("traces"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(traces.len(), 1);
+    let trace = traces[0].path();
+    assert!(
+        trace
+            .to_string_lossy()
+            .ends_with("-how-do-i-keep-two-indexes-apart.jsonl"),
+        "{}",
+        trace.display()
+    );
+    // Replay it step by step from elsewhere; `q` stops early; the cursor goes where the worker ended.
+    t.keys(&["cd /", "Enter"]);
+    t.keys(&[&format!("replay {} r1-w1-notes", trace.display()), "Enter"]);
+    t.wait_for("(Enter: next, q: stop)");
+    t.keys(&["Enter"]);
+    t.wait_for("[2/");
+    t.keys(&["q", "Enter"]);
+    t.wait_for("cursor moved to where r1-w1-notes ended: /notes");
+    t.wait_for("docnav:/notes> ");
+    t.keys(&["C-d"]);
+    t.wait_for("EXITED:0");
+}
