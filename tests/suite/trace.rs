@@ -343,3 +343,68 @@ fn a_trace_from_another_format_version_is_refused_clearly() {
         r.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn trace_dir_keeps_one_file_per_run_named_by_time_and_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), SCENARIOS[0].docs);
+    let fake = FakeModel::start(single_doc()).await;
+    let traces = dir.path().join("traces");
+    let mut cmd = ask_cmd(&ws, &fake, &[SCENARIOS[0].question, "--rounds", "1"]);
+    cmd.env("DOCNAV_TRACE_DIR", &traces);
+    let r = output(cmd).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let names: Vec<String> = std::fs::read_dir(&traces)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1);
+    assert!(
+        names[0].ends_with("Z-how-do-i-keep-two-indexes-apart.jsonl"),
+        "{names:?}"
+    );
+    assert_eq!(
+        names[0].len(),
+        "20261122T140431Z-how-do-i-keep-two-indexes-apart.jsonl".len()
+    );
+}
+
+#[test]
+fn replay_step_advances_one_event_per_enter_and_show_json_is_for_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = golden_dir().join("single-doc.jsonl");
+    let ws = dir.path().join("ws");
+    let mut cmd = docnav(&ws);
+    cmd.args(["replay", "--step", golden.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"\n\nq\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout.contains("[1/") && stdout.contains("[3/"), "{stdout}");
+    assert!(!stdout.contains("[4/"), "stopped at q: {stdout}");
+
+    let r = run(
+        &ws,
+        &["replay", "--show", "--json", golden.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<serde_json::Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines
+        .iter()
+        .any(|l| l["kind"] == "command" && l["actor"] == "r1-w1-notes"));
+    assert!(lines
+        .iter()
+        .all(|l| l.get("step").is_some() && l.get("text").is_some()));
+}
