@@ -131,6 +131,39 @@ impl EventSink for FanOut {
     }
 }
 
+/// One line describing an event for a live progress display (`$ cd 2`, `evidence guide #2.1 (812
+/// chars)`), or `None` for events not worth showing (model traffic, observations). Orchestrator
+/// decisions other than `understand` are shown with their JSON.
+pub fn progress_line(record: &EventRecord) -> Option<String> {
+    let line = match &record.event {
+        AgentEvent::WorkerStarted { doc_id, task } => format!("started on {doc_id}: {task}"),
+        AgentEvent::Command { line } => format!("$ {line}"),
+        AgentEvent::EvidenceCollected {
+            doc_id,
+            structure,
+            chars,
+        } => {
+            format!("evidence {doc_id} #{structure} ({chars} chars)")
+        }
+        AgentEvent::Decision { kind, value }
+            if record.actor == ORCHESTRATOR && kind != "understand" =>
+        {
+            format!("{kind}: {value}")
+        }
+        AgentEvent::WorkerFinished {
+            steps,
+            evidence,
+            error,
+        } => match error {
+            Some(e) => format!("failed after {steps} steps: {e}"),
+            None => format!("done: {steps} steps, {evidence} evidence"),
+        },
+        AgentEvent::Error { message } => format!("error: {message}"),
+        _ => return None,
+    };
+    Some(line)
+}
+
 /// Sort key of an actor id: the orchestrator first, then workers by round and index
 /// (`r1-w2-…` before `r1-w10-…` before `r2-w1-…`), so renderings do not depend on scheduling.
 pub fn actor_order_key(actor: &str) -> (u32, u32, String) {

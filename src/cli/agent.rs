@@ -7,11 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::output;
-use crate::agent::events::FanOut;
+use crate::agent::events::{progress_line, FanOut};
 use crate::agent::evidence::render_text;
-use crate::agent::{
-    AgentEvent, AgentOptions, AgentRun, EventRecord, EventSink, NullSink, SharedModel,
-};
+use crate::agent::{AgentOptions, AgentRun, EventRecord, EventSink, NullSink, SharedModel};
 use crate::llm::{ChatModel, LlmError, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
 use crate::trace::{trace_file_name, TraceHeader, TraceWriter};
 use crate::workspace::{Library, Workspace};
@@ -100,31 +98,8 @@ struct ProgressSink;
 
 impl EventSink for ProgressSink {
     fn record(&self, r: EventRecord) {
-        let line = match &r.event {
-            AgentEvent::WorkerStarted { doc_id, task } => format!("started on {doc_id}: {task}"),
-            AgentEvent::Command { line } => format!("$ {line}"),
-            AgentEvent::EvidenceCollected {
-                doc_id,
-                structure,
-                chars,
-            } => {
-                format!("evidence {doc_id} #{structure} ({chars} chars)")
-            }
-            AgentEvent::Decision { kind, value }
-                if r.actor == crate::agent::events::ORCHESTRATOR =>
-            {
-                format!("{kind}: {value}")
-            }
-            AgentEvent::WorkerFinished {
-                steps,
-                evidence,
-                error,
-            } => match error {
-                Some(e) => format!("failed after {steps} steps: {e}"),
-                None => format!("done: {steps} steps, {evidence} evidence"),
-            },
-            AgentEvent::Error { message } => format!("error: {message}"),
-            _ => return,
+        let Some(line) = progress_line(&r) else {
+            return;
         };
         let mut short: String = line.chars().take(160).collect();
         if line.chars().count() > 160 {

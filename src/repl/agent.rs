@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::agent::decisions::{nav_step_schema, NavStep};
-use crate::agent::events::{FanOut, ORCHESTRATOR};
+use crate::agent::events::{progress_line, FanOut, ORCHESTRATOR};
 use crate::agent::evidence::{render_text, Answer};
 use crate::agent::prompts::{render, untrusted, SUGGEST};
 use crate::agent::{ask, AgentEvent, AgentOptions, EventRecord, EventSink, SharedModel};
@@ -69,28 +69,11 @@ struct LiveSink;
 
 impl EventSink for LiveSink {
     fn record(&self, r: EventRecord) {
-        let line = match &r.event {
-            AgentEvent::WorkerStarted { doc_id, task } => format!("→ {doc_id}: {task}"),
-            AgentEvent::Command { line } => format!("$ {line}"),
-            AgentEvent::EvidenceCollected {
-                doc_id,
-                structure,
-                chars,
-            } => {
-                format!("  evidence {doc_id} #{structure} ({chars} chars)")
-            }
-            AgentEvent::Decision { kind, value }
-                if r.actor == ORCHESTRATOR && kind != "understand" =>
-            {
-                format!("{kind}: {value}")
-            }
-            AgentEvent::WorkerFinished { error: Some(e), .. } => format!("failed: {e}"),
-            AgentEvent::Error { message } => format!("error: {message}"),
-            _ => return,
-        };
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "  [{}] {line}", r.actor);
-        let _ = out.flush();
+        if let Some(line) = progress_line(&r) {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "  [{}] {line}", r.actor);
+            let _ = out.flush();
+        }
     }
 }
 
