@@ -414,3 +414,37 @@ async fn replan(
     }
     Ok(tasks)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::tree::DocFormat;
+
+    fn card(id: &str, summary: &str) -> DocCard {
+        DocCard {
+            doc_id: id.into(),
+            title: id.into(),
+            source: format!("/docs/{id}.md"),
+            format: DocFormat::Markdown,
+            bytes: 1000,
+            node_count: 3,
+            outline: vec![],
+            summary: summary.into(),
+            top_terms: vec![],
+            fingerprint: "0".into(),
+        }
+    }
+
+    #[test]
+    fn large_catalogs_are_bm25_pre_ranked_down_to_max_cards_in_catalog_order() {
+        let mut cards: Vec<DocCard> = (0..60).map(|i| card(&format!("doc{i:02}"), "unrelated prose about gardening")).collect();
+        cards[7].summary = "configure the docker daemon logging driver".into();
+        cards[42].summary = "docker daemon flags".into();
+        let chosen = cards_for_prompt(&cards, "docker daemon logging", 2);
+        let ids: Vec<&str> = chosen.iter().map(|c| c.doc_id.as_str()).collect();
+        assert_eq!(ids, vec!["doc07", "doc42"]);
+        // Small catalogs are shown whole.
+        assert_eq!(cards_for_prompt(&cards[..10], "docker", 50).len(), 10);
+    }
+}
