@@ -1,4 +1,112 @@
-//! The agent (DESIGN.md §6). Placeholder.
+//! The agent (DESIGN.md §5–6): an Orchestrator reads DocCards, fans out one Worker per document,
+//! evaluates sufficiency, replans, and reranks the raw evidence.
+//!
+//! Model fails, we fail: there is no heuristic fallback. The lexical navigator ([`lexical`]) is a
+//! separate, explicitly requested mode.
 
+pub mod budget;
+pub mod decisions;
+pub mod events;
 pub mod evidence;
 pub mod lexical;
+pub mod orchestrator;
+pub mod prompts;
+pub mod rerank;
+pub mod worker;
+
+use std::sync::Arc;
+
+pub use decisions::QueryPlan;
+pub use events::{AgentEvent, EventRecord, EventSink, NullSink};
+pub use orchestrator::ask;
+
+use crate::llm::{ChatModel, LlmError};
+
+/// Budgets and knobs of one `ask`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct AgentOptions {
+    /// Commands per Worker (default 12).
+    pub max_steps: usize,
+    /// Dispatch rounds, the first included (default 3).
+    pub rounds: usize,
+    /// DocCards shown to analyze; more are BM25-pre-ranked down to this (default 50).
+    pub max_cards: usize,
+    /// Tasks (documents) per round (default 4).
+    pub max_docs: usize,
+    /// Workers running at once (default 4).
+    pub concurrency: usize,
+    /// Evidence chars a Worker may collect before it stops (default 12,000).
+    pub evidence_chars: usize,
+    /// Hard cap on every prompt, in estimated tokens (chars / 4; default 12,000).
+    pub prompt_cap_tokens: usize,
+    /// Per-command output budget in chars (default 4,000).
+    pub output_budget: usize,
+    /// `--doc` ids: when set, analysis is skipped and these documents are searched.
+    pub doc_ids: Vec<String>,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        AgentOptions {
+            max_steps: 12,
+            rounds: 3,
+            max_cards: 50,
+            max_docs: 4,
+            concurrency: 4,
+            evidence_chars: 12_000,
+            prompt_cap_tokens: 12_000,
+            output_budget: crate::nav::DEFAULT_BUDGET,
+            doc_ids: Vec::new(),
+        }
+    }
+}
+
+/// Why an `ask` failed as a whole.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// An orchestrator step's model call failed (after retries / the repair round).
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    /// A document could not be loaded.
+    #[error("workspace: {0}")]
+    Workspace(String),
+    /// `--doc` (or a task) names a document that is not indexed.
+    #[error("document not found: {0} (hint: `docnav docs` lists the ids)")]
+    UnknownDocument(String),
+    /// The workspace has no documents.
+    #[error("the workspace has no documents (hint: run `docnav index <files>` first)")]
+    NoDocuments,
+    /// The model chose no document that exists.
+    #[error("the model chose no indexed document for this question")]
+    NoTasks,
+}
+
+/// The result of one `ask`.
+#[derive(Debug)]
+pub struct AgentRun {
+    /// Ranked evidence and stats (the `--json` shape).
+    pub answer: evidence::Answer,
+    /// The same evidence with BM25 explanations.
+    pub ranked: Vec<rerank::RankedEvidence>,
+    /// What understand decided.
+    pub query_plan: QueryPlan,
+    /// `(worker id, message)` of Workers that failed; the others' evidence is in `answer`.
+    pub worker_errors: Vec<(String, String)>,
+}
+
+/// Which model each actor talks to. A live run gives every actor the same model; replay gives each
+/// actor the model that answers from its own recorded responses.
+pub trait ModelRouter: Send + Sync {
+    /// The model for `actor` (`orchestrator` or a worker id).
+    fn model_for(&self, actor: &str) -> Arc<dyn ChatModel>;
+}
+
+/// Every actor uses one shared model.
+pub struct SharedModel(pub Arc<dyn ChatModel>);
+
+impl ModelRouter for SharedModel {
+    fn model_for(&self, _actor: &str) -> Arc<dyn ChatModel> {
+        self.0.clone()
+    }
+}

@@ -2,10 +2,14 @@
 //!
 //! Exit codes: 0 ok, 1 runtime failure (including any file that failed to index), 2 usage error.
 
+pub mod agent;
+mod ask;
 mod docs;
+mod eval;
 mod exec;
 mod index;
 pub mod output;
+mod replay;
 mod shell;
 mod tree;
 
@@ -44,6 +48,12 @@ enum Command {
     Exec(exec::ExecArgs),
     /// Interactive navigation shell over the workspace.
     Shell(shell::ShellArgs),
+    /// Ask a question: ranked evidence with exact locations (agent, or --lexical without a model).
+    Ask(ask::AskArgs),
+    /// Run a navigator over a question set (JSON Lines) and score it.
+    Eval(eval::EvalArgs),
+    /// Replay a recorded trace without a model (or --show it as a transcript).
+    Replay(replay::ReplayArgs),
 }
 
 /// Parse the process arguments and run the chosen subcommand.
@@ -65,13 +75,18 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Tree(args) => tree::run(&cli.global, args),
         Command::Exec(args) => exec::run(&cli.global, args),
         Command::Shell(args) => shell::run(&cli.global, args),
+        Command::Ask(args) => ask::run(&cli.global, args),
+        Command::Eval(args) => eval::run(&cli.global, args),
+        Command::Replay(args) => replay::run(&cli.global, args),
     }
 }
 
-/// `RUST_LOG` drives tracing output to stderr (warnings by default).
+/// `RUST_LOG` drives tracing output to stderr. By default: our warnings only; lopdf's own log
+/// lines (it warns about every font encoding it falls back on) are noise for a user, and the PDF
+/// parser reports what matters (pages without text, unreadable pages) itself.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,lopdf=off"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

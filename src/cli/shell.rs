@@ -4,9 +4,10 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use super::agent::{AgentArgs, ModelArgs};
 use super::GlobalArgs;
 use crate::nav::DEFAULT_BUDGET;
-use crate::repl::{run_shell, ShellOptions};
+use crate::repl::{run_shell, ShellAgent, ShellOptions};
 use crate::workspace::Workspace;
 
 /// Arguments of `docnav shell`.
@@ -18,6 +19,10 @@ pub struct ShellArgs {
     /// Output budget per command in chars.
     #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_BUDGET)]
     budget: usize,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    agent: AgentArgs,
 }
 
 /// Run `docnav shell` until Ctrl-D or `exit`.
@@ -32,5 +37,9 @@ pub fn run(global: &GlobalArgs, args: ShellArgs) -> anyhow::Result<ExitCode> {
         cwd: args.cwd,
         ..ShellOptions::from_env()
     };
-    run_shell(Arc::new(ws), history, options)
+    // A missing model is not an error for the shell: navigation works without one, and `ask` /
+    // `suggest` say what to configure.
+    let model = args.model.connect().map_err(|e| e.to_string());
+    let agent = ShellAgent::new(model, args.agent.options(&[]), ws.traces_dir());
+    run_shell(Arc::new(ws), history, options, agent)
 }

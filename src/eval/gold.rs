@@ -17,7 +17,8 @@ pub fn normalize_space(text: &str) -> String {
 
 /// A heading title in comparable form: inline Markdown removed (code spans' backticks, `*`/`_`
 /// emphasis, `~~`, links and images keep their text, HTML tags, backslash escapes, a trailing
-/// `{#id .class}` attribute list), then lowercased with whitespace collapsed.
+/// `{#id .class}` attribute list), then lowercased with whitespace collapsed and no space before
+/// `, ; : . ! ? )` (parsers differ on the space a removed code span leaves).
 /// `"Class: `FileHandle`"` and `"class:  FileHandle"` both give `"class: filehandle"`.
 pub fn normalize_heading(title: &str) -> String {
     let chars: Vec<char> = title.trim().chars().collect();
@@ -65,7 +66,11 @@ pub fn normalize_heading(title: &str) -> String {
         }
         i += 1;
     }
-    normalize_space(&out).to_lowercase()
+    let mut spaced = normalize_space(&out).to_lowercase();
+    for p in [",", ";", ":", ".", "!", "?", ")"] {
+        spaced = spaced.replace(&format!(" {p}"), p);
+    }
+    spaced
 }
 
 /// For a `[` at `open`: the index of the closing `]` and of the `)` of a `[text](url)` link.
@@ -84,6 +89,7 @@ fn link_at(chars: &[char], open: usize) -> Option<(usize, usize)> {
 pub struct DocResolver {
     ids: HashSet<String>,
     sources: HashMap<PathBuf, String>,
+    failed: HashMap<String, String>,
     base_dir: PathBuf,
 }
 
@@ -102,35 +108,54 @@ impl DocResolver {
         DocResolver {
             ids: library.cards().iter().map(|c| c.doc_id.clone()).collect(),
             sources,
+            failed: HashMap::new(),
             base_dir: base_dir.to_path_buf(),
         }
     }
 
+    /// Remember documents that could not be built (`(doc value, reason)`, as returned by
+    /// [`library_from_qa`]) so their questions report the reason instead of "unknown".
+    pub fn with_failures(mut self, failures: Vec<(String, String)>) -> DocResolver {
+        self.failed.extend(failures);
+        self
+    }
+
     /// The doc id `doc` names: itself when it is an id, else the document whose source file is
-    /// `doc` (relative to the base folder or the current directory). `None` when neither.
-    pub fn resolve(&self, doc: &str) -> Option<String> {
+    /// `doc` (relative to the base folder or the current directory).
+    ///
+    /// Errors: [`DataError::DocumentFailed`] for a file that could not be built (see
+    /// [`DocResolver::with_failures`]), [`DataError::UnknownDocument`] otherwise.
+    pub fn resolve(&self, doc: &str) -> Result<String, DataError> {
         if self.ids.contains(doc) {
-            return Some(doc.to_string());
+            return Ok(doc.to_string());
         }
-        [self.base_dir.join(doc), PathBuf::from(doc)]
+        let found = [self.base_dir.join(doc), PathBuf::from(doc)]
             .iter()
             .find_map(|p| {
                 let canonical = p.canonicalize().ok()?;
                 self.sources.get(&canonical).cloned()
-            })
+            });
+        match (found, self.failed.get(doc)) {
+            (Some(id), _) => Ok(id),
+            (None, Some(reason)) => Err(DataError::DocumentFailed {
+                doc: doc.to_string(),
+                reason: reason.clone(),
+            }),
+            (None, None) => Err(DataError::UnknownDocument(doc.to_string())),
+        }
     }
 }
 
 /// Build an in-memory library of the files the questions' `doc` fields name (relative to
 /// `base_dir` first, then the current directory), for running a set without a workspace.
 /// Doc ids are slugs of the file stems made unique, as `docnav index` makes them. Returns the
-/// library and one warning per file that could not be read or parsed (its questions then fail
-/// as unknown documents). `doc` values that are not files are left for the resolver.
+/// library and one `(doc value, reason)` per file that could not be read or parsed (pass them to
+/// [`DocResolver::with_failures`]). `doc` values that are not files are left for the resolver.
 pub fn library_from_qa(
     items: &[QaItem],
     base_dir: &Path,
     options: &BuildOptions,
-) -> (InMemoryLibrary, Vec<String>) {
+) -> (InMemoryLibrary, Vec<(String, String)>) {
     let mut seen = HashSet::new();
     let mut taken = HashSet::new();
     let mut documents = Vec::new();
@@ -158,7 +183,7 @@ pub fn library_from_qa(
                 taken.insert(id);
                 documents.push(b.document);
             }
-            Err(e) => warnings.push(e),
+            Err(e) => warnings.push((doc.to_string(), e)),
         }
     }
     (InMemoryLibrary::new(documents), warnings)
@@ -276,6 +301,8 @@ mod tests {
             ("<code>rg</code> usage", "rg usage"),
             ("Title { #anchor data-toc-label='x' }", "title"),
             ("Café  Crème", "café crème"),
+            ("When I run rg , why ?", "when i run rg, why?"),
+            ("When I run `rg`, why?", "when i run rg, why?"),
             ("", ""),
         ];
         for (input, want) in cases {
@@ -299,12 +326,22 @@ mod tests {
             item("nope.md"),
         ];
         let (library, warnings) = library_from_qa(&items, &base, &BuildOptions::default());
-        assert_eq!(warnings, Vec::<String>::new());
+        assert_eq!(warnings, Vec::<(String, String)>::new());
         assert_eq!(library.cards().len(), 1);
         let resolver = DocResolver::new(&library, &base);
-        assert_eq!(resolver.resolve("docs/notes.txt"), Some("notes".into()));
-        assert_eq!(resolver.resolve("notes"), Some("notes".into()));
-        assert_eq!(resolver.resolve("docs/ripgrep__FAQ.md"), None);
-        assert_eq!(resolver.resolve("nope.md"), None);
+        assert_eq!(resolver.resolve("docs/notes.txt"), Ok("notes".into()));
+        assert_eq!(resolver.resolve("notes"), Ok("notes".into()));
+        assert_eq!(
+            resolver.resolve("docs/ripgrep__FAQ.md"),
+            Err(DataError::UnknownDocument("docs/ripgrep__FAQ.md".into()))
+        );
+        let resolver = resolver.with_failures(vec![("nope.md".into(), "bad".into())]);
+        assert_eq!(
+            resolver.resolve("nope.md"),
+            Err(DataError::DocumentFailed {
+                doc: "nope.md".into(),
+                reason: "bad".into()
+            })
+        );
     }
 }

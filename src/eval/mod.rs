@@ -12,6 +12,7 @@
 //! the first section hit (0 when none). A gold path that does not exist (or is ambiguous, or whose
 //! section does not contain the answer) is a data error, reported and not scored.
 
+pub mod agent_navigator;
 pub mod gold;
 pub mod report;
 pub mod run;
@@ -56,6 +57,14 @@ pub enum DataError {
         "unknown document `{0}` (not a doc id of the library nor the path of an indexed file)"
     )]
     UnknownDocument(String),
+    /// `doc` names a file that could not be read or parsed.
+    #[error("document `{doc}` could not be indexed: {reason}")]
+    DocumentFailed {
+        /// The `doc` value.
+        doc: String,
+        /// Why it failed.
+        reason: String,
+    },
     /// No section has this title path.
     #[error("gold path `{path}` does not exist in {scope}")]
     GoldNotFound {

@@ -1,7 +1,6 @@
 //! Running a navigator over a question set and scoring it (see the module docs of
 //! [`crate::eval`]).
 
-use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -193,17 +192,16 @@ impl QuestionResult {
 
 /// Run `navigator` on every question of `qa` against `library` and score it.
 ///
-/// `base_dir` is the question file's folder (relative `doc` paths are resolved against it, then
-/// the current directory). Lines of `qa.errors`, unknown documents and bad gold paths become
+/// `resolver` maps each question's `doc` to a doc id of `library` (see [`DocResolver::new`]).
+/// Lines of `qa.errors`, unknown documents and bad gold paths become
 /// `data_error` entries; a navigator error becomes a `nav_error` entry scored as a miss. Never
 /// fails as a whole.
 pub fn run_eval(
     library: &dyn Library,
-    base_dir: &Path,
+    resolver: &DocResolver,
     qa: &QaSet,
     navigator: &dyn Navigator,
 ) -> EvalReport {
-    let resolver = DocResolver::new(library, base_dir);
     let mut gold = GoldIndex::new();
     let all_ids: Vec<String> = library.cards().iter().map(|c| c.doc_id.clone()).collect();
     let mut questions: Vec<QuestionResult> = qa
@@ -213,7 +211,7 @@ pub fn run_eval(
         .collect();
     for item in &qa.items {
         questions.push(run_one(
-            library, &resolver, &mut gold, &all_ids, item, navigator,
+            library, resolver, &mut gold, &all_ids, item, navigator,
         ));
     }
     questions.sort_by_key(|q| q.line);
@@ -237,8 +235,8 @@ fn run_one(
     };
     let scope: Option<Vec<String>> = match &item.doc {
         Some(doc) => match resolver.resolve(doc) {
-            Some(id) => Some(vec![id]),
-            None => return data_error(DataError::UnknownDocument(doc.clone())),
+            Ok(id) => Some(vec![id]),
+            Err(e) => return data_error(e),
         },
         None => None,
     };

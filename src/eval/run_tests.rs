@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 use crate::agent::evidence::AskStats;
-use crate::eval::{library_from_qa, parse_qa};
+use crate::eval::{library_from_qa, parse_qa, DocResolver};
 use crate::tree::BuildOptions;
 
 fn base() -> PathBuf {
@@ -36,7 +36,7 @@ fn lexical_eval_scores_hits_and_reports_data_errors_per_line() {
         library: &lib,
         k: 5,
     };
-    let report = run_eval(&lib, &base(), &qa, &nav);
+    let report = run_eval(&lib, &DocResolver::new(&lib, &base()), &qa, &nav);
     let statuses: Vec<(usize, Status)> = report
         .questions
         .iter()
@@ -117,7 +117,7 @@ fn closures_are_navigators_and_their_failures_are_misses() {
             trace: Some("{}\n".into()),
         })
     };
-    let report = run_eval(&lib, &base(), &qa, &nav);
+    let report = run_eval(&lib, &DocResolver::new(&lib, &base()), &qa, &nav);
     let q1 = &report.questions[0];
     // The root is not inside the gold section, but its text contains the answer.
     assert_eq!((q1.section_rank, q1.answer_rank), (None, Some(1)));

@@ -68,6 +68,11 @@ pub enum LlmError {
         message: String,
     },
 
+    /// Replaying a trace: the run asked for something the recording does not have (a request that
+    /// differs from the recorded one, or one call too many).
+    #[error("replay: {0}")]
+    Replay(String),
+
     /// The model's reply is not the JSON decision asked for, even after the repair round.
     #[error("model reply is not a valid decision after one repair round: {error}; reply began: {excerpt:?}")]
     BadReply {

@@ -4,6 +4,7 @@
 //! `exit`) leaves. Colour only when asked ([`ShellOptions::from_env`]: a TTY and no `NO_COLOR`);
 //! long output goes through `$PAGER` only when it is set.
 
+pub mod agent;
 mod helper;
 
 use std::io::{IsTerminal, Write};
@@ -16,6 +17,7 @@ use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{CompletionType, Config, Editor};
 
+pub use agent::ShellAgent;
 pub use helper::ShellHelper;
 
 use crate::nav::{find_command, Role, Session, Status, DEFAULT_BUDGET};
@@ -84,9 +86,8 @@ pub fn classify(line: &str) -> LineKind {
     }
 }
 
-/// Message printed for a question typed at the shell.
-pub const QUESTION_NEEDS_AGENT: &str =
-    "asking a question needs the agent, which this shell does not run yet\nhint: try `find <keywords>` or `grep <regex>` to search yourself";
+/// Shell-only commands that talk to the agent (not part of the navigation language).
+pub const AGENT_BUILTINS: &[&str] = &["goto", "suggest", "replay"];
 
 /// Run the interactive shell over `library` until Ctrl-D or `exit`; history is loaded from and
 /// saved to `history_path` (its folder is created when missing).
@@ -98,6 +99,7 @@ pub fn run_shell(
     library: Arc<dyn Library>,
     history_path: PathBuf,
     options: ShellOptions,
+    mut agent: ShellAgent,
 ) -> anyhow::Result<ExitCode> {
     let mut session = Session::new(library, Role::Person).with_budget(options.budget);
     if let Some(cwd) = &options.cwd {
@@ -145,21 +147,50 @@ pub fn run_shell(
                 );
             }
         }
-        let (text, status) = match classify(&line) {
-            LineKind::Blank => continue,
-            LineKind::Exit => break,
-            LineKind::Question => (QUESTION_NEEDS_AGENT.to_string(), Status::Error),
-            LineKind::Command => {
-                let Some(helper) = editor.helper_mut() else {
-                    break;
-                };
-                let out = helper.session.execute(&line)?;
-                (out.text, out.status)
+        let Some(helper) = editor.helper_mut() else {
+            break;
+        };
+        let session = &mut helper.session;
+        let first = line.split_whitespace().next().unwrap_or("");
+        let rest = line.trim_start()[first.len()..].trim();
+        let (text, status) = if AGENT_BUILTINS.contains(&first) {
+            match first {
+                "goto" => agent::goto(&agent, session, rest),
+                "suggest" => agent::suggest(&mut agent, session, rest),
+                _ => {
+                    let args = crate::nav::split_words(rest).unwrap_or_default();
+                    agent::replay_in_shell(session, &args, wait_for_enter)
+                }
+            }
+        } else {
+            match classify(&line) {
+                LineKind::Blank => continue,
+                LineKind::Exit => break,
+                LineKind::Question => {
+                    let question = if first == "ask" { rest } else { line.trim() };
+                    agent::ask_in_shell(&mut agent, session, question)
+                }
+                LineKind::Command => {
+                    let out = session.execute(&line)?;
+                    (out.text, out.status)
+                }
             }
         };
         show(&text, status, &options);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Show a transcript line and wait for Enter; `q` (or end of input) stops.
+fn wait_for_enter(line: &str) -> bool {
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "{line}   (Enter: next, q: stop) ");
+    let _ = out.flush();
+    let mut answer = String::new();
+    match std::io::stdin().read_line(&mut answer) {
+        Ok(0) | Err(_) => false,
+        Ok(_) => answer.trim() != "q",
+    }
 }
 
 /// Print one command's output: errors in red when colour is on, long output through the pager.

@@ -253,8 +253,10 @@ impl Tree {
                 out.push_str(&node.title);
                 out.push_str("\n\n");
             }
-            if !node.content.is_empty() {
-                out.push_str(node.content.trim_end());
+            // Leading blank lines of the content would only widen the gap under the heading.
+            let content = node.content.trim_start_matches(['\n', '\r']).trim_end();
+            if !content.is_empty() {
+                out.push_str(content);
                 out.push('\n');
             }
         }

@@ -1,6 +1,11 @@
+pub mod agent;
 pub mod cli_index;
 pub mod common;
+pub mod eval;
+pub mod eval_agent;
 pub mod llm;
 pub mod nav;
 pub mod parse_md;
+pub mod parse_pdf;
 pub mod shell;
+pub mod trace;

@@ -51,6 +51,7 @@ pub struct Reply {
     body: Body,
     delay: Option<Duration>,
     usage: Option<(u64, u64)>,
+    when: Option<String>,
 }
 
 impl Reply {
@@ -63,6 +64,7 @@ impl Reply {
             body: Body::Text(text.into()),
             delay: None,
             usage: None,
+            when: None,
         }
     }
 
@@ -74,6 +76,7 @@ impl Reply {
             body: Body::Error,
             delay: None,
             usage: None,
+            when: None,
         }
     }
 
@@ -85,6 +88,7 @@ impl Reply {
             body: Body::Raw(body.into()),
             delay: None,
             usage: None,
+            when: None,
         }
     }
 
@@ -109,6 +113,29 @@ impl Reply {
     pub fn usage(mut self, prompt_tokens: u64, completion_tokens: u64) -> Self {
         self.usage = Some((prompt_tokens, completion_tokens));
         self
+    }
+
+    /// Serve this reply only to a request whose message contents contain `needle` (e.g. a
+    /// worker's "Task in document `guide`"), so parallel workers get their own replies whatever
+    /// order their calls arrive in. Untagged replies answer any request; the first reply in script
+    /// order that matches is served.
+    pub fn when(mut self, needle: &str) -> Self {
+        self.when = Some(needle.to_string());
+        self
+    }
+
+    fn matches(&self, request: &Value) -> bool {
+        let Some(needle) = &self.when else {
+            return true;
+        };
+        request
+            .get("messages")
+            .and_then(Value::as_array)
+            .is_some_and(|m| {
+                m.iter()
+                    .filter_map(|m| m.get("content").and_then(Value::as_str))
+                    .any(|c| c.contains(needle.as_str()))
+            })
     }
 
     fn render(&self, request: &Value) -> ResponseTemplate {
@@ -201,7 +228,8 @@ impl Respond for Responder {
             body: body.clone(),
             authorization,
         });
-        match state.script.pop_front() {
+        let next = state.script.iter().position(|r| r.matches(&body));
+        match next.and_then(|i| state.script.remove(i)) {
             Some(reply) => reply.render(&body),
             None => {
                 state.unexpected += 1;

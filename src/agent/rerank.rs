@@ -1,0 +1,131 @@
+//! Rerank (DESIGN.md §6.6): dedup the raw evidence of all Workers, then rank it by BM25 against the
+//! question plus the key concepts (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75, Lucene idf; the
+//! statistics are those of the evidence set itself, see [`crate::index::bm25::Bm25Scorer`]).
+//!
+//! Dedup, in order: the same node read by several workers is merged (the longest read wins); of an
+//! ancestor and its descendant in one document, the better-scored is kept (ties keep the
+//! descendant, the more exact section); near-identical texts (Jaccard similarity of their token
+//! sets ≥ 0.9) keep the better-scored one.
+
+use std::collections::{HashMap, HashSet};
+
+use super::evidence::Evidence;
+use super::worker::CollectedEvidence;
+use crate::index::bm25::{Bm25Explanation, Bm25Scorer};
+use crate::index::tokenize;
+use crate::workspace::Library;
+
+/// Jaccard threshold above which two evidence texts count as the same passage.
+pub const NEAR_DUPLICATE_JACCARD: f64 = 0.9;
+
+/// One ranked evidence with the BM25 explanation of its score.
+#[derive(Debug, Clone)]
+pub struct RankedEvidence {
+    /// The evidence as returned to the user.
+    pub evidence: Evidence,
+    /// Why it scored what it did.
+    pub explanation: Option<Bm25Explanation>,
+}
+
+/// |A ∩ B| / |A ∪ B| of two token sets (1.0 for two empty sets).
+fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 {
+        return 1.0;
+    }
+    a.intersection(b).count() as f64 / union as f64
+}
+
+/// Dedup and rank `collected` evidence; `query` is the question plus key concepts.
+pub fn rerank(
+    library: &dyn Library,
+    collected: Vec<CollectedEvidence>,
+    query: &str,
+) -> Vec<RankedEvidence> {
+    // 1. Same node: keep the longest read.
+    let mut by_node: HashMap<(String, u32), CollectedEvidence> = HashMap::new();
+    let mut order = Vec::new();
+    for ev in collected {
+        let key = (ev.doc_id.clone(), ev.node.0);
+        match by_node.get(&key) {
+            Some(existing) if existing.text.chars().count() >= ev.text.chars().count() => {}
+            Some(_) => {
+                by_node.insert(key, ev);
+            }
+            None => {
+                order.push(key.clone());
+                by_node.insert(key, ev);
+            }
+        }
+    }
+    let items: Vec<CollectedEvidence> = order
+        .into_iter()
+        .filter_map(|k| by_node.remove(&k))
+        .collect();
+    let texts: Vec<&str> = items.iter().map(|e| e.text.as_str()).collect();
+    let scorer = Bm25Scorer::new(&texts);
+    let scores: Vec<f32> = (0..items.len()).map(|i| scorer.score(i, query)).collect();
+
+    // 2. Ancestor/descendant and 3. near-identical text.
+    let token_sets: Vec<HashSet<String>> = items
+        .iter()
+        .map(|e| tokenize(&e.text).into_iter().collect())
+        .collect();
+    let mut dropped = vec![false; items.len()];
+    for i in 0..items.len() {
+        for j in (i + 1)..items.len() {
+            if dropped[i] || dropped[j] {
+                continue;
+            }
+            let (a, b) = (&items[i], &items[j]);
+            let related = a.doc_id == b.doc_id
+                && library.document(&a.doc_id).is_ok_and(|doc| {
+                    doc.tree.is_ancestor_or_self(a.node, b.node)
+                        || doc.tree.is_ancestor_or_self(b.node, a.node)
+                });
+            let same_text = jaccard(&token_sets[i], &token_sets[j]) >= NEAR_DUPLICATE_JACCARD;
+            if related || same_text {
+                let a_deeper = library.document(&a.doc_id).is_ok_and(|doc| {
+                    a.doc_id == b.doc_id
+                        && doc.tree.node(a.node).depth > doc.tree.node(b.node).depth
+                });
+                let keep_i = scores[i] > scores[j] || (scores[i] == scores[j] && a_deeper);
+                if keep_i {
+                    dropped[j] = true;
+                } else {
+                    dropped[i] = true;
+                }
+            }
+        }
+    }
+
+    let mut ranked: Vec<(usize, RankedEvidence)> = Vec::new();
+    for (i, ev) in items.iter().enumerate() {
+        if dropped[i] {
+            continue;
+        }
+        let Ok(doc) = library.document(&ev.doc_id) else {
+            continue;
+        };
+        let Some(mut evidence) = Evidence::from_node(&ev.doc_id, &doc.tree, ev.node, scores[i])
+        else {
+            continue;
+        };
+        evidence.text = ev.text.clone();
+        ranked.push((
+            i,
+            RankedEvidence {
+                evidence,
+                explanation: scorer.explain(i, query),
+            },
+        ));
+    }
+    ranked.sort_by(|(ia, a), (ib, b)| {
+        b.evidence
+            .score
+            .partial_cmp(&a.evidence.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(ia.cmp(ib))
+    });
+    ranked.into_iter().map(|(_, r)| r).collect()
+}

@@ -1,0 +1,247 @@
+//! The agent side of `docnav ask` (and of `docnav eval` without `--lexical`): model flags, agent
+//! budgets, live progress on stderr, the trace, Ctrl-C.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::output;
+use crate::agent::events::FanOut;
+use crate::agent::evidence::render_text;
+use crate::agent::{
+    AgentEvent, AgentOptions, AgentRun, EventRecord, EventSink, NullSink, SharedModel,
+};
+use crate::llm::{ChatModel, LlmError, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
+use crate::trace::{trace_file_name, TraceHeader, TraceWriter};
+use crate::workspace::{Library, Workspace};
+
+/// Which model to talk to (OpenAI chat-completions protocol).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ModelArgs {
+    /// Model name, e.g. `gpt-4o-mini` or `qwen2.5:7b` [env: DOCNAV_MODEL].
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Server base URL, e.g. `http://localhost:11434/v1` (Ollama) [env: OPENAI_BASE_URL].
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Per-request timeout in seconds [default: 60].
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Retries on 429/5xx/timeouts [default: 3].
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
+    /// Concurrent model requests [default: 4].
+    #[arg(long, value_name = "N")]
+    pub max_requests: Option<usize>,
+    /// Do not send `response_format: json_schema` (for servers that reject it).
+    #[arg(long)]
+    pub no_json_schema: bool,
+}
+
+impl ModelArgs {
+    /// Resolve flags and environment into a client. Errors: [`LlmError::NotConfigured`] (the CLI
+    /// exits 2) or an invalid configuration.
+    pub fn connect(&self) -> Result<Arc<dyn ChatModel>, LlmError> {
+        let flags = ModelFlags {
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            timeout: self.timeout.map(|s| Duration::from_secs_f64(s.max(0.001))),
+            max_retries: self.retries,
+            concurrency: self.max_requests,
+            json_schema: self.no_json_schema.then_some(false),
+        };
+        let config = ModelConfig::resolve(&flags, &ModelEnv::from_process())?;
+        Ok(Arc::new(OpenAiCompatible::new(config)?))
+    }
+}
+
+/// Budgets of the agent.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AgentArgs {
+    /// Commands per Worker.
+    #[arg(long, default_value_t = 12, value_name = "N")]
+    pub max_steps: usize,
+    /// Dispatch rounds (evaluate → replan between them).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub rounds: usize,
+    /// DocCards shown to the model; larger catalogs are BM25-pre-ranked down to this.
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    pub max_cards: usize,
+    /// Documents (Workers) per round.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub max_docs: usize,
+    /// Evidence chars a Worker may collect.
+    #[arg(long, default_value_t = 12_000, value_name = "CHARS")]
+    pub evidence_chars: usize,
+    /// Hard cap on every prompt, in estimated tokens (chars / 4).
+    #[arg(long, default_value_t = 12_000, value_name = "TOKENS")]
+    pub prompt_cap: usize,
+}
+
+impl AgentArgs {
+    /// Agent options for these flags and `--doc` ids.
+    pub fn options(&self, doc_ids: &[String]) -> AgentOptions {
+        AgentOptions {
+            max_steps: self.max_steps.max(1),
+            rounds: self.rounds.max(1),
+            max_cards: self.max_cards.max(1),
+            max_docs: self.max_docs.max(1),
+            evidence_chars: self.evidence_chars.max(1),
+            prompt_cap_tokens: self.prompt_cap.max(1_000),
+            doc_ids: doc_ids.to_vec(),
+            ..AgentOptions::default()
+        }
+    }
+}
+
+/// Prints one line per worker command to stderr (`[r1-w1-guide] $ cd 2`).
+struct ProgressSink;
+
+impl EventSink for ProgressSink {
+    fn record(&self, r: EventRecord) {
+        let line = match &r.event {
+            AgentEvent::WorkerStarted { doc_id, task } => format!("started on {doc_id}: {task}"),
+            AgentEvent::Command { line } => format!("$ {line}"),
+            AgentEvent::EvidenceCollected {
+                doc_id,
+                structure,
+                chars,
+            } => {
+                format!("evidence {doc_id} #{structure} ({chars} chars)")
+            }
+            AgentEvent::Decision { kind, value }
+                if r.actor == crate::agent::events::ORCHESTRATOR =>
+            {
+                format!("{kind}: {value}")
+            }
+            AgentEvent::WorkerFinished {
+                steps,
+                evidence,
+                error,
+            } => match error {
+                Some(e) => format!("failed after {steps} steps: {e}"),
+                None => format!("done: {steps} steps, {evidence} evidence"),
+            },
+            AgentEvent::Error { message } => format!("error: {message}"),
+            _ => return,
+        };
+        let mut short: String = line.chars().take(160).collect();
+        if line.chars().count() > 160 {
+            short.push('…');
+        }
+        eprintln!("[{}] {short}", r.actor);
+    }
+}
+
+/// Where to write the trace: `--trace FILE`, else `DOCNAV_TRACE_DIR/<time>-<question>.jsonl`.
+fn trace_path(flag: &Option<PathBuf>, question: &str, unix_ms: u64) -> Option<PathBuf> {
+    if let Some(p) = flag {
+        return Some(p.clone());
+    }
+    let dir = std::env::var_os("DOCNAV_TRACE_DIR").filter(|d| !d.is_empty())?;
+    Some(PathBuf::from(dir).join(trace_file_name(unix_ms, question)))
+}
+
+/// Run the agent for one question and print the answer. Exit codes: 0 ok; 1 when the run or any
+/// Worker failed (evidence found by the others is still printed); 2 without a model; 130 on Ctrl-C.
+pub fn run_agent(
+    workspace: &std::path::Path,
+    question: &str,
+    doc_ids: &[String],
+    json: bool,
+    model_args: &ModelArgs,
+    agent_args: &AgentArgs,
+    trace: &Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let model = match model_args.connect() {
+        Ok(m) => m,
+        Err(e @ LlmError::NotConfigured { .. }) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let library: Arc<dyn Library> = Arc::new(Workspace::open(workspace)?);
+    let options = agent_args.options(doc_ids);
+    let unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+    let writer = match trace_path(trace, question, unix_ms) {
+        Some(path) => {
+            let header = TraceHeader::for_run(
+                library.as_ref(),
+                question,
+                model.model_id(),
+                &options,
+                unix_ms,
+            );
+            Some(Arc::new(TraceWriter::create(&path, &header)?))
+        }
+        None => None,
+    };
+    let mut sinks: Vec<Arc<dyn EventSink>> = Vec::new();
+    if output::stderr_is_tty() {
+        sinks.push(Arc::new(ProgressSink));
+    }
+    if let Some(w) = &writer {
+        sinks.push(w.clone());
+    }
+    let sink: Arc<dyn EventSink> = if sinks.is_empty() {
+        Arc::new(NullSink)
+    } else {
+        Arc::new(FanOut(sinks))
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            result = crate::agent::ask(library.clone(), Arc::new(SharedModel(model)), sink, &options, question) => Some(result),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    let trace_note = writer.as_ref().map(|w| {
+        let _ = w.finish();
+        w.path().display().to_string()
+    });
+    let Some(result) = outcome else {
+        eprintln!(
+            "cancelled{}",
+            trace_note
+                .map(|p| format!("; trace so far in `{p}`"))
+                .unwrap_or_default()
+        );
+        return Ok(ExitCode::from(130));
+    };
+    let run: AgentRun = match result {
+        Ok(run) => run,
+        Err(e) => {
+            if let Some(p) = &trace_note {
+                eprintln!("trace: `{p}`");
+            }
+            return Err(e.into());
+        }
+    };
+    let text = if json {
+        let mut s = serde_json::to_string_pretty(&run.answer)?;
+        s.push('\n');
+        s
+    } else {
+        render_text(&run.answer)
+    };
+    output::print(&text)?;
+    for (worker, message) in &run.worker_errors {
+        eprintln!("error: worker {worker} failed: {message}");
+    }
+    if let Some(p) = &trace_note {
+        eprintln!("trace: `{p}`");
+    }
+    Ok(if run.worker_errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,65 @@
+//! `docnav ask "<question>"`: ranked evidence for a question. By default the agent navigates with
+//! a model; `--lexical` uses the model-free BM25 navigator ([`crate::agent::lexical`]). The agent
+//! never falls back to the lexical navigator: without a model it exits 2.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::agent::{run_agent, AgentArgs, ModelArgs};
+use super::{output, GlobalArgs};
+use crate::agent::evidence::render_text;
+use crate::agent::lexical::{ask_lexical, DEFAULT_K};
+use crate::workspace::Workspace;
+
+/// Arguments of `docnav ask`.
+#[derive(Debug, clap::Args)]
+pub struct AskArgs {
+    /// The question.
+    question: String,
+    /// Rank sections with BM25 only (no model): fast, a baseline, never used unless asked for.
+    #[arg(long)]
+    lexical: bool,
+    /// With --lexical: return at most N evidence items.
+    #[arg(short = 'k', long = "top", value_name = "N", default_value_t = DEFAULT_K)]
+    k: usize,
+    /// Only search this document (repeatable; skips the agent's document analysis).
+    #[arg(long = "doc", value_name = "ID")]
+    docs: Vec<String>,
+    /// Print the answer as JSON (`{"question", "evidence": [...], "stats": {...}}`).
+    #[arg(long)]
+    json: bool,
+    /// Record the run as a JSONL trace (see `docnav replay`). `DOCNAV_TRACE_DIR` keeps one per run.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    agent: AgentArgs,
+}
+
+/// Run `docnav ask`. Exit 0 ok, 1 failure, 2 no model configured (agent mode).
+pub fn run(global: &GlobalArgs, args: AskArgs) -> anyhow::Result<ExitCode> {
+    if !args.lexical {
+        return run_agent(
+            &global.workspace,
+            &args.question,
+            &args.docs,
+            args.json,
+            &args.model,
+            &args.agent,
+            &args.trace,
+        );
+    }
+    let ws = Workspace::open(&global.workspace)?;
+    let scope = (!args.docs.is_empty()).then_some(args.docs.as_slice());
+    let answer = ask_lexical(&ws, &args.question, scope, args.k)?;
+    let text = if args.json {
+        let mut s = serde_json::to_string_pretty(&answer)?;
+        s.push('\n');
+        s
+    } else {
+        render_text(&answer)
+    };
+    output::print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,130 @@
+//! `docnav replay FILE`: re-run a recorded navigation without a model and check it is identical;
+//! `--show` prints a readable transcript; `--step` walks it one event per Enter.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use super::{output, GlobalArgs};
+use crate::trace::read_trace;
+use crate::trace::replay::replay;
+use crate::trace::show::{render_transcript, transcript};
+use crate::workspace::{Library, Workspace};
+
+/// Arguments of `docnav replay`.
+#[derive(Debug, clap::Args)]
+pub struct ReplayArgs {
+    /// A trace written by `docnav ask --trace FILE`.
+    file: PathBuf,
+    /// Print a readable transcript instead of re-running.
+    #[arg(long)]
+    show: bool,
+    /// With --show: print the transcript as JSON lines for tools.
+    #[arg(long, requires = "show")]
+    json: bool,
+    /// Walk the transcript one event at a time (press Enter to advance, q to stop).
+    #[arg(long, conflicts_with = "json")]
+    step: bool,
+}
+
+/// Run `docnav replay`. Exit 0 when the replay is identical, 1 on divergence or failure.
+pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let trace = read_trace(&args.file)?;
+    if args.step {
+        return step(&trace);
+    }
+    if args.show {
+        let text = if args.json {
+            let mut s = String::new();
+            for line in transcript(&trace) {
+                s.push_str(&serde_json::to_string(&line)?);
+                s.push('\n');
+            }
+            s
+        } else {
+            render_transcript(&trace)
+        };
+        output::print(&text)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let ws = Workspace::open(&global.workspace)?;
+    for doc in &trace.header.documents {
+        match ws.card(&doc.doc_id) {
+            Some(card) if card.fingerprint != doc.fingerprint => eprintln!(
+                "note: document `{}` changed since the recording (fingerprint {} → {})",
+                doc.doc_id,
+                &doc.fingerprint[..doc.fingerprint.len().min(12)],
+                &card.fingerprint[..card.fingerprint.len().min(12)]
+            ),
+            None => eprintln!(
+                "note: document `{}` of the recording is not in this workspace",
+                doc.doc_id
+            ),
+            _ => {}
+        }
+    }
+    let library: Arc<dyn Library> = Arc::new(ws);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let outcome = runtime.block_on(replay(&trace, library));
+    if let Some(line) = trace.truncated_at_line {
+        eprintln!("note: the trace ends at line {line} (last line cut); replayed up to there");
+    }
+    if let Some(d) = &outcome.divergence {
+        eprintln!("{d}");
+        return Ok(ExitCode::from(1));
+    }
+    match &outcome.run {
+        Ok(run) => {
+            let text = format!(
+                "replay identical: {} events, {} model replies from the trace, {} evidence\n",
+                outcome.events.len(),
+                run.answer.stats.llm_calls,
+                run.answer.evidence.len()
+            );
+            output::print(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) if trace.truncated_at_line.is_some() => {
+            output::print(&format!(
+                "replayed up to the cut: {} events identical ({e})\n",
+                outcome.events.len()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("error: replay failed: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn step(trace: &crate::trace::Trace) -> anyhow::Result<ExitCode> {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout().lock();
+    let lines = transcript(trace);
+    let total = lines.len();
+    let mut actor = String::new();
+    for (i, line) in lines.into_iter().enumerate() {
+        if line.actor != actor {
+            writeln!(out, "\n== {} ==", line.actor)?;
+            actor = line.actor.clone();
+        }
+        write!(
+            out,
+            "[{}/{total}] {}   (Enter: next, q: quit) ",
+            i + 1,
+            line.text
+        )?;
+        out.flush()?;
+        let mut answer = String::new();
+        if input.read_line(&mut answer)? == 0 || answer.trim() == "q" {
+            writeln!(out)?;
+            break;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,302 @@
+//! The agent inside `docnav shell`: `ask <question>` runs the agent and shows each Worker's
+//! commands as they happen, then the evidence; `goto N` moves the person's cursor to evidence N;
+//! `suggest [goal]` asks the model for the next command from where the person stands (shown, not
+//! run); `replay FILE [WORKER]` walks a trace and leaves the cursor where that worker ended.
+//! Agent runs are recorded into the workspace's `traces/`.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::agent::decisions::{nav_step_schema, NavStep};
+use crate::agent::events::{FanOut, ORCHESTRATOR};
+use crate::agent::evidence::{render_text, Answer};
+use crate::agent::prompts::{render, untrusted, SUGGEST};
+use crate::agent::{ask, AgentEvent, AgentOptions, EventRecord, EventSink, SharedModel};
+use crate::llm::{decide, ChatMessage, ChatModel};
+use crate::nav::{Role, Session, Status};
+use crate::trace::show::transcript;
+use crate::trace::{read_trace, trace_file_name, TraceHeader, TraceWriter};
+
+/// What the shell needs to run the agent.
+pub struct ShellAgent {
+    /// The model, or the message explaining why none is configured (printed on `ask`/`suggest`).
+    pub model: Result<Arc<dyn ChatModel>, String>,
+    /// Agent budgets.
+    pub options: AgentOptions,
+    /// Where agent runs are recorded (the workspace's `traces/`).
+    pub traces_dir: PathBuf,
+    runtime: Option<tokio::runtime::Runtime>,
+    last_answer: Option<Answer>,
+    last_question: Option<String>,
+}
+
+impl ShellAgent {
+    /// A shell agent; the tokio runtime is made on first use.
+    pub fn new(
+        model: Result<Arc<dyn ChatModel>, String>,
+        options: AgentOptions,
+        traces_dir: PathBuf,
+    ) -> ShellAgent {
+        ShellAgent {
+            model,
+            options,
+            traces_dir,
+            runtime: None,
+            last_answer: None,
+            last_question: None,
+        }
+    }
+
+    fn runtime(&mut self) -> Result<&tokio::runtime::Runtime, String> {
+        if self.runtime.is_none() {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+            self.runtime = Some(rt);
+        }
+        self.runtime
+            .as_ref()
+            .ok_or_else(|| "no runtime".to_string())
+    }
+}
+
+/// Prints worker activity as it happens (`  [r1-w1-guide] $ cd 2`).
+struct LiveSink;
+
+impl EventSink for LiveSink {
+    fn record(&self, r: EventRecord) {
+        let line = match &r.event {
+            AgentEvent::WorkerStarted { doc_id, task } => format!("→ {doc_id}: {task}"),
+            AgentEvent::Command { line } => format!("$ {line}"),
+            AgentEvent::EvidenceCollected {
+                doc_id,
+                structure,
+                chars,
+            } => {
+                format!("  evidence {doc_id} #{structure} ({chars} chars)")
+            }
+            AgentEvent::Decision { kind, value }
+                if r.actor == ORCHESTRATOR && kind != "understand" =>
+            {
+                format!("{kind}: {value}")
+            }
+            AgentEvent::WorkerFinished { error: Some(e), .. } => format!("failed: {e}"),
+            AgentEvent::Error { message } => format!("error: {message}"),
+            _ => return,
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "  [{}] {line}", r.actor);
+        let _ = out.flush();
+    }
+}
+
+/// `ask <question>`: run the agent, return the text to show (evidence, or the error).
+pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -> (String, Status) {
+    let question = question.trim();
+    if question.is_empty() {
+        return ("usage: ask <question>".into(), Status::Error);
+    }
+    let model = match &agent.model {
+        Ok(m) => m.clone(),
+        Err(msg) => return (msg.clone(), Status::Error),
+    };
+    let library = session.library().clone();
+    let unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+    let header = TraceHeader::for_run(
+        library.as_ref(),
+        question,
+        model.model_id(),
+        &agent.options,
+        unix_ms,
+    );
+    let trace_path = agent.traces_dir.join(trace_file_name(unix_ms, question));
+    let writer = match TraceWriter::create(&trace_path, &header) {
+        Ok(w) => Some(Arc::new(w)),
+        Err(e) => {
+            eprintln!("warning: {e}; this run is not recorded");
+            None
+        }
+    };
+    let mut sinks: Vec<Arc<dyn EventSink>> = vec![Arc::new(LiveSink)];
+    if let Some(w) = &writer {
+        sinks.push(w.clone());
+    }
+    let sink: Arc<dyn EventSink> = Arc::new(FanOut(sinks));
+    let options = agent.options.clone();
+    let runtime = match agent.runtime() {
+        Ok(rt) => rt,
+        Err(e) => return (e, Status::Error),
+    };
+    let result = runtime.block_on(async {
+        tokio::select! {
+            r = ask(library, Arc::new(SharedModel(model)), sink, &options, question) => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    if let Some(w) = &writer {
+        let _ = w.finish();
+    }
+    let recorded = writer
+        .as_ref()
+        .map(|w| format!("\ntrace: {}", w.path().display()))
+        .unwrap_or_default();
+    match result {
+        None => (format!("ask cancelled{recorded}"), Status::Error),
+        Some(Err(e)) => (format!("ask failed: {e}{recorded}"), Status::Error),
+        Some(Ok(run)) => {
+            let mut text = render_text(&run.answer);
+            for (worker, message) in &run.worker_errors {
+                let _ = write!(text, "\nworker {worker} failed: {message}");
+            }
+            if !run.answer.evidence.is_empty() {
+                text.push_str("\n`goto N` moves the cursor to evidence N");
+            }
+            text.push_str(&recorded);
+            agent.last_question = Some(question.to_string());
+            agent.last_answer = Some(run.answer);
+            (text, Status::Ok)
+        }
+    }
+}
+
+/// `goto N`: move the cursor to evidence N of the last `ask`.
+pub fn goto(agent: &ShellAgent, session: &mut Session, arg: &str) -> (String, Status) {
+    let Some(answer) = &agent.last_answer else {
+        return (
+            "goto: no evidence yet (run `ask <question>` first)".into(),
+            Status::Error,
+        );
+    };
+    let n: usize = match arg.trim().parse() {
+        Ok(n) if n >= 1 && n <= answer.evidence.len() => n,
+        _ => {
+            return (
+                format!("usage: goto N  (N from 1 to {})", answer.evidence.len()),
+                Status::Error,
+            )
+        }
+    };
+    let ev = &answer.evidence[n - 1];
+    let target = if ev.structure.is_empty() {
+        format!("/{}", ev.doc_id)
+    } else {
+        format!("/{}/{}", ev.doc_id, ev.structure.replace('.', "/"))
+    };
+    match session.execute(&format!("cd {}", crate::nav::lexer::quote_word(&target))) {
+        Ok(out) => (out.text, out.status),
+        Err(e) => (e.to_string(), Status::Error),
+    }
+}
+
+/// `suggest [goal]`: the model's next command from the cursor, shown for the person to run.
+pub fn suggest(agent: &mut ShellAgent, session: &mut Session, goal: &str) -> (String, Status) {
+    let model = match &agent.model {
+        Ok(m) => m.clone(),
+        Err(msg) => return (msg.clone(), Status::Error),
+    };
+    let goal = if goal.trim().is_empty() {
+        match &agent.last_question {
+            Some(q) => q.clone(),
+            None => {
+                return (
+                    "usage: suggest <goal>  (or ask a question first)".into(),
+                    Status::Error,
+                )
+            }
+        }
+    } else {
+        goal.trim().to_string()
+    };
+    let pwd = session.pwd().unwrap_or_else(|_| "/".into());
+    let listing = session.execute("ls").map(|o| o.text).unwrap_or_default();
+    let user = format!(
+        "Goal: {goal}\nCurrent path: {pwd}\n\n$ ls\n{}\n\nWhich command next?",
+        untrusted("ls", &listing)
+    );
+    let messages = vec![
+        ChatMessage::system(render(SUGGEST, &[])),
+        ChatMessage::user(user),
+    ];
+    let runtime = match agent.runtime() {
+        Ok(rt) => rt,
+        Err(e) => return (e, Status::Error),
+    };
+    match runtime.block_on(decide::<NavStep>(
+        model.as_ref(),
+        messages,
+        &nav_step_schema(),
+    )) {
+        Ok(d) => (
+            format!(
+                "suggested: {}\n  why: {}",
+                d.value.command.trim(),
+                d.value.reason.trim()
+            ),
+            Status::Ok,
+        ),
+        Err(e) => (format!("suggest failed: {e}"), Status::Error),
+    }
+}
+
+/// `replay FILE [WORKER]`: walk the trace one line per Enter (`q` stops), then put the cursor
+/// where WORKER (default: the first worker) ended, by re-running its commands.
+pub fn replay_in_shell(
+    session: &mut Session,
+    args: &[String],
+    mut wait: impl FnMut(&str) -> bool,
+) -> (String, Status) {
+    let Some(file) = args.first() else {
+        return ("usage: replay FILE [WORKER]".into(), Status::Error);
+    };
+    let trace = match read_trace(std::path::Path::new(file)) {
+        Ok(t) => t,
+        Err(e) => return (e.to_string(), Status::Error),
+    };
+    let lines = transcript(&trace);
+    let worker = match args.get(1) {
+        Some(w) => w.clone(),
+        None => match lines.iter().find(|l| l.actor != ORCHESTRATOR) {
+            Some(l) => l.actor.clone(),
+            None => return ("replay: the trace has no worker".into(), Status::Error),
+        },
+    };
+    let total = lines.len();
+    for (i, line) in lines.iter().enumerate() {
+        if !wait(&format!(
+            "[{}/{total}] {}: {}",
+            i + 1,
+            line.actor,
+            line.text
+        )) {
+            break;
+        }
+    }
+    // Re-run the worker's commands to find where it ended.
+    let mut replayer = Session::new(session.library().clone(), Role::Agent);
+    let mut ran = 0;
+    for e in trace.events.iter().filter(|e| e.actor == worker) {
+        if let AgentEvent::Command { line } = &e.event {
+            if replayer.execute(line).is_ok() {
+                ran += 1;
+            }
+        }
+    }
+    if ran == 0 {
+        return (
+            format!("replay: no commands of worker `{worker}` in the trace"),
+            Status::Error,
+        );
+    }
+    session.set_cursor(replayer.cursor().clone());
+    let pwd = session.pwd().unwrap_or_default();
+    (
+        format!("cursor moved to where {worker} ended: {pwd}"),
+        Status::Ok,
+    )
+}

@@ -1,0 +1,248 @@
+//! `docnav replay --show`: a readable transcript of a trace without re-running it — per actor, step
+//! by step: the command, a one-line summary of its output, evidence taken, and the decisions with
+//! their reasons. The same rendering, free of times, is the canonical text golden tests snapshot.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::Trace;
+use crate::agent::{AgentEvent, EventRecord};
+
+/// One line of a transcript, for `--show --json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TranscriptLine {
+    /// Actor id.
+    pub actor: String,
+    /// Actor sequence number of the event.
+    pub seq: u64,
+    /// Step (commands issued so far by the actor, this one included for commands).
+    pub step: usize,
+    /// Event kind (`command`, `observation`, `decision:plan`, …).
+    pub kind: String,
+    /// The rendered line.
+    pub text: String,
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let mut s: String = first.chars().take(max).collect();
+    if first.chars().count() > max {
+        s.push('…');
+    }
+    let more = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .count()
+        .saturating_sub(1);
+    if more > 0 {
+        let _ = write!(s, "  (+{more} lines)");
+    }
+    s
+}
+
+fn decision_text(kind: &str, value: &serde_json::Value) -> String {
+    let s = |k: &str| {
+        value
+            .get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    match kind {
+        "understand" => format!(
+            "understand: {} question, {} strategy; key concepts: {}",
+            s("intent"),
+            s("strategy"),
+            value
+                .get("key_concepts")
+                .map(|v| v.to_string())
+                .unwrap_or_default()
+        ),
+        "analyze" | "replan" if value.get("tasks").is_some() => {
+            let tasks = value
+                .get("tasks")
+                .and_then(|t| t.as_array())
+                .cloned()
+                .unwrap_or_default();
+            let mut out = format!("{kind}: {} task(s)", tasks.len());
+            for t in tasks {
+                let _ = write!(
+                    out,
+                    "\n      - {}: {}",
+                    t.get("doc_id").and_then(|v| v.as_str()).unwrap_or("?"),
+                    t.get("task").and_then(|v| v.as_str()).unwrap_or("")
+                );
+            }
+            out
+        }
+        "plan" | "replan" => {
+            let steps = value
+                .get("plan")
+                .and_then(|t| t.as_array())
+                .cloned()
+                .unwrap_or_default();
+            let mut out = format!("{kind}:");
+            for (i, st) in steps.iter().enumerate() {
+                let _ = write!(out, "\n      {}. {}", i + 1, st.as_str().unwrap_or(""));
+            }
+            out
+        }
+        "navigate" => format!("why: {}", s("reason")),
+        "check" | "evaluate" => {
+            let ok = value
+                .get("sufficient")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false);
+            if ok {
+                format!("{kind}: sufficient")
+            } else {
+                format!("{kind}: insufficient — missing: {}", s("missing"))
+            }
+        }
+        _ => format!("{kind}: {value}"),
+    }
+}
+
+/// Transcript lines of a trace, actors in order of first appearance, events in sequence order.
+pub fn transcript(trace: &Trace) -> Vec<TranscriptLine> {
+    let mut actors: Vec<&str> = Vec::new();
+    for e in &trace.events {
+        if !actors.contains(&e.actor.as_str()) {
+            actors.push(&e.actor);
+        }
+    }
+    let mut out = Vec::new();
+    for actor in actors {
+        let mut events: Vec<&EventRecord> =
+            trace.events.iter().filter(|e| e.actor == actor).collect();
+        events.sort_by_key(|e| e.seq);
+        let mut step = 0;
+        // Commands before a worker's first plan are its bird's-eye overview, not model steps.
+        let mut planned = actor == crate::agent::events::ORCHESTRATOR;
+        let mut replies: Vec<String> = Vec::new();
+        for e in events {
+            let (kind, text) = match &e.event {
+                AgentEvent::WorkerStarted { doc_id, task } => {
+                    ("start".to_string(), format!("task on `{doc_id}`: {task}"))
+                }
+                AgentEvent::ModelRequest { .. } => continue,
+                AgentEvent::ModelResponse { text, .. } => {
+                    replies.push(text.clone());
+                    continue;
+                }
+                AgentEvent::Decision { kind, value } => {
+                    planned |= kind == "plan";
+                    let mut text = decision_text(kind, value);
+                    if replies.len() > 1 {
+                        let _ = write!(
+                            text,
+                            "\n      (repaired: the first reply did not parse: {:?})",
+                            one_line(&replies[0], 80)
+                        );
+                    }
+                    replies.clear();
+                    (format!("decision:{kind}"), text)
+                }
+                AgentEvent::Command { line } if !planned => {
+                    ("command".to_string(), format!("overview: $ {line}"))
+                }
+                AgentEvent::Command { line } => {
+                    step += 1;
+                    ("command".to_string(), format!("step {step}: $ {line}"))
+                }
+                AgentEvent::Observation {
+                    chars: 0,
+                    error: false,
+                    ..
+                } => continue,
+                AgentEvent::Observation {
+                    text, chars, error, ..
+                } => (
+                    "observation".to_string(),
+                    format!(
+                        "{}{}  [{chars} chars]",
+                        if *error { "error: " } else { "→ " },
+                        one_line(text, 100)
+                    ),
+                ),
+                AgentEvent::EvidenceCollected {
+                    doc_id,
+                    structure,
+                    chars,
+                } => (
+                    "evidence".to_string(),
+                    format!("evidence: {doc_id} #{structure} ({chars} chars)"),
+                ),
+                AgentEvent::WorkerFinished {
+                    steps,
+                    evidence,
+                    error,
+                } => (
+                    "finish".to_string(),
+                    match error {
+                        Some(err) => {
+                            format!("FAILED after {steps} steps, {evidence} evidence: {err}")
+                        }
+                        None => format!("finished: {steps} steps, {evidence} evidence"),
+                    },
+                ),
+                AgentEvent::Error { message } => ("error".to_string(), format!("ERROR: {message}")),
+            };
+            out.push(TranscriptLine {
+                actor: actor.to_string(),
+                seq: e.seq,
+                step,
+                kind,
+                text,
+            });
+        }
+    }
+    out
+}
+
+/// The transcript as text: a header, then one block per actor.
+pub fn render_transcript(trace: &Trace) -> String {
+    let h = &trace.header;
+    let mut s = format!(
+        "question: {}\nmodel: {}  (trace format {}, docnav {})\ndocuments: {}\n",
+        h.question,
+        h.model,
+        h.format_version,
+        h.docnav_version,
+        h.documents
+            .iter()
+            .map(|d| d.doc_id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut current = String::new();
+    for line in transcript(trace) {
+        if line.actor != current {
+            let _ = write!(s, "\n== {} ==\n", line.actor);
+            current = line.actor.clone();
+        }
+        let indent = if line.kind == "command"
+            || line.kind.starts_with("decision")
+            || line.kind == "start"
+            || line.kind == "finish"
+            || line.kind == "error"
+        {
+            "  "
+        } else {
+            "      "
+        };
+        let _ = writeln!(s, "{indent}{}", line.text);
+    }
+    if let Some(line) = trace.truncated_at_line {
+        let _ = writeln!(
+            s,
+            "\n(trace ends at line {line}: the last line was cut; shown up to there)"
+        );
+    }
+    s
+}
