@@ -180,7 +180,7 @@ fn non_ascii_titles_resolve_by_title_prefix_and_number() {
         "/multilingual/4"
     );
     let header = text(&mut s, "head -n 0 /multilingual/1/1");
-    assert_eq!(header, "== multilingual › インストール › 設定ファイル  (lines 18–21) ==\n[0 of 4 lines; read all with cat /multilingual/1/1]");
+    assert_eq!(header, "== multilingual › インストール › 設定ファイル  (lines 18–21) ==\n[0 of 3 lines; read all with cat /multilingual/1/1]");
 }
 
 #[test]
@@ -356,7 +356,7 @@ fn cat_header_note_and_evidence() {
     );
     assert_eq!(
         run(&mut s, "cat -o 999999 /multilingual").text,
-        "cat: offset 999999 is past the end of /multilingual (687 chars)"
+        "cat: offset 999999 is past the end of /multilingual (681 chars)"
     );
     assert_eq!(run(&mut s, "cat /").status, Status::Error);
 }
@@ -486,11 +486,11 @@ fn findtree_tree_wc_head() {
     let wc = text(&mut s, "wc /multilingual");
     assert_eq!(
         wc,
-        "/multilingual: 39 lines, 116 words, 687 chars, ~172 tokens"
+        "/multilingual: 33 lines, 116 words, 681 chars, ~171 tokens"
     );
     assert_eq!(
         text(&mut s, "head -n 1 /multilingual/3"),
-        "== multilingual › Café noir  (lines 27–30) ==\n# Café noir\n[1 of 4 lines; read all with cat /multilingual/3]"
+        "== multilingual › Café noir  (lines 27–30) ==\n# Café noir\n[1 of 3 lines; read all with cat /multilingual/3]"
     );
 }
 
