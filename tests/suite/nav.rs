@@ -20,6 +20,7 @@ pub fn library() -> Arc<dyn Library> {
             "ripgrep__GUIDE.md",
             "ripgrep__FAQ.md",
             "nodejs-doc__fs.md",
+            "R-intro.pdf",
         ]
         .map(fixture);
         Arc::new(InMemoryLibrary::from_paths(&paths, &BuildOptions::default()).unwrap())
@@ -100,8 +101,9 @@ fn ls_at_root_lists_documents_with_format_and_size() {
         "1. multilingual  [markdown, 873 B]  — Multilingual notes\n\
          2. nodejs-doc-fs  [markdown, 254.5 KB]  — File system\n\
          3. notes  [text, 906 B]  — notes\n\
-         4. ripgrep-faq  [markdown, 41.7 KB]  — ripgrep__FAQ\n\
-         5. ripgrep-guide  [markdown, 40.7 KB]  — ripgrep__GUIDE"
+         4. r-intro  [pdf, 632.0 KB]  — R-intro\n\
+         5. ripgrep-faq  [markdown, 41.7 KB]  — ripgrep__FAQ\n\
+         6. ripgrep-guide  [markdown, 40.7 KB]  — ripgrep__GUIDE"
     );
 }
 
@@ -205,7 +207,7 @@ fn ambiguous_prefix_lists_candidates_and_missing_child_says_try_ls() {
     );
     assert_eq!(
         error(&mut s, "cd /ripgrep"),
-        "cd: 'ripgrep' is ambiguous under /: 4. ripgrep-faq, 5. ripgrep-guide (use the number or more of the name)"
+        "cd: 'ripgrep' is ambiguous under /: 5. ripgrep-faq, 6. ripgrep-guide (use the number or more of the name)"
     );
     assert_eq!(
         error(&mut s, "cd #9.9"),
@@ -379,6 +381,7 @@ fn grep_lines_are_source_lines() {
             "multilingual" => "multilingual.md",
             "nodejs-doc-fs" => "nodejs-doc__fs.md",
             "notes" => "notes.txt",
+            "r-intro" => continue,
             other => panic!("unexpected doc {other}"),
         };
         let source = std::fs::read_to_string(fixture(file)).unwrap();
@@ -554,4 +557,42 @@ fn long_listings_stop_at_the_budget_and_say_how_to_go_on() {
         text(&mut s, "ls --from 99 /multilingual"),
         "(no section number 99 under /multilingual: it has 4)"
     );
+}
+
+#[test]
+fn pdf_nodes_show_pages_and_relative_grep_lines() {
+    let mut s = session_at("/r-intro");
+    assert_eq!(text(&mut s, "cd '2 simple'"), "/r-intro/3");
+    let head = text(&mut s, "head -n 1");
+    assert_eq!(
+        head.lines().next().unwrap(),
+        "== r-intro › 2 Simple manipulations; numbers and vectors  (pages 14–19) =="
+    );
+    let out = text(&mut s, "grep -m 5 -i 'vector'");
+    for line in out.lines().filter(|l| !l.starts_with('…')) {
+        let mut parts = line.splitn(3, ':');
+        let (path, at, shown) = (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+        );
+        let n: usize = at.strip_prefix('+').unwrap().parse().unwrap();
+        let mut t = Session::new(library(), Role::Person).with_budget(1_000_000);
+        text(&mut t, &format!("cd {path}"));
+        let Cursor::Node { node, .. } = t.cursor().clone() else {
+            panic!()
+        };
+        let doc = library().document("r-intro").unwrap();
+        let own = &doc.tree.node(node);
+        let expected = if n == 0 {
+            own.title.clone()
+        } else {
+            own.content.lines().nth(n - 1).unwrap().to_string()
+        };
+        let collapsed = expected.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            collapsed.starts_with(shown.trim().trim_end_matches('…')),
+            "{line} vs {expected}"
+        );
+    }
 }

@@ -135,7 +135,7 @@ fn rand_suffix() -> u32 {
 
 fn shell_command(ws: &Path) -> String {
     format!(
-        "env -u PAGER NO_COLOR=1 TERM=xterm {} --workspace {} shell; echo EXITED:$?; sleep 60",
+        "env -u PAGER -u DOCNAV_MODEL -u OPENAI_API_KEY -u OPENAI_BASE_URL -u DOCNAV_WORKSPACE NO_COLOR=1 TERM=xterm {} --workspace {} shell; echo EXITED:$?; sleep 60",
         env!("CARGO_BIN_EXE_docnav"),
         ws.display()
     )
@@ -153,25 +153,30 @@ fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
         eprintln!("skipping: tmux cannot start a session here");
         return;
     };
+    // Keys are sent only once the next prompt is on screen: input typed while the shell is
+    // between two reads (not in raw mode) may be discarded by the terminal.
     t.wait_for("docnav:/> ");
     t.keys(&["cd multi", "Enter"]);
-    t.wait_for("docnav:/multilingual> ");
+    t.wait_for("/multilingual\ndocnav:/multilingual> ");
     t.keys(&["ls", "Enter"]);
-    t.wait_for("3. Café noir  [1 leaf, 15 words]");
+    t.wait_for("4. Résumé des commandes  [1 leaf, 24 words]\ndocnav:/multilingual> ");
     // Tab completes a command name, then a quoted title with spaces.
     t.keys(&["tre", "Tab"]);
     t.wait_for("docnav:/multilingual> tree ");
     t.keys(&["C-u", "cd \"Café n", "Tab"]);
     t.wait_for("docnav:/multilingual> cd \"Café noir\"");
     t.keys(&["Enter"]);
-    t.wait_for("docnav:/multilingual/3> ");
+    t.wait_for("/multilingual/3\ndocnav:/multilingual/3> ");
     // Ctrl-C cancels the line being typed: it is never run.
     t.keys(&["garbage words", "C-c"]);
+    t.wait_for("garbage words\ndocnav:/multilingual/3> ");
     t.keys(&["pwd", "Enter"]);
-    let screen = t.wait_for("\n/multilingual/3\n");
+    let screen = t.wait_for("> pwd\n/multilingual/3\ndocnav:/multilingual/3> ");
     assert!(!screen.contains("unknown command 'garbage'"), "{screen}");
+    // A question goes to the agent; without a model configured that is a message, not a crash.
     t.keys(&["ask how do I install it", "Enter"]);
-    t.wait_for("no model configured");
+    t.wait_for("> ask how do I install it\nno model configured");
+    t.wait_for("docnav:/multilingual/3> ");
     // Ctrl-D leaves with exit code 0.
     t.keys(&["C-d"]);
     t.wait_for("EXITED:0");
