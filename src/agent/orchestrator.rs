@@ -438,7 +438,9 @@ mod tests {
 
     #[test]
     fn large_catalogs_are_bm25_pre_ranked_down_to_max_cards_in_catalog_order() {
-        let mut cards: Vec<DocCard> = (0..60).map(|i| card(&format!("doc{i:02}"), "unrelated prose about gardening")).collect();
+        let mut cards: Vec<DocCard> = (0..60)
+            .map(|i| card(&format!("doc{i:02}"), "unrelated prose about gardening"))
+            .collect();
         cards[7].summary = "configure the docker daemon logging driver".into();
         cards[42].summary = "docker daemon flags".into();
         let chosen = cards_for_prompt(&cards, "docker daemon logging", 2);
