@@ -9,6 +9,15 @@ use std::path::Path;
 /// renamed over `path`, then the directory is fsynced so the rename survives a power loss.
 /// Errors: any I/O error; the temp file is removed and `path` is untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_unsynced_dir(path, bytes)?;
+    sync_dir(path.parent().unwrap_or_else(|| Path::new(".")))
+}
+
+/// [`write_atomic`] without the final directory fsync: the file's content is durable, its new
+/// name is not until the caller fsyncs the directory ([`sync_dir`]). The indexer writes many
+/// tree files this way and syncs `docs/` once before it commits the catalog, instead of once per
+/// file. Errors: any I/O error; the temp file is removed and `path` is untouched.
+pub fn write_atomic_unsynced_dir(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
     // Temp files are created 0600; workspace files are ordinary data files others may read.
@@ -21,7 +30,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
-    sync_dir(dir)
+    Ok(())
 }
 
 /// fsync a directory so renames inside it are durable (a no-op where unsupported).

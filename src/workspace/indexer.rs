@@ -10,8 +10,9 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use globset::Glob;
 
 use super::{
-    atomic::write_atomic, fingerprint, slugify, unique_slug, Catalog, CatalogEntry, Document,
-    TreeFile, Workspace, WorkspaceError, FORMAT_VERSION,
+    atomic::{sync_dir, write_atomic, write_atomic_unsynced_dir},
+    fingerprint, slugify, unique_slug, Catalog, CatalogEntry, Document, TreeFile, Workspace,
+    WorkspaceError, FORMAT_VERSION,
 };
 use crate::parse::format_for_path;
 use crate::tree::BuildOptions;
@@ -348,6 +349,8 @@ impl Workspace {
             docnav_version: env!("CARGO_PKG_VERSION").to_string(),
             documents,
         };
+        // The new tree files' names must be durable before the catalog that names them.
+        sync_dir(&docs_dir).map_err(io(&docs_dir))?;
         let catalog_path = dir.join("catalog.json");
         let bytes = serde_json::to_vec(&catalog).map_err(|e| WorkspaceError::Corrupt {
             path: catalog_path.clone(),
@@ -442,7 +445,7 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
         Err(e) => return Outcome::Failed(format!("cannot serialize `{}`: {e}", path.display())),
     };
     let target = docs_dir.join(&tree_file);
-    if let Err(e) = write_atomic(&target, &json) {
+    if let Err(e) = write_atomic_unsynced_dir(&target, &json) {
         return Outcome::Failed(format!(
             "cannot write `{}` for `{}`: {e}",
             target.display(),
