@@ -127,6 +127,8 @@ fn bad_inputs_are_named_counted_and_do_not_stop_the_run() {
     )
     .unwrap();
     std::fs::copy(fixture("notes.txt"), src.join("good.txt")).unwrap();
+    // A real PDF whose outline is rich but most pages have no text layer: indexed, with a warning.
+    std::fs::copy(fixture("live-manual-broken.pdf"), src.join("no-text.pdf")).unwrap();
     let ws = dir.path().join("ws");
     let r = run(
         &ws,
@@ -148,6 +150,7 @@ fn bad_inputs_are_named_counted_and_do_not_stop_the_run() {
         "garbage.pdf`",
         "warning: `",
         "latin1.txt` is not valid UTF-8: 2 invalid byte sequence(s) replaced with U+FFFD",
+        "no-text.pdf`: 42 of 64 page(s) have no extractable text (kept with empty content)",
     ];
     for e in expect {
         assert!(r.stderr.contains(e), "missing {e:?} in:\n{}", r.stderr);
@@ -158,11 +161,11 @@ fn bad_inputs_are_named_counted_and_do_not_stop_the_run() {
     }
     assert!(
         r.stderr
-            .contains("indexed 2 documents (0 unchanged, 6 failed)"),
+            .contains("indexed 3 documents (0 unchanged, 6 failed)"),
         "{}",
         r.stderr
     );
-    assert_eq!(ids(&ws), vec!["good", "latin1"]);
+    assert_eq!(ids(&ws), vec!["good", "latin1", "no-text"]);
 }
 
 #[test]
