@@ -209,10 +209,39 @@ struct Job {
     previous: Option<CatalogEntry>,
 }
 
+/// Threads that write and fsync tree files while the compute threads go on.
+const WRITER_THREADS: usize = 4;
+
 enum Outcome {
     Built(CatalogEntry, Vec<String>, u64),
     Unchanged(CatalogEntry),
     Failed(String),
+    /// Built and serialized; the tree file still has to be written.
+    Write(Box<PendingWrite>),
+}
+
+/// A built document whose tree file is not written yet.
+struct PendingWrite {
+    entry: CatalogEntry,
+    warnings: Vec<String>,
+    source_bytes: u64,
+    source: PathBuf,
+    target: PathBuf,
+    json: Vec<u8>,
+}
+
+impl PendingWrite {
+    /// Write the tree file (temp + fsync + rename; the directory is synced once later).
+    fn commit(self) -> Outcome {
+        match write_atomic_unsynced_dir(&self.target, &self.json) {
+            Ok(()) => Outcome::Built(self.entry, self.warnings, self.source_bytes),
+            Err(e) => Outcome::Failed(format!(
+                "cannot write `{}` for `{}`: {e}",
+                self.target.display(),
+                self.source.display()
+            )),
+        }
+    }
 }
 
 impl Workspace {
@@ -298,18 +327,47 @@ impl Workspace {
         let next = AtomicUsize::new(0);
         let outcomes: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::new());
         let threads = options.jobs.max(1).min(jobs.len().max(1));
+        // Compute threads (one per core) parse, build and serialize; a few writer threads write and
+        // fsync tree files, so fsync waits (milliseconds each) overlap the CPU work instead of
+        // stalling it.
+        let (to_writers, writes) = std::sync::mpsc::channel::<(usize, PendingWrite)>();
+        let writes = Mutex::new(writes);
         std::thread::scope(|scope| {
-            for _ in 0..threads {
+            for _ in 0..WRITER_THREADS {
                 scope.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else { break };
-                    let outcome = run_job(job, &docs_dir, options);
-                    progress.file_done(&job.input.path);
+                    let next_write = writes.lock().ok().and_then(|rx| rx.recv().ok());
+                    let Some((i, pending)) = next_write else {
+                        break;
+                    };
+                    let outcome = pending.commit();
                     if let Ok(mut all) = outcomes.lock() {
                         all.push((i, outcome));
                     }
                 });
             }
+            for _ in 0..threads {
+                let to_writers = to_writers.clone();
+                scope.spawn(|| {
+                    let to_writers = to_writers;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break };
+                        let outcome = run_job(job, &docs_dir, options);
+                        progress.file_done(&job.input.path);
+                        let outcome = match outcome {
+                            Outcome::Write(pending) => match to_writers.send((i, *pending)) {
+                                Ok(()) => continue,
+                                Err(std::sync::mpsc::SendError((_, pending))) => pending.commit(),
+                            },
+                            other => other,
+                        };
+                        if let Ok(mut all) = outcomes.lock() {
+                            all.push((i, outcome));
+                        }
+                    }
+                });
+            }
+            drop(to_writers);
         });
         let mut outcomes = outcomes.into_inner().unwrap_or_default();
         outcomes.sort_by_key(|(i, _)| *i);
@@ -320,6 +378,11 @@ impl Workspace {
             .map(|e| (e.card.doc_id.clone(), e))
             .collect();
         for (_, outcome) in outcomes {
+            // Every write went through the writer threads; commit any left over here.
+            let outcome = match outcome {
+                Outcome::Write(pending) => pending.commit(),
+                done => done,
+            };
             match outcome {
                 Outcome::Built(entry, warnings, bytes) => {
                     report.indexed += 1;
@@ -335,6 +398,7 @@ impl Workspace {
                     report.failed += 1;
                     errors.push(message);
                 }
+                Outcome::Write(_) => {}
             }
         }
         if options.prune {
@@ -445,18 +509,18 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
         Err(e) => return Outcome::Failed(format!("cannot serialize `{}`: {e}", path.display())),
     };
     let target = docs_dir.join(&tree_file);
-    if let Err(e) = write_atomic_unsynced_dir(&target, &json) {
-        return Outcome::Failed(format!(
-            "cannot write `{}` for `{}`: {e}",
-            target.display(),
-            path.display()
-        ));
-    }
     let entry = CatalogEntry {
         card: built.document.card.clone(),
         tree_file,
         source_len: meta.len(),
         mtime_ms: mtime,
     };
-    Outcome::Built(entry, built.warnings, bytes.len() as u64)
+    Outcome::Write(Box::new(PendingWrite {
+        entry,
+        warnings: built.warnings,
+        source_bytes: bytes.len() as u64,
+        source: path.clone(),
+        target,
+        json,
+    }))
 }
