@@ -21,7 +21,8 @@ pub enum SummaryStrategy {
 /// are taken while they fit in `max_chars` chars; a first sentence longer than that is cut at a
 /// word boundary and ends with `…`. Returns an empty string for text with no prose.
 pub fn quick_summary(text: &str, max_chars: usize) -> String {
-    let prose = prose_of(text);
+    // Text past max_chars + 1 can never be part of the summary: stop collecting there.
+    let prose = prose_of(text, max_chars + 1);
     if prose.is_empty() {
         return String::new();
     }
@@ -77,9 +78,11 @@ fn sentences(prose: &str) -> Vec<&str> {
     out
 }
 
-/// The prose lines of a Markdown/plain text, joined with single spaces.
-fn prose_of(text: &str) -> String {
-    let mut words: Vec<&str> = Vec::new();
+/// The prose lines of a Markdown/plain text, joined with single spaces, stopping once more than
+/// `limit` chars are collected.
+fn prose_of(text: &str, limit: usize) -> String {
+    let mut out = String::new();
+    let mut chars = 0;
     let mut fence: Option<&str> = None;
     let mut in_comment = false;
     for line in text.lines() {
@@ -113,12 +116,19 @@ fn prose_of(text: &str) -> String {
             continue;
         }
         let t = t.trim_start_matches(['>', '*', '-', '+', ' ']);
-        words.extend(t.split_whitespace());
-        if words.len() > 200 {
+        for word in t.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
+                chars += 1;
+            }
+            out.push_str(word);
+            chars += word.chars().count();
+        }
+        if chars > limit {
             break;
         }
     }
-    words.join(" ")
+    out
 }
 
 #[cfg(test)]
