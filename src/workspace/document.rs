@@ -71,6 +71,19 @@ impl Document {
         explicit: bool,
         options: &BuildOptions,
     ) -> Result<BuiltDocument, ParseError> {
+        Document::build_fingerprinted(path, bytes, &fingerprint(bytes), doc_id, explicit, options)
+    }
+
+    /// [`Document::build`] for a caller that already hashed `bytes` (`fingerprint` is their
+    /// lowercase hex sha256), so the indexer does not hash every file twice.
+    pub fn build_fingerprinted(
+        path: &Path,
+        bytes: &[u8],
+        fingerprint: &str,
+        doc_id: &str,
+        explicit: bool,
+        options: &BuildOptions,
+    ) -> Result<BuiltDocument, ParseError> {
         let parsed = parse_bytes(path, bytes, explicit)?;
         let mut warnings = parsed.warnings.clone();
         if !parsed.pages_without_text.is_empty() {
@@ -92,7 +105,7 @@ impl Document {
             doc_id,
             &source.to_string_lossy(),
             bytes.len() as u64,
-            &fingerprint(bytes),
+            fingerprint,
             &tree,
             &index,
         );

@@ -481,9 +481,10 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
     }
     // A panic in a parser is a bug, but it must cost one file, not the run.
     let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        Document::build(
+        Document::build_fingerprinted(
             path,
             &bytes,
+            &fp,
             &job.doc_id,
             job.input.explicit,
             &options.build,
@@ -504,7 +505,9 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
         format_version: FORMAT_VERSION,
         document: &built.document,
     };
-    let json = match serde_json::to_vec(&file) {
+    // Tree files are about 2–3× their source (text + postings): reserve once, no regrowth.
+    let mut json = Vec::with_capacity(bytes.len().saturating_mul(3));
+    let json = match serde_json::to_writer(&mut json, &file).map(|()| json) {
         Ok(j) => j,
         Err(e) => return Outcome::Failed(format!("cannot serialize `{}`: {e}", path.display())),
     };
