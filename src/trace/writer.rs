@@ -1,5 +1,6 @@
 //! The trace writer: an [`EventSink`] that sends each event through a channel to one writer
-//! thread, which appends a JSON line and flushes it, so a crash or Ctrl-C leaves a valid prefix.
+//! thread, which appends a JSON line per event and flushes whenever the queue is empty, so a crash
+//! or Ctrl-C leaves a valid prefix (whole lines only).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -38,12 +39,20 @@ impl TraceWriter {
         file.flush().map_err(io)?;
         let (sender, receiver) = channel::<Msg>();
         let thread = std::thread::spawn(move || -> Result<(), std::io::Error> {
-            let mut file = std::io::LineWriter::new(file);
-            for msg in receiver {
+            let mut file = std::io::BufWriter::new(file);
+            let write = |msg: Msg, file: &mut std::io::BufWriter<std::fs::File>| {
                 let Msg::Event(record) = msg;
-                let line = serde_json::to_string(&record).unwrap_or_default();
-                file.write_all(line.as_bytes())?;
-                file.write_all(b"\n")?;
+                serde_json::to_writer(&mut *file, &record).map_err(std::io::Error::other)?;
+                file.write_all(b"\n")
+            };
+            // Write whatever is queued, then flush before waiting again: every event that reached
+            // this thread is on disk as whole lines before it sleeps, so a crash or Ctrl-C
+            // leaves a valid prefix, without one write syscall per event under load.
+            while let Ok(msg) = receiver.recv() {
+                write(msg, &mut file)?;
+                while let Ok(more) = receiver.try_recv() {
+                    write(more, &mut file)?;
+                }
                 file.flush()?;
             }
             file.flush()
