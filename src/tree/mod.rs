@@ -74,7 +74,7 @@ pub struct Node {
     /// Estimated tokens of `title` + `content` (chars / 4, rounded up).
     pub token_count: u32,
     /// Nodes this node refers to ("see Section 2.1", links to headings).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub references: Vec<NodeId>,
 }
 
@@ -97,7 +97,7 @@ pub struct Tree {
     /// How summaries were made.
     pub summary_strategy: SummaryStrategy,
     /// 1-based PDF pages that had no extractable text (kept as nodes with empty content).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub pages_without_text: Vec<u32>,
     /// Number of pages (PDF) or lines (Markdown/text) of the source.
     pub source_units: u32,

@@ -11,8 +11,8 @@ use globset::Glob;
 
 use super::{
     atomic::{sync_dir, write_atomic, write_atomic_unsynced_dir},
-    fingerprint, slugify, unique_slug, Catalog, CatalogEntry, Document, TreeFile, Workspace,
-    WorkspaceError, FORMAT_VERSION,
+    encode_tree_file, fingerprint, slugify, unique_slug, Catalog, CatalogEntry, Document,
+    Workspace, WorkspaceError, FORMAT_VERSION,
 };
 use crate::parse::format_for_path;
 use crate::tree::BuildOptions;
@@ -227,13 +227,13 @@ struct PendingWrite {
     source_bytes: u64,
     source: PathBuf,
     target: PathBuf,
-    json: Vec<u8>,
+    encoded: Vec<u8>,
 }
 
 impl PendingWrite {
     /// Write the tree file (temp + fsync + rename; the directory is synced once later).
     fn commit(self) -> Outcome {
-        match write_atomic_unsynced_dir(&self.target, &self.json) {
+        match write_atomic_unsynced_dir(&self.target, &self.encoded) {
             Ok(()) => Outcome::Built(self.entry, self.warnings, self.source_bytes),
             Err(e) => Outcome::Failed(format!(
                 "cannot write `{}` for `{}`: {e}",
@@ -500,15 +500,10 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
             ))
         }
     };
-    let tree_file = format!("{}-{}.json", job.doc_id, &fp[..12]);
-    let file = TreeFile {
-        format_version: FORMAT_VERSION,
-        document: &built.document,
-    };
-    // Tree files are about 2–3× their source (text + postings): reserve once, no regrowth.
-    let mut json = Vec::with_capacity(bytes.len().saturating_mul(3));
-    let json = match serde_json::to_writer(&mut json, &file).map(|()| json) {
-        Ok(j) => j,
+    let tree_file = format!("{}-{}.bin", job.doc_id, &fp[..12]);
+    // Tree files are about 1–2× their source (text + postings): reserve once, no regrowth.
+    let encoded = match encode_tree_file(&built.document, bytes.len().saturating_mul(2)) {
+        Ok(encoded) => encoded,
         Err(e) => return Outcome::Failed(format!("cannot serialize `{}`: {e}", path.display())),
     };
     let target = docs_dir.join(&tree_file);
@@ -524,6 +519,6 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
         source_bytes: bytes.len() as u64,
         source: path.clone(),
         target,
-        json,
+        encoded,
     }))
 }

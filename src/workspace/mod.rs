@@ -23,8 +23,13 @@ pub use indexer::{IndexOptions, IndexReport};
 
 use crate::index::DocCard;
 
-/// Version of `catalog.json` and tree files this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version of `catalog.json` and tree files this build reads and writes. Version 2: tree files
+/// are binary (postcard) instead of JSON — loading a 7 MB tree (R-fullrefman.pdf) was most of a
+/// cold `ask`'s own time.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// First bytes of a tree file, before its little-endian `u32` format version.
+pub const TREE_FILE_MAGIC: &[u8; 8] = b"DOCNAVT\n";
 
 /// Default workspace directory (relative to the current directory).
 pub const DEFAULT_DIR: &str = ".docnav";
@@ -105,11 +110,42 @@ impl Catalog {
     }
 }
 
-/// Tree file shape: `{ "format_version": 1, "document": {...} }`.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct TreeFile<D> {
-    pub(crate) format_version: u32,
-    pub(crate) document: D,
+/// Encode a tree file: [`TREE_FILE_MAGIC`], [`FORMAT_VERSION`] as little-endian `u32`, then the
+/// [`Document`] in postcard (a compact serde binary format; varint integers).
+///
+/// Errors: a serialization failure (a bug: every field is serializable), as a message.
+pub fn encode_tree_file(document: &Document, size_hint: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(size_hint);
+    out.extend_from_slice(TREE_FILE_MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    postcard::to_io(document, &mut out).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// Decode a tree file read from `path` (see [`encode_tree_file`]).
+///
+/// Errors: [`WorkspaceError::Corrupt`] without the magic bytes or when the body does not decode;
+/// [`WorkspaceError::Version`] for another format version.
+pub fn decode_tree_file(path: &Path, bytes: &[u8]) -> Result<Document, WorkspaceError> {
+    let corrupt = |reason: String| WorkspaceError::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let Some(rest) = bytes.strip_prefix(TREE_FILE_MAGIC.as_slice()) else {
+        return Err(corrupt("not a docnav tree file (bad magic bytes)".into()));
+    };
+    let Some((version, body)) = rest.split_at_checked(4) else {
+        return Err(corrupt("truncated header".into()));
+    };
+    let found = u32::from_le_bytes([version[0], version[1], version[2], version[3]]);
+    if found != FORMAT_VERSION {
+        return Err(WorkspaceError::Version {
+            path: path.to_path_buf(),
+            found,
+            expected: FORMAT_VERSION,
+        });
+    }
+    postcard::from_bytes(body).map_err(|e| corrupt(e.to_string()))
 }
 
 /// An opened workspace: the catalog in memory, tree files loaded on first use and cached.
@@ -201,8 +237,12 @@ impl Workspace {
     }
 
     fn load(&self, entry: &CatalogEntry) -> Result<Document, WorkspaceError> {
-        let file: TreeFile<Document> = read_versioned(&self.docs_dir().join(&entry.tree_file))?;
-        Ok(file.document)
+        let path = self.docs_dir().join(&entry.tree_file);
+        let bytes = std::fs::read(&path).map_err(|source| WorkspaceError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        decode_tree_file(&path, &bytes)
     }
 }
 

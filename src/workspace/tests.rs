@@ -25,7 +25,36 @@ fn unknown_format_version_is_a_clear_error() {
     .unwrap();
     let err = Workspace::open(dir.path()).unwrap_err().to_string();
     assert!(
-        err.contains("format version 99") && err.contains("reads version 1"),
+        err.contains("format version 99")
+            && err.contains(&format!("reads version {FORMAT_VERSION}")),
         "{err}"
     );
+}
+
+#[test]
+fn tree_files_round_trip_and_refuse_other_versions_and_garbage() {
+    let lib = InMemoryLibrary::from_paths(
+        &[concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/docs/multilingual.md"
+        )],
+        &crate::tree::BuildOptions::default(),
+    )
+    .unwrap();
+    let doc = lib.document("multilingual").unwrap();
+    let bytes = encode_tree_file(&doc, 0).unwrap();
+    let path = std::path::Path::new("t.bin");
+    assert_eq!(&decode_tree_file(path, &bytes).unwrap(), doc.as_ref());
+    let mut other = bytes.clone();
+    other[8] = 1;
+    let err = decode_tree_file(path, &other).unwrap_err().to_string();
+    assert!(err.contains("format version 1;"), "{err}");
+    let err = decode_tree_file(path, b"{\"format_version\": 1}")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not a docnav tree file"), "{err}");
+    let err = decode_tree_file(path, &bytes[..bytes.len() / 2])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("is damaged"), "{err}");
 }
