@@ -213,17 +213,22 @@ impl Bm25Scorer {
     }
 }
 
+/// Mean unit length: `total / count`, 0 for an empty corpus (units: weighted terms).
+pub fn mean_length(total: f64, count: usize) -> f32 {
+    if count == 0 {
+        0.0
+    } else {
+        (total / count as f64) as f32
+    }
+}
+
 impl CorpusStats for Bm25Scorer {
     fn unit_count(&self) -> u32 {
         u32::try_from(self.lengths.len()).unwrap_or(u32::MAX)
     }
 
     fn average_length(&self) -> f32 {
-        if self.lengths.is_empty() {
-            0.0
-        } else {
-            (self.total_length as f64 / self.lengths.len() as f64) as f32
-        }
+        mean_length(self.total_length as f64, self.lengths.len())
     }
 
     fn document_frequency(&self, term: &str) -> u32 {

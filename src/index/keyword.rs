@@ -350,11 +350,7 @@ impl CorpusStats for KeywordIndex {
     }
 
     fn average_length(&self) -> f32 {
-        if self.lengths.is_empty() {
-            0.0
-        } else {
-            (self.total_length as f64 / self.lengths.len() as f64) as f32
-        }
+        super::bm25::mean_length(self.total_length as f64, self.lengths.len())
     }
 
     fn document_frequency(&self, term: &str) -> u32 {
