@@ -39,9 +39,18 @@ async fn eval_runs_the_agent_and_reports_calls_and_tokens() {
     ])
     .await;
     let mut cmd = docnav(&ws);
-    cmd.args(["eval", qa.to_str().unwrap(), "--json", "--rounds", "1"])
-        .env("DOCNAV_MODEL", "fake-model")
-        .env("OPENAI_BASE_URL", fake.base_url());
+    let out_dir = dir.path().join("out");
+    cmd.args([
+        "eval",
+        qa.to_str().unwrap(),
+        "--json",
+        "--rounds",
+        "1",
+        "--out",
+    ])
+    .arg(&out_dir)
+    .env("DOCNAV_MODEL", "fake-model")
+    .env("OPENAI_BASE_URL", fake.base_url());
     let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap();
@@ -59,6 +68,14 @@ async fn eval_runs_the_agent_and_reports_calls_and_tokens() {
     assert!(prompt_tokens > 500 && completion_tokens > 20, "{s}");
     // Per question too.
     assert_eq!(report["questions"][0]["llm_calls"], 4);
+    // --out keeps each question's trace, and it replays against the workspace.
+    for line in [1, 2] {
+        let trace = out_dir.join(format!("line-{line}.trace.jsonl"));
+        assert!(trace.is_file(), "{} missing", trace.display());
+        let r = run(&ws, &["replay", trace.to_str().unwrap()]);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    }
+    assert!(out_dir.join("report.json").is_file());
 }
 
 #[test]
