@@ -68,7 +68,8 @@ pub struct Divergence {
     pub actor: String,
     /// The actor's event sequence number.
     pub seq: u64,
-    /// Commands the actor had issued up to that point (its step).
+    /// The worker's step as the transcript numbers it (commands after its first plan, the
+    /// diverging one included when it is a command's output); 0 = before its first step.
     pub step: usize,
     /// The recorded event, summarised.
     pub expected: String,
@@ -78,10 +79,15 @@ pub struct Divergence {
 
 impl std::fmt::Display for Divergence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let place = if self.step == 0 {
+            "before its first step (overview or plan)".to_string()
+        } else {
+            format!("at step {}", self.step)
+        };
         write!(
             f,
-            "replay diverged in {} at step {} (event {}):\n  expected: {}\n  actual:   {}",
-            self.actor, self.step, self.seq, self.expected, self.actual
+            "replay diverged in {} {place} (event {}):\n  expected: {}\n  actual:   {}",
+            self.actor, self.seq, self.expected, self.actual
         )
     }
 }
@@ -271,6 +277,7 @@ pub fn first_divergence(
         let a = by_actor(recorded, actor);
         let b = by_actor(replayed, actor);
         let mut step = 0;
+        let mut planned = false;
         for i in 0..a.len().max(b.len()) {
             let ea = a.get(i).and_then(|e| comparable(&e.event));
             let eb = b.get(i).and_then(|e| comparable(&e.event));
@@ -278,16 +285,23 @@ pub fn first_divergence(
                 break;
             }
             if ea != eb {
+                // A diverging command is the next step itself.
+                let is_command =
+                    matches!(a.get(i).map(|e| &e.event), Some(AgentEvent::Command { .. }));
                 return Some(Divergence {
                     actor: actor.to_string(),
                     seq: i as u64,
-                    step,
+                    step: step + usize::from(planned && is_command),
                     expected: ea.unwrap_or_else(|| "(the recording ends here)".into()),
                     actual: eb.unwrap_or_else(|| "(the replay ends here)".into()),
                 });
             }
-            if matches!(a.get(i).map(|e| &e.event), Some(AgentEvent::Command { .. })) {
-                step += 1;
+            // Steps as the transcript numbers them: a worker's commands after its first plan;
+            // the orchestrator has none.
+            match a.get(i).map(|e| &e.event) {
+                Some(AgentEvent::Decision { kind, .. }) if kind == "plan" => planned = true,
+                Some(AgentEvent::Command { .. }) if planned => step += 1,
+                _ => {}
             }
         }
     }

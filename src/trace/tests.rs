@@ -67,34 +67,35 @@ fn replies_are_paired_per_actor_in_order() {
 
 #[test]
 fn divergence_names_actor_step_and_both_sides() {
+    let cmd = |line: &str| AgentEvent::Command { line: line.into() };
+    let plan = AgentEvent::Decision {
+        kind: "plan".into(),
+        value: serde_json::json!({"plan": []}),
+    };
     let a = vec![
-        ev("w1", 0, AgentEvent::Command { line: "ls".into() }),
-        ev(
-            "w1",
-            1,
-            AgentEvent::Command {
-                line: "cat 2".into(),
-            },
-        ),
+        ev("w1", 0, cmd("ls")),
+        ev("w1", 1, plan),
+        ev("w1", 2, cmd("cd 2")),
+        ev("w1", 3, cmd("cat 2")),
     ];
-    let b = vec![
-        ev("w1", 0, AgentEvent::Command { line: "ls".into() }),
-        ev(
-            "w1",
-            1,
-            AgentEvent::Command {
-                line: "cat 3".into(),
-            },
-        ),
-    ];
+    let mut b = a.clone();
+    b[3] = ev("w1", 3, cmd("cat 3"));
     let d = first_divergence(&a, &b, false).unwrap();
-    assert_eq!((d.actor.as_str(), d.seq, d.step), ("w1", 1, 1));
+    // The overview `ls` is not a step: `cd 2` is step 1, the diverging `cat` step 2.
+    assert_eq!((d.actor.as_str(), d.seq, d.step), ("w1", 3, 2));
     assert_eq!(d.expected, "command `cat 2`");
     assert_eq!(d.actual, "command `cat 3`");
+    assert!(d.to_string().contains("in w1 at step 2 (event 3)"), "{d}");
     assert!(first_divergence(&a, &a, false).is_none());
     // After a cut, a replay that goes further is not a divergence.
     assert!(first_divergence(&a[..1], &a, true).is_none());
     assert!(first_divergence(&a[..1], &a, false).is_some());
+    // A difference in the overview comes before the first step.
+    let mut c = a.clone();
+    c[0] = ev("w1", 0, cmd("ls /"));
+    let d = first_divergence(&a, &c, false).unwrap();
+    assert_eq!(d.step, 0);
+    assert!(d.to_string().contains("before its first step"), "{d}");
 }
 
 #[test]

@@ -206,29 +206,30 @@ async fn an_edited_document_is_reported_at_the_step_that_diverges() {
     std::fs::copy(fixture("notes.txt"), &notes).unwrap();
     let ws = dir.path().join("ws");
     assert_eq!(run(&ws, &["index", notes.to_str().unwrap()]).code, 0);
-    let fake = FakeModel::start(single_doc()).await;
-    let trace = dir.path().join("t.jsonl");
-    let r = output(ask_cmd(
-        &ws,
-        &fake,
-        &[
-            "How do I keep two indexes apart?",
-            "--rounds",
-            "1",
-            "--trace",
-            trace.to_str().unwrap(),
-        ],
-    ))
+    // Key concepts that `find` does not hit, so the overview shows only the top level; the worker
+    // then runs step 1 `cd 1` and step 2 `cat 1`, which shows section 1.1's text.
+    let fake = FakeModel::start(vec![
+        understand(&["zzqx"]),
+        tasks(&[("notes", "how to keep several indexes apart")]),
+        plan("notes", &["cd 1", "cat 1"]),
+        command("notes", "cd 1"),
+        command("notes", "cat 1"),
+        command("notes", "done"),
+    ])
     .await;
+    let trace = dir.path().join("t.jsonl");
+    let question = "How do I keep two indexes apart?";
+    let args = ["--rounds", "1", "--trace", trace.to_str().unwrap()];
+    let r = output(ask_cmd(&ws, &fake, &[&[question][..], &args[..]].concat())).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
+    fake.verify().unwrap();
 
-    // Same document: identical. Edited text in section 1: the second command's output differs.
+    // Same document: identical.
     assert_eq!(run(&ws, &["replay", trace.to_str().unwrap()]).code, 0);
-    // An edit deep in section 1.1 (same size, not in the summaries or terms the DocCard shows).
-    let edited = std::fs::read_to_string(&notes).unwrap().replace(
-        "A workspace holds one catalog",
-        "A workspace holds ONE catalog",
-    );
+    // Edit inside section 1.1 (same size, a word in no summary, snippet or DocCard term).
+    let edited = std::fs::read_to_string(&notes)
+        .unwrap()
+        .replace("keep several indexes apart", "keep various indexes apart");
     std::fs::write(&notes, edited).unwrap();
     assert_eq!(run(&ws, &["index", notes.to_str().unwrap()]).code, 0);
     let r = run(&ws, &["replay", trace.to_str().unwrap()]);
@@ -239,22 +240,19 @@ async fn an_edited_document_is_reported_at_the_step_that_diverges() {
         "{}",
         r.stderr
     );
-    // Bird's-eye ls/find show the summary first: that observation (before any step) diverges.
     assert!(
-        r.stderr.contains("replay diverged in r1-w1-notes at step "),
+        r.stderr
+            .contains("replay diverged in r1-w1-notes at step 2 (event"),
         "{}",
         r.stderr
     );
     assert!(
-        r.stderr.contains("expected: observation of"),
+        r.stderr.contains("expected: observation of")
+            && r.stderr.contains("actual:   observation of"),
         "{}",
         r.stderr
     );
-    assert!(
-        r.stderr.contains("actual:   observation of"),
-        "{}",
-        r.stderr
-    );
+    assert!(r.stderr.contains("1 Getting started"), "{}", r.stderr);
 }
 
 #[tokio::test(flavor = "multi_thread")]
