@@ -596,3 +596,75 @@ fn pdf_nodes_show_pages_and_relative_grep_lines() {
         );
     }
 }
+
+#[test]
+fn cat_default_budget_is_4000_chars_and_zero_is_a_usage_error() {
+    let mut s = Session::new(library(), Role::Agent);
+    let page = text(&mut s, "cat /nodejs-doc-fs/4");
+    let note = page.lines().last().unwrap();
+    let shown: usize = note["[chars 0–".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (3000..=4000).contains(&shown),
+        "default page should stop just under 4000 chars: {note}"
+    );
+    assert_eq!(
+        error(&mut s, "cat --budget 0 /multilingual"),
+        "cat: --budget needs at least 1 char\nusage: cat [-o OFFSET] [--budget CHARS] [path]"
+    );
+}
+
+#[test]
+fn grep_i_ignores_case_and_a_zero_cap_prints_only_the_count_line() {
+    let mut s = session_at("/multilingual");
+    assert_eq!(
+        text(&mut s, "grep CAFÉ"),
+        "grep: no line below /multilingual matches 'CAFÉ'"
+    );
+    let folded = text(&mut s, "grep -i CAFÉ");
+    assert_eq!(folded, text(&mut s, "grep '[Cc]afé'"));
+    assert!(folded.lines().count() >= 3, "{folded}");
+    // Regression: `-m 0` printed an empty line before the count of lines not shown.
+    let n = folded.lines().count();
+    assert_eq!(
+        text(&mut s, "grep -m 0 -i CAFÉ"),
+        format!("… {n} more matching line(s) not shown (narrow the regex or the path, or -m)")
+    );
+}
+
+/// Regression: a hit on a section without text of its own ended in a dangling `: `.
+#[test]
+fn find_hit_on_a_section_without_text_ends_at_its_title() {
+    let lib = library();
+    let (doc_id, doc, node) = lib
+        .cards()
+        .iter()
+        .map(|c| (c.doc_id.clone(), lib.document(&c.doc_id).unwrap()))
+        .find_map(|(id, doc)| {
+            let tree = &doc.tree;
+            let node = tree
+                .preorder(docnav::tree::NodeId::ROOT)
+                .into_iter()
+                .find(|&n| {
+                    let n = tree.node(n);
+                    n.content.trim().is_empty() && n.depth > 0 && (8..70).contains(&n.title.len())
+                })?;
+            Some((id, doc.clone(), node))
+        })
+        .expect("a fixture has a section with children only");
+    let node = doc.tree.node(node);
+    let path = format!("/{doc_id}/{}", node.structure.replace('.', "/"));
+    let out = text(
+        &mut session_at(&format!("/{doc_id}")),
+        &format!("find -n 50 {}", node.title.replace(['`', '\''], " ")),
+    );
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(&format!("{path}  ")))
+        .unwrap_or_else(|| panic!("{path} not among the hits:\n{out}"));
+    assert!(line.ends_with(&node.title), "{line}");
+}

@@ -129,6 +129,25 @@ impl Drop for Tmux {
     }
 }
 
+/// Whether the terminal tests can run. Without tmux they skip with a message on a developer's
+/// machine, but under CI (`CI` set, as `.ci/run` runs) a missing tmux fails the test: a terminal
+/// test that silently passes proves nothing.
+pub fn tmux_available() -> bool {
+    let present = Command::new("tmux").arg("-V").output().is_ok();
+    if !present && std::env::var_os("CI").is_some() {
+        panic!("tmux is required under CI for the terminal tests (.ci/run installs it)");
+    }
+    if !present {
+        eprintln!("skipping: tmux is not installed");
+    }
+    present
+}
+
+/// Starts tmux on `command`, failing the test when tmux is installed but cannot start a session.
+pub fn start_tmux(command: &str) -> Tmux {
+    Tmux::start(command).unwrap_or_else(|| panic!("tmux is installed but cannot start a session"))
+}
+
 fn rand_suffix() -> u32 {
     rand::random::<u32>()
 }
@@ -143,16 +162,12 @@ fn shell_command(ws: &Path) -> String {
 
 #[test]
 fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipping: tmux is not installed");
+    if !tmux_available() {
         return;
     }
     let dir = workspace();
     let ws = dir.path().join("ws");
-    let Some(t) = Tmux::start(&shell_command(&ws)) else {
-        eprintln!("skipping: tmux cannot start a session here");
-        return;
-    };
+    let t = start_tmux(&shell_command(&ws));
     // Keys are sent only once the next prompt is on screen: input typed while the shell is
     // between two reads (not in raw mode) may be discarded by the terminal.
     t.wait_for("docnav:/> ");
@@ -187,7 +202,7 @@ fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
     assert!(!history.contains("garbage"), "{history}");
 
     // History survives a restart: Up brings back the last line.
-    let t = Tmux::start(&shell_command(&ws)).unwrap();
+    let t = start_tmux(&shell_command(&ws));
     t.wait_for("docnav:/> ");
     t.keys(&["Up"]);
     t.wait_for("docnav:/> ask how do I install it");

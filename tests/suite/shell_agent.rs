@@ -2,17 +2,14 @@
 //! `ask` shows the workers' commands as they happen and the evidence, `goto N` moves the cursor,
 //! `suggest` shows the model's next command, `replay FILE WORKER` leaves the cursor where it ended.
 
-use std::process::Command;
-
 use super::agent::{command, plan, tasks, understand, verdict};
 use super::common::{fixture, run};
-use super::shell::Tmux;
+use super::shell::{start_tmux, tmux_available};
 use crate::support::fake_model::{FakeModel, Reply};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn shell_ask_goto_suggest_and_replay() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipping: tmux is not installed");
+    if !tmux_available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -37,10 +34,7 @@ async fn shell_ask_goto_suggest_and_replay() {
         env!("CARGO_BIN_EXE_docnav"),
         ws.display()
     );
-    let Some(t) = Tmux::start(&shell) else {
-        eprintln!("skipping: tmux cannot start a session here");
-        return;
-    };
+    let t = start_tmux(&shell);
     t.wait_for("docnav:/> ");
     t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
     t.wait_for("[r1-w1-notes] $ cat '#1.1'");

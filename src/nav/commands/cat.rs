@@ -54,9 +54,12 @@ impl Command for Cat {
         .unwrap_or(0);
         let budget = try_out!(parsed
             .count("budget")
+            .and_then(|b| match b {
+                Some(0) => Err("--budget needs at least 1 char".to_string()),
+                b => Ok(b),
+            })
             .map_err(|e| usage_error(self, Some(&e))))
-        .unwrap_or(session.budget())
-        .max(1);
+        .unwrap_or(session.budget());
         let path = try_out!(one_path(self, &parsed));
         let place = try_out!(target(self, session, path)?);
         let Place::Node { doc_id, doc, node } = &place else {

@@ -95,11 +95,11 @@ impl Command for Find {
         let lines: Vec<String> = hits
             .iter()
             .map(|(score, path, node, hit)| {
-                format!(
-                    "{path}  {score:.2}  {}: {}",
-                    one_line(&node.title, 80),
-                    snippet(node, &hit.matched_terms)
-                )
+                let title = one_line(&node.title, 80);
+                match snippet(node, &hit.matched_terms) {
+                    text if text.is_empty() => format!("{path}  {score:.2}  {title}"),
+                    text => format!("{path}  {score:.2}  {title}: {text}"),
+                }
             })
             .collect();
         Ok(CommandOutput::ok(lines.join("\n")))

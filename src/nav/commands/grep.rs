@@ -175,19 +175,19 @@ impl Scan {
         if self.total == 0 {
             return format!("grep: no line below {where_} matches '{pattern}'");
         }
-        let mut out = self.lines.join("\n");
+        let mut out = self.lines;
         if self.count_only {
-            out.push_str(&format!(
-                "\ntotal: {} line(s) in {} section(s)",
+            out.push(format!(
+                "total: {} line(s) in {} section(s)",
                 self.total, self.sections
             ));
         } else if self.total > self.max {
-            out.push_str(&format!(
-                "\n… {} more matching line(s) not shown (narrow the regex or the path, or -m)",
+            out.push(format!(
+                "… {} more matching line(s) not shown (narrow the regex or the path, or -m)",
                 self.total - self.max
             ));
         }
-        out
+        out.join("\n")
     }
 }
 
