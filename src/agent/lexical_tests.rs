@@ -32,10 +32,50 @@ fn finds_the_exact_faq_entry_first() {
     assert!(top.text.contains("--search-zip"), "{}", top.text);
     assert_eq!(answer.stats.llm_calls, 0);
     assert!(answer.evidence.len() <= 5);
-    // Best first.
+    // Best first (no section here replaced a better-scored ancestor).
     for pair in answer.evidence.windows(2) {
         assert!(pair[0].score >= pair[1].score);
     }
+}
+
+/// Regression: the special `all` file type (qa line 14) was lost under its parent "Manual
+/// filtering: file types", whose own text matched `type` more often.
+#[test]
+fn a_specific_subsection_replaces_a_better_scored_parent() {
+    let lib = library(&["ripgrep__GUIDE.md"]);
+    let q = "search every known file type at once with --type";
+    let answer = ask_lexical(&lib, q, None, 5).unwrap();
+    let top = &answer.evidence[0];
+    assert_eq!(
+        top.path,
+        vec![
+            "User Guide",
+            "Manual filtering: file types",
+            "The special all file type"
+        ]
+    );
+    // It took its parent's rank with its own (lower) score: the parent outscored it alone.
+    let doc = lib.document("ripgrep-guide").unwrap();
+    let parent = doc
+        .tree
+        .by_title_path(&["User Guide", "Manual filtering: file types"])
+        .unwrap();
+    let parent_score = doc.index.explain(q, parent).score;
+    assert!(top.score < parent_score && top.score >= DESCENDANT_REPLACES_AT * parent_score);
+}
+
+/// Regression: "thread pool" never matched the fs docs' "threadpool" (qa line 23).
+#[test]
+fn adjacent_query_words_also_match_their_compound() {
+    let lib = library(&["nodejs-doc__fs.md"]);
+    let answer = ask_lexical(
+        &lib,
+        "does node's fs module run on the libuv thread pool?",
+        None,
+        1,
+    )
+    .unwrap();
+    assert_eq!(answer.evidence[0].path, vec!["Notes", "Threadpool usage"]);
 }
 
 #[test]

@@ -236,7 +236,7 @@ impl KeywordIndex {
     /// Top `limit` nodes for `query` (tokenized like the text), best first, ties broken by
     /// reading order. Only nodes matching at least one query term are returned.
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
-        let terms = query_terms(query);
+        let terms = search_terms(self, query);
         let mut hits = self.search_with(self, &terms, limit);
         hits.truncate(limit);
         hits.into_iter().map(|(hit, _)| hit).collect()
@@ -313,7 +313,7 @@ impl KeywordIndex {
         query: &str,
         node: NodeId,
     ) -> Bm25Explanation {
-        let terms = query_terms(query);
+        let terms = search_terms(stats, query);
         let terms = &terms[..terms.len().min(MAX_QUERY_TERMS)];
         let tfs: Vec<(&str, f32)> = terms
             .iter()
@@ -401,6 +401,36 @@ impl CorpusStats for SharedStats<'_> {
     }
 }
 
+/// The terms a search for `query` looks up: [`query_terms`], plus the **compound** of each pair
+/// of adjacent plain words when the corpus knows it (`thread pool` also looks up `threadpool`,
+/// `file name` also `filename`), inserted after the pair's first word. Documents spell such words both
+/// ways; the tokenizer cannot split `threadpool`, so the query joins instead. Only compounds
+/// that occur in `stats` (document frequency > 0) are added, so a query never grows by terms
+/// that cannot match. Plain words are ASCII alphanumerics (no joiners, no CJK bigrams).
+pub fn search_terms<S: CorpusStats + ?Sized>(stats: &S, query: &str) -> Vec<String> {
+    let words = query_terms(query);
+    let plain = |w: &str| w.bytes().all(|b| b.is_ascii_alphanumeric());
+    let mut out: Vec<String> = Vec::with_capacity(words.len() + 2);
+    for (i, word) in words.iter().enumerate() {
+        if !out.contains(word) {
+            out.push(word.clone());
+        }
+        let Some(next) = words.get(i + 1) else {
+            continue;
+        };
+        if plain(word) && plain(next) {
+            let compound = format!("{word}{next}");
+            if !out.contains(&compound)
+                && !words.contains(&compound)
+                && stats.document_frequency(&compound) > 0
+            {
+                out.push(compound);
+            }
+        }
+    }
+    out
+}
+
 /// Search several documents at once with [`SharedStats`]: the top `limit` nodes over all of
 /// them, each with the name it was given (e.g. its `doc_id`), best first; ties by position in
 /// `indexes`, then reading order.
@@ -411,7 +441,7 @@ pub fn search_many<'a>(
 ) -> Vec<(&'a str, SearchHit)> {
     let all: Vec<&KeywordIndex> = indexes.iter().map(|(_, i)| *i).collect();
     let stats = SharedStats::new(&all);
-    let terms = query_terms(query);
+    let terms = search_terms(&stats, query);
     let mut merged: Vec<(usize, u32, &'a str, SearchHit)> = Vec::new();
     for (pos, (name, index)) in indexes.iter().enumerate() {
         for (hit, rank) in index.search_with(&stats, &terms, limit) {
