@@ -119,7 +119,11 @@ fn main() -> ExitCode {
             let Some(s) = sections.get(id) else {
                 continue;
             };
-            hits.extend(s.scores(&query).into_iter().map(|(i, sc)| (sc, id.as_str(), i)));
+            hits.extend(
+                s.scores(&query)
+                    .into_iter()
+                    .map(|(i, sc)| (sc, id.as_str(), i)),
+            );
         }
         hits.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut evidence = Vec::new();
