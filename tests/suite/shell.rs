@@ -104,6 +104,15 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The screen with its escape sequences (colours) kept.
+    pub fn screen_with_escapes(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-e", "-t", "0"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Wait until the screen contains `want` (10 s at most).
     pub fn wait_for(&self, want: &str) -> String {
         let start = Instant::now();
@@ -210,4 +219,64 @@ fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
     t.wait_for("docnav:/> cd \"Café noir\"");
     t.keys(&["C-u", "C-d"]);
     t.wait_for("EXITED:0");
+}
+
+/// Colour only on a terminal and never with `NO_COLOR`; long output goes through `$PAGER` only
+/// when it is set.
+#[test]
+fn shell_colour_follows_no_color_and_long_output_uses_pager_only_when_set() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = workspace();
+    let ws = dir.path().join("ws");
+    let paged = dir.path().join("paged.txt");
+    let bin = env!("CARGO_BIN_EXE_docnav");
+    let coloured = format!(
+        "env -u NO_COLOR -u DOCNAV_MODEL -u OPENAI_API_KEY -u OPENAI_BASE_URL TERM=xterm-256color PAGER='cat > {}' {bin} --workspace {} shell; echo EXITED:$?; sleep 60",
+        paged.display(),
+        ws.display()
+    );
+    let t = start_tmux(&coloured);
+    t.wait_for("docnav:/> ");
+    t.keys(&["cd nowhere", "Enter"]);
+    t.wait_for("cd: no document 'nowhere' under / (try ls /)");
+    let raw = t.screen_with_escapes();
+    assert!(
+        raw.contains("\u{1b}[31mcd: no document 'nowhere'"),
+        "errors are red on a terminal: {raw:?}"
+    );
+    // 60 grep lines are more than a screen: they go to the pager, not the terminal.
+    t.keys(&["grep -m 60 rg /ripgrep-guide", "Enter"]);
+    t.wait_for("> grep -m 60 rg /ripgrep-guide\n");
+    t.wait_for("docnav:/> ");
+    let start = Instant::now();
+    let pager_got = loop {
+        let text = std::fs::read_to_string(&paged).unwrap_or_default();
+        if text.lines().count() > 40 || start.elapsed() > Duration::from_secs(10) {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(pager_got.lines().count() > 40, "{pager_got}");
+    assert!(pager_got.starts_with("/ripgrep-guide/1/"), "{pager_got}");
+    assert!(!t.screen().contains("/ripgrep-guide/1/"), "{}", t.screen());
+    t.keys(&["C-d"]);
+    t.wait_for("EXITED:0");
+    drop(t);
+
+    // NO_COLOR and no PAGER: plain text, printed directly.
+    let plain = t_plain(&ws);
+    plain.wait_for("docnav:/> ");
+    plain.keys(&["cd nowhere", "Enter"]);
+    plain.wait_for("cd: no document 'nowhere' under / (try ls /)");
+    assert!(!plain.screen_with_escapes().contains("\u{1b}[31m"));
+    plain.keys(&["grep -m 60 rg /ripgrep-guide", "Enter"]);
+    plain.wait_for("/ripgrep-guide/1/");
+    plain.keys(&["C-d"]);
+    plain.wait_for("EXITED:0");
+}
+
+fn t_plain(ws: &Path) -> Tmux {
+    start_tmux(&shell_command(ws).replace("TERM=xterm", "TERM=xterm-256color"))
 }
