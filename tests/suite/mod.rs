@@ -1,4 +1,5 @@
 pub mod agent;
+pub mod ask_terminal;
 pub mod cli_index;
 pub mod common;
 pub mod eval;
