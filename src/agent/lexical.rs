@@ -135,10 +135,11 @@ fn dedup(docs: &[Arc<Document>], hits: &[Hit], k: usize) -> Vec<Hit> {
             .iter()
             .any(|h| h.doc == hit.doc && tree.is_ancestor_or_self(hit.node, h.node));
         match ancestor {
-            Some(i) if kept[i].node != hit.node => {
-                if hit.score >= DESCENDANT_REPLACES_AT * kept[i].score {
-                    kept[i] = *hit;
-                }
+            Some(i)
+                if kept[i].node != hit.node
+                    && hit.score >= DESCENDANT_REPLACES_AT * kept[i].score =>
+            {
+                kept[i] = *hit;
             }
             Some(_) => {}
             None if !descendant && !full => kept.push(*hit),
