@@ -22,7 +22,8 @@ pub struct TreeArgs {
     json: bool,
 }
 
-/// A node in `tree --json`: ranges are inclusive `[first, last]`, 1-based.
+/// A node in `tree --json`: ranges are inclusive `[first, last]`, 1-based; `references` are the
+/// structure numbers of the nodes this node refers to (`["2.1", "4"]`), in order of first mention.
 #[derive(Serialize)]
 struct JsonNode {
     structure: String,
@@ -30,6 +31,7 @@ struct JsonNode {
     lines: Option<[u32; 2]>,
     pages: Option<[u32; 2]>,
     token_count: u32,
+    references: Vec<String>,
     children: Vec<JsonNode>,
 }
 
@@ -63,6 +65,11 @@ fn to_json(tree: &Tree, id: NodeId, max_depth: u32) -> JsonNode {
         lines: inclusive(&node.lines),
         pages: inclusive(&node.pages),
         token_count: node.token_count,
+        references: node
+            .references
+            .iter()
+            .filter_map(|r| tree.get(*r).map(|n| n.structure.clone()))
+            .collect(),
         children: if node.depth < max_depth {
             node.children
                 .iter()

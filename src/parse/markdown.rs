@@ -31,6 +31,8 @@ struct Heading {
     content_line: u32,
     /// Byte offset where `content_line` starts (the text length past the end).
     content_start: usize,
+    /// Explicit anchor (`<h3 name="x">`, `{#x}`), see [`RawSection::anchor`].
+    anchor: Option<String>,
 }
 
 /// pulldown-cmark extensions used: GFM tables, footnotes, strikethrough and task lists, so that
@@ -83,6 +85,7 @@ pub fn parse_markdown(text: &str) -> ParsedDoc {
                     .map_or(end_line, |h| index.line_of(h.start)),
         ),
         pages: None,
+        anchor: None,
     };
     let mut sections = Vec::with_capacity(headings.len());
     for (i, h) in headings.iter().enumerate() {
@@ -96,6 +99,7 @@ pub fn parse_markdown(text: &str) -> ParsedDoc {
             content_first_line: Some(h.content_line.min(next_line)),
             lines: Some(h.line..next_line.max(h.line + 1)),
             pages: None,
+            anchor: h.anchor.clone(),
         });
     }
     let (title, metadata) = match front {
@@ -121,7 +125,11 @@ fn find_headings(text: &str, body_start: usize, index: &LineIndex) -> Vec<Headin
     let mut headings: Vec<Heading> = Vec::new();
     // (level, start offset in text, title so far) of the heading being read.
     let mut open: Option<(u32, usize, String)> = None;
-    let push = |headings: &mut Vec<Heading>, level, title: String, start, last_byte| {
+    let push = |headings: &mut Vec<Heading>,
+                level,
+                (title, anchor): (String, Option<String>),
+                start,
+                last_byte| {
         let line = index.line_of(start);
         if headings.last().is_some_and(|p| line < p.content_line) {
             return;
@@ -134,6 +142,7 @@ fn find_headings(text: &str, body_start: usize, index: &LineIndex) -> Vec<Headin
             line,
             content_line,
             content_start: index.start_of(content_line),
+            anchor,
         });
     };
     for (event, range) in Parser::new_ext(body, options()).into_offset_iter() {
@@ -145,7 +154,8 @@ fn find_headings(text: &str, body_start: usize, index: &LineIndex) -> Vec<Headin
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((level, start, raw)) = open.take() {
                     let last = to.saturating_sub(1).max(start);
-                    push(&mut headings, level, title::clean_title(&raw), start, last);
+                    let title = title::clean_title_and_id(&raw);
+                    push(&mut headings, level, title, start, last);
                 }
             }
             Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
@@ -162,7 +172,7 @@ fn find_headings(text: &str, body_start: usize, index: &LineIndex) -> Vec<Headin
                 let block = text.get(from..to).unwrap_or("");
                 if let Some(h) = title::html_heading(block) {
                     let last = (from + h.end).saturating_sub(1).max(from);
-                    push(&mut headings, h.level, h.title, from, last);
+                    push(&mut headings, h.level, (h.title, h.anchor), from, last);
                 }
             }
             _ => {}

@@ -26,6 +26,10 @@ pub struct RawSection {
     pub lines: Option<Range<u32>>,
     /// 1-based pages covered, end exclusive (PDF).
     pub pages: Option<Range<u32>>,
+    /// The heading's explicit anchor, a link target beside its GitHub slug (Markdown): the `id`
+    /// (else `name`) of an HTML heading (`<h3 name="config">` → `config`) or the `#id` of an
+    /// attribute list (`## Stages {: #stages }` → `stages`). `None` otherwise.
+    pub anchor: Option<String>,
 }
 
 /// A parsed document before tree building.

@@ -55,6 +55,7 @@ pub fn parse_text(text: &str) -> ParsedDoc {
         content_first_line: Some(1),
         lines: Some(1..line_no(first).min(end_line)),
         pages: None,
+        anchor: None,
     };
     let sections = heads
         .iter()
@@ -68,6 +69,7 @@ pub fn parse_text(text: &str) -> ParsedDoc {
                 content_first_line: Some(line_no(i + 1)),
                 lines: Some(line_no(*i)..line_no(next)),
                 pages: None,
+                anchor: None,
             }
         })
         .collect();

@@ -7,10 +7,12 @@
 //!   the h1 is the document title, its sections are the top level.
 //! - Leaves over `max_leaf_tokens` are split at paragraph boundaries (blank lines outside code
 //!   fences; GFM tables have no blank lines, so they are never split) into `Part N` children.
-//! - Structure numbers, depths, token estimates and quick summaries are filled in last.
+//! - Structure numbers, depths, token estimates and quick summaries are filled in last, then
+//!   cross-references are resolved ([`super::references`]).
 
 use std::ops::Range;
 
+use super::references::{resolve_references, HeadingNodes};
 use super::summary::{quick_summary, QUICK_SUMMARY_MAX_CHARS};
 use super::{estimate_tokens, DocFormat, Node, NodeId, SummaryStrategy, Tree};
 use crate::parse::{ParsedDoc, RawSection};
@@ -50,14 +52,17 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         && sections.first().is_some_and(|s| s.level == 1)
         && sections.iter().filter(|s| s.level == 1).count() == 1;
     let root_title;
+    let mut anchors: Vec<Option<String>> = Vec::with_capacity(sections.len() + 1);
     if single_h1_first {
         let h1 = sections.remove(0);
         root_title = h1.title.clone();
+        anchors.push(h1.anchor.clone());
         preamble = merge_preamble(preamble, h1);
     } else {
         root_title = title
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| options.fallback_title.clone());
+        anchors.push(None);
     }
 
     let root = Node {
@@ -85,6 +90,7 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         }
         let parent = stack[stack.len() - 1];
         let id = NodeId(u32::try_from(nodes.len()).unwrap_or(u32::MAX));
+        anchors.push(section.anchor);
         nodes.push(Node {
             title: section.title,
             content: section.content,
@@ -112,8 +118,14 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         pages_without_text,
         source_units,
     };
+    let headings = HeadingNodes {
+        end: tree.nodes.len(),
+        root_is_heading: single_h1_first,
+        anchors,
+    };
     split_large_leaves(&mut tree, &first_lines, options.max_leaf_tokens);
     finish(&mut tree);
+    resolve_references(&mut tree, &headings);
     tree
 }
 
@@ -140,6 +152,7 @@ fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
         },
         lines,
         pages: h1.pages,
+        anchor: h1.anchor,
     }
 }
 
@@ -251,7 +264,7 @@ pub fn split_paragraph_chunks(text: &str, max_tokens: u32) -> Vec<Range<usize>> 
 }
 
 /// `Some((char, run length))` when the line opens or closes a code fence (``` or ~~~, ≥ 3).
-fn fence_marker(trimmed: &str) -> Option<(char, usize)> {
+pub(super) fn fence_marker(trimmed: &str) -> Option<(char, usize)> {
     let c = trimmed.chars().next()?;
     if c != '`' && c != '~' {
         return None;

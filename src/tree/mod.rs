@@ -4,6 +4,7 @@
 //! only; [`Tree::text_of`] renders a node together with its whole subtree.
 
 pub mod build;
+pub mod references;
 pub mod summary;
 
 use std::ops::Range;
@@ -73,7 +74,9 @@ pub struct Node {
     pub pages: Option<Range<u32>>,
     /// Estimated tokens of `title` + `content` (chars / 4, rounded up).
     pub token_count: u32,
-    /// Nodes this node refers to ("see Section 2.1", links to headings).
+    /// Nodes this node's own `content` refers to — Markdown links to headings (`[x](#usage)`),
+    /// "see Section 2.1", "§2.1", "Chapter 3" — in order of first mention, each once, never the
+    /// node itself (see [`references`]).
     #[serde(default)]
     pub references: Vec<NodeId>,
 }

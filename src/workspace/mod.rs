@@ -1,11 +1,19 @@
 //! The workspace (DESIGN.md §3): a directory holding `catalog.json` (all DocCards) and one tree
 //! file per document under `docs/`.
 //!
-//! Crash safety: tree files are named by doc id *and* fingerprint (`docs/guide-1a2b3c4d5e6f.json`),
+//! Tree files are binary: [`TREE_FILE_MAGIC`], the format version, then the [`Document`] in
+//! postcard ([`encode_tree_file`]). `catalog.json` stays JSON (small, read by people and scripts).
+//!
+//! Crash safety: tree files are named by doc id *and* fingerprint (`docs/guide-1a2b3c4d5e6f.bin`),
 //! so a re-index writes new files next to the old ones, then replaces the catalog atomically, and
 //! only then deletes files the new catalog no longer names. A crash at any point leaves a catalog
 //! whose every file exists: the previous state or the new one, never a mix. Writers hold an
 //! exclusive lock on `lock`; readers need no lock.
+//!
+//! A reader that opened the workspace before a re-index still holds the old catalog, whose tree
+//! file for a rebuilt document may be gone when it first loads that document: it then re-reads
+//! the catalog once and loads the document's current tree file (see [`Library::document`] for
+//! [`Workspace`]).
 
 pub mod atomic;
 pub mod document;
@@ -25,7 +33,9 @@ use crate::index::DocCard;
 
 /// Version of `catalog.json` and tree files this build reads and writes. Version 2: tree files
 /// are binary (postcard) instead of JSON — loading a 7 MB tree (R-fullrefman.pdf) was most of a
-/// cold `ask`'s own time.
+/// cold `ask`'s own time. Filling `Node::references` (cross-references) changed no layout, so it
+/// kept version 2: a tree written before decodes with empty references until it is re-indexed
+/// (`docnav index --force`).
 pub const FORMAT_VERSION: u32 = 2;
 
 /// First bytes of a tree file, before its little-endian `u32` format version.
@@ -51,7 +61,7 @@ pub enum WorkspaceError {
         /// The OS error.
         source: std::io::Error,
     },
-    /// A file of the workspace is not valid JSON of the expected shape.
+    /// A file of the workspace does not decode (catalog: JSON; tree file: magic bytes + postcard).
     #[error(
         "workspace file `{path}` is damaged: {reason} (hint: re-index with `docnav index --force`)"
     )]
@@ -236,6 +246,26 @@ impl Workspace {
         self.dir.join("docs")
     }
 
+    /// Read `catalog.json` again and load `doc_id` from it, unless it names `stale_file` again
+    /// (then `missing` is the error) or no longer lists the document (`NotFound`).
+    fn load_from_fresh_catalog(
+        &self,
+        doc_id: &str,
+        stale_file: &str,
+        missing: WorkspaceError,
+    ) -> Result<Document, WorkspaceError> {
+        let catalog: Catalog = read_versioned(&self.dir.join("catalog.json"))?;
+        let entry = catalog
+            .documents
+            .iter()
+            .find(|e| e.card.doc_id == doc_id)
+            .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))?;
+        if entry.tree_file == stale_file {
+            return Err(missing);
+        }
+        self.load(entry)
+    }
+
     fn load(&self, entry: &CatalogEntry) -> Result<Document, WorkspaceError> {
         let path = self.docs_dir().join(&entry.tree_file);
         let bytes = std::fs::read(&path).map_err(|source| WorkspaceError::Io {
@@ -251,6 +281,12 @@ impl Library for Workspace {
         &self.cards
     }
 
+    /// Loads the tree file named by the catalog read at [`Workspace::open`]. When that file is
+    /// gone — another `docnav index` rebuilt the document and removed it after committing its
+    /// catalog — the catalog is read again, once, and the document's current tree file loaded
+    /// (its card then is newer than [`Library::cards`] shows). Errors: `NotFound` when the id is
+    /// in neither catalog; the original I/O error when the file is missing and the fresh catalog
+    /// names the same file; decode errors as [`decode_tree_file`].
     fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {
         if let Ok(cache) = self.cache.lock() {
             if let Some(doc) = cache.get(doc_id) {
@@ -263,7 +299,16 @@ impl Library for Workspace {
             .iter()
             .find(|e| e.card.doc_id == doc_id)
             .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))?;
-        let doc = Arc::new(self.load(entry)?);
+        let doc = match self.load(entry) {
+            Err(WorkspaceError::Io { path, source })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                let missing = WorkspaceError::Io { path, source };
+                self.load_from_fresh_catalog(doc_id, &entry.tree_file, missing)?
+            }
+            other => other?,
+        };
+        let doc = Arc::new(doc);
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(doc_id.to_string(), doc.clone());
         }

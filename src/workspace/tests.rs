@@ -58,3 +58,71 @@ fn tree_files_round_trip_and_refuse_other_versions_and_garbage() {
         .to_string();
     assert!(err.contains("is damaged"), "{err}");
 }
+
+/// Regression: a reader holding the catalog from before a re-index (a `docnav shell`) got an
+/// I/O error loading a rebuilt document, whose old tree file the re-index had deleted.
+#[test]
+fn reader_with_a_stale_catalog_loads_a_reindexed_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("guide.md");
+    std::fs::write(&src, "# Guide\n\n## Old\n\nOld text.\n").unwrap();
+    let ws_dir = dir.path().join("ws");
+    let args = [src.to_string_lossy().into_owned()];
+    let options = IndexOptions {
+        jobs: 1,
+        ..IndexOptions::default()
+    };
+    let progress = indexer::NoProgress;
+    Workspace::index(&ws_dir, &args, &options, &progress).unwrap();
+    let reader = Workspace::open(&ws_dir).unwrap();
+    let pruned_reader = Workspace::open(&ws_dir).unwrap();
+
+    std::fs::write(&src, "# Guide\n\n## New\n\nNew text, longer.\n").unwrap();
+    let report = Workspace::index(&ws_dir, &args, &options, &progress).unwrap();
+    assert_eq!((report.indexed, report.unchanged), (1, 0));
+    assert_eq!(std::fs::read_dir(ws_dir.join("docs")).unwrap().count(), 1);
+
+    let doc = reader.document("guide").unwrap();
+    let titles: Vec<&str> = doc.tree.nodes.iter().map(|n| n.title.as_str()).collect();
+    assert_eq!(titles, ["Guide", "New"]);
+    // The reader's cards are the ones it opened with; the document carries its new card.
+    assert_ne!(reader.cards()[0].fingerprint, doc.card.fingerprint);
+
+    // Removed meanwhile (`--prune` after the source vanished): a clear not-found.
+    std::fs::remove_file(&src).unwrap();
+    let prune = IndexOptions {
+        prune: true,
+        ..options.clone()
+    };
+    Workspace::index(&ws_dir, &[], &prune, &progress).unwrap();
+    let err = pruned_reader.document("guide").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "document not found: guide (hint: `docnav docs` lists the ids)"
+    );
+}
+
+/// A tree file that vanished while the catalog still names it stays an I/O error naming it.
+#[test]
+fn missing_tree_file_named_by_the_current_catalog_is_an_io_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("notes.txt");
+    std::fs::write(&src, "1 Start\n\nText.\n").unwrap();
+    let ws_dir = dir.path().join("ws");
+    let args = [src.to_string_lossy().into_owned()];
+    Workspace::index(
+        &ws_dir,
+        &args,
+        &IndexOptions::default(),
+        &indexer::NoProgress,
+    )
+    .unwrap();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let file = ws_dir.join("docs").join(&ws.entries()[0].tree_file);
+    std::fs::remove_file(&file).unwrap();
+    let err = ws.document("notes").unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("workspace file `{}`: ", file.display())),
+        "{err}"
+    );
+}

@@ -3,7 +3,8 @@
 use std::path::Path;
 
 use pretty_assertions::assert_eq;
-use serde_json::Value;
+use regex::Regex;
+use serde_json::{json, Value};
 
 use super::common::{fixture, run};
 
@@ -33,12 +34,11 @@ fn docs_json_cards_have_the_documented_fields() {
         ],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("indexed 2 documents (0 unchanged, 0 failed)"),
-        "{}",
-        r.stderr
-    );
+    // The summary is the last stderr line, with the wall time in seconds.
+    let summary =
+        Regex::new(r"^indexed 2 documents \(0 unchanged, 0 failed\) in \d+\.\d\d s$").unwrap();
+    let last = r.stderr.lines().last().unwrap_or_default();
+    assert!(summary.is_match(last), "{}", r.stderr);
     let cards = docs_json(&ws);
     assert_eq!(cards.len(), 2);
     for card in &cards {
@@ -216,22 +216,178 @@ fn killing_index_midway_leaves_a_loadable_workspace() {
     }
 }
 
+/// `{structure, title, lines, token_count, references, children}` of a `tree --json` node
+/// without pages (Markdown and text).
+fn text_node(
+    structure: &str,
+    title: &str,
+    lines: [u32; 2],
+    tokens: u32,
+    children: Vec<Value>,
+) -> Value {
+    json!({
+        "structure": structure, "title": title, "lines": lines, "pages": null,
+        "token_count": tokens, "references": [], "children": children,
+    })
+}
+
 #[test]
 fn tree_json_nests_children_and_depth_limits() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
-    run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]);
-    let r = run(&ws, &["tree", "notes", "--json"]);
+    let notes = fixture("notes.txt");
+    let faq = fixture("ripgrep__FAQ.md");
+    let r = run(
+        &ws,
+        &["index", notes.to_str().unwrap(), faq.to_str().unwrap()],
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let root: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(root["structure"], "");
-    assert!(root["children"].is_array());
+    let tree = |args: &[&str]| -> Value {
+        let r = run(&ws, args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        serde_json::from_str(&r.stdout).unwrap()
+    };
+    // Line ranges are inclusive: `1 Getting started` is on line 6, its text runs to line 10.
+    let full = text_node(
+        "",
+        "notes",
+        [1, 5],
+        42,
+        vec![
+            text_node(
+                "1",
+                "1 Getting started",
+                [6, 10],
+                39,
+                vec![text_node(
+                    "1.1",
+                    "1.1 Choosing a workspace",
+                    [11, 15],
+                    41,
+                    vec![],
+                )],
+            ),
+            text_node(
+                "2",
+                "2 Navigating",
+                [16, 20],
+                37,
+                vec![text_node("2.1", "2.1 Searching", [21, 25], 33, vec![])],
+            ),
+            text_node("3", "3 Troubleshooting", [26, 29], 40, vec![]),
+        ],
+    );
+    assert_eq!(tree(&["tree", "notes", "--json"]), full);
+    // `--depth 1` keeps the top level and cuts below it.
+    let mut cut = full.clone();
+    for child in cut["children"].as_array_mut().unwrap() {
+        child["children"] = json!([]);
+    }
+    assert_eq!(tree(&["tree", "notes", "--json", "--depth", "1"]), cut);
+    assert_eq!(
+        tree(&["tree", "notes", "--json", "--depth", "0"]),
+        json!({
+            "structure": "", "title": "notes", "lines": [1, 5], "pages": null,
+            "token_count": 42, "references": [], "children": [],
+        })
+    );
+    // References are structure numbers: the colours answer points to "like The Silver
+    // Searcher's output" (#silver-searcher-output), the index lists all 27 questions.
+    let faq = tree(&["tree", "ripgrep-faq", "--json"]);
+    let questions = &faq["children"][0];
+    assert_eq!(questions["title"], "FAQ");
+    assert_eq!(questions["references"].as_array().unwrap().len(), 27);
+    assert_eq!(questions["children"][10]["structure"], "1.11");
+    assert_eq!(questions["children"][10]["references"], json!(["1.17"]));
+
     let r = run(&ws, &["tree", "nope"]);
     assert_eq!(r.code, 1);
     assert!(
         r.stderr.contains("document not found: nope"),
         "{}",
         r.stderr
+    );
+}
+
+#[test]
+fn tree_json_of_a_pdf_has_page_ranges() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let r = run(&ws, &["index", fixture("R-intro.pdf").to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(&ws, &["tree", "r-intro", "--json", "--depth", "2"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let root: Value = serde_json::from_str(&r.stdout).unwrap();
+    let intro = &root["children"][1];
+    assert_eq!(
+        (
+            &intro["structure"],
+            &intro["title"],
+            &intro["pages"],
+            &intro["lines"]
+        ),
+        (
+            &json!("2"),
+            &json!("1 Introduction and preliminaries"),
+            &json!([8, 8]),
+            &json!(null)
+        )
+    );
+    let stats = &intro["children"][2];
+    assert_eq!(
+        (&stats["title"], &stats["pages"]),
+        (&json!("R and statistics"), &json!([8, 9]))
+    );
+    // `see Chapter 13 [Packages]` on that page: printed chapter 13 is structure 14.
+    assert_eq!(stats["references"], json!(["14"]));
+    // Depth 2 is the last level shown.
+    let deepest = root["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["children"].as_array().unwrap())
+        .map(|g| g["children"].as_array().unwrap().len())
+        .max();
+    assert_eq!(deepest, Some(0));
+}
+
+#[test]
+fn plain_tree_and_docs_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let r = run(
+        &ws,
+        &[
+            "index",
+            fixture("notes.txt").to_str().unwrap(),
+            fixture("ripgrep__FAQ.md").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let tree = run(&ws, &["tree", "notes"]);
+    assert_eq!(
+        tree.stdout,
+        "notes (notes)  (lines 1–5)\n\
+         1 1 Getting started  (lines 6–10)\n\
+         \x20 1.1 1.1 Choosing a workspace  (lines 11–15)\n\
+         2 2 Navigating  (lines 16–20)\n\
+         \x20 2.1 2.1 Searching  (lines 21–25)\n\
+         3 3 Troubleshooting  (lines 26–29)\n"
+    );
+    let shallow = run(&ws, &["tree", "notes", "-d", "1"]);
+    assert_eq!(
+        shallow.stdout,
+        "notes (notes)  (lines 1–5)\n\
+         1 1 Getting started  (lines 6–10)\n\
+         2 2 Navigating  (lines 16–20)\n\
+         3 3 Troubleshooting  (lines 26–29)\n"
+    );
+    let docs = run(&ws, &["docs"]);
+    assert_eq!(
+        docs.stdout,
+        "DOC_ID       FORMAT         SIZE   NODES  TITLE\n\
+         notes        text          906 B       6  notes\n\
+         ripgrep-faq  markdown    41.7 KB      29  ripgrep__FAQ\n"
     );
 }
 

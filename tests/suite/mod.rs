@@ -1,6 +1,7 @@
 pub mod agent;
 pub mod ask_terminal;
 pub mod cli_index;
+pub mod cli_inputs;
 pub mod common;
 pub mod eval;
 pub mod eval_agent;
@@ -9,6 +10,7 @@ pub mod llm;
 pub mod nav;
 pub mod parse_md;
 pub mod parse_pdf;
+pub mod references;
 pub mod shell;
 pub mod shell_agent;
 pub mod trace;

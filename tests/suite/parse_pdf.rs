@@ -226,3 +226,103 @@ fn corpus_pdfs_parse_and_outline_counts_match_manifest() {
     }
     assert_eq!(checked, 16);
 }
+
+/// A one-page PDF saying `text`, built with lopdf.
+fn one_page_pdf(text: &str) -> lopdf::Document {
+    use lopdf::{dictionary, Object, Stream};
+    let mut doc = lopdf::Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let font_id = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let content = format!("BT /F1 12 Tf 72 720 Td ({text}) Tj ET");
+    let content_id = doc.add_object(Stream::new(dictionary! {}, content.into_bytes()));
+    let page_id = doc.add_object(dictionary! {
+        "Type" => "Page",
+        "Parent" => pages_id,
+        "Contents" => content_id,
+        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font_id } },
+        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages", "Kids" => vec![page_id.into()], "Count" => 1,
+        }),
+    );
+    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog_id);
+    doc.trailer.set(
+        "ID",
+        vec![
+            Object::string_literal(b"0123456789abcdef".to_vec()),
+            Object::string_literal(b"0123456789abcdef".to_vec()),
+        ],
+    );
+    doc
+}
+
+fn save(mut doc: lopdf::Document) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn password_encrypted_pdf_is_an_error_naming_the_file() {
+    let plain = save(one_page_pdf("Secret plans"));
+    let path = Path::new("vault/plans.pdf");
+    // The unencrypted twin parses, so the failure below is the encryption.
+    let doc = parse_pdf(path, &plain).unwrap();
+    assert_eq!(doc.preamble.content.trim(), "", "{doc:?}");
+    assert_eq!(doc.sections[0].content.trim(), "Secret plans");
+
+    let mut locked = one_page_pdf("Secret plans");
+    let version = lopdf::EncryptionVersion::V2 {
+        document: &locked,
+        owner_password: "owner",
+        user_password: "user-password",
+        key_length: 128,
+        permissions: lopdf::Permissions::all(),
+    };
+    let state = lopdf::EncryptionState::try_from(version).unwrap();
+    locked.encrypt(&state).unwrap();
+    let bytes = save(locked);
+    assert!(bytes.windows(8).any(|w| w == b"/Encrypt"));
+    let err = parse_pdf(path, &bytes).unwrap_err();
+    let message = err.to_string();
+    assert_pdf_error(err, path);
+    assert!(message.contains("encrypted"), "{message}");
+}
+
+#[test]
+fn duplicate_outline_titles_are_kept_apart_by_structure() {
+    // live-manual's outline has two "Customizing contents" entries (pages 28 and 35) and two
+    // "Examples" (pages 53 and 54).
+    let path = fixture("live-manual-broken.pdf");
+    let bytes = std::fs::read(&path).unwrap();
+    let tree = docnav::tree::build_tree(
+        parse_pdf(&path, &bytes).unwrap(),
+        &docnav::tree::BuildOptions::default(),
+    );
+    for (title, want) in [
+        ("Customizing contents", [("9", 28..29), ("11", 35..36)]),
+        ("Examples", [("21", 53..54), ("22", 54..55)]),
+    ] {
+        let found: Vec<(String, std::ops::Range<u32>)> = tree
+            .nodes
+            .iter()
+            .filter(|n| n.title == title)
+            .map(|n| (n.structure.clone(), n.pages.clone().unwrap()))
+            .collect();
+        let want: Vec<(String, std::ops::Range<u32>)> = want
+            .iter()
+            .map(|(s, p)| (s.to_string(), p.clone()))
+            .collect();
+        assert_eq!(found, want, "{title}");
+        for (structure, _) in &want {
+            let id = tree.by_structure(structure).unwrap();
+            assert_eq!(tree.node(id).title, title);
+        }
+    }
+}

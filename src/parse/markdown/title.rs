@@ -3,6 +3,12 @@
 /// Collapse runs of whitespace to one space, trim, and drop a trailing attribute list such as
 /// `{: #stages }` (Python-Markdown `attr_list`) or `{#id .class}` (Pandoc, kramdown).
 pub(crate) fn clean_title(raw: &str) -> String {
+    clean_title_and_id(raw).0
+}
+
+/// [`clean_title`], plus the `#id` of the dropped attribute list (`{: #stages }` → `stages`), the
+/// heading's explicit anchor.
+pub(crate) fn clean_title_and_id(raw: &str) -> (String, Option<String>) {
     let mut out = String::with_capacity(raw.len());
     for word in raw.split_whitespace() {
         if !out.is_empty() {
@@ -10,18 +16,25 @@ pub(crate) fn clean_title(raw: &str) -> String {
         }
         out.push_str(word);
     }
+    let mut id = None;
     if out.ends_with('}') {
         if let Some(open) = out.rfind('{') {
             let inner = out[open + 1..out.len() - 1].trim_start();
             let is_attrs = inner.starts_with([':', '#', '.']) && !out[..open].trim().is_empty();
             if is_attrs {
+                id = inner
+                    .trim_start_matches(':')
+                    .split_whitespace()
+                    .find_map(|attr| attr.strip_prefix('#'))
+                    .filter(|a| !a.is_empty())
+                    .map(str::to_string);
                 out.truncate(open);
                 let kept = out.trim_end().len();
                 out.truncate(kept);
             }
         }
     }
-    out
+    (out, id)
 }
 
 /// A raw HTML heading found at the start of an HTML block.
@@ -33,6 +46,8 @@ pub(crate) struct HtmlHeading {
     pub(crate) title: String,
     /// Byte offset (within the block) just past the closing `</hN>` tag.
     pub(crate) end: usize,
+    /// Value of the opening tag's `id` (else `name`) attribute: the heading's explicit anchor.
+    pub(crate) anchor: Option<String>,
 }
 
 /// Recognise an HTML block that opens with `<hN …>` (up to 3 spaces of indent, tag name any case)
@@ -71,7 +86,42 @@ pub(crate) fn html_heading(block: &str) -> Option<HtmlHeading> {
         level,
         title,
         end: block.len() - body.len() + close_end,
+        anchor: attribute(&body[..open_end], "id").or_else(|| attribute(&body[..open_end], "name")),
     })
+}
+
+/// Value of attribute `name` in an opening tag such as `<h3 name="config" class=x>` (quoted with
+/// `"` or `'`, or unquoted); `None` when absent or empty. The name is matched case-insensitively
+/// and must follow whitespace, so `data-id=` is not `id=`.
+pub(crate) fn attribute(tag: &str, name: &str) -> Option<String> {
+    let bytes = tag.as_bytes();
+    let mut from = 0;
+    while let Some(at) = find_ascii_ci(&bytes[from..], name.as_bytes()).map(|i| i + from) {
+        from = at + name.len();
+        let before_ok = at > 0 && bytes[at - 1].is_ascii_whitespace();
+        let rest = tag[from..].trim_start();
+        let Some(value) = rest.strip_prefix('=').map(str::trim_start) else {
+            continue;
+        };
+        if !before_ok {
+            continue;
+        }
+        let value = match value.chars().next() {
+            Some(q @ ('"' | '\'')) => value[1..].split(q).next().unwrap_or(""),
+            _ => value
+                .split(|c: char| c.is_whitespace() || c == '>' || c == '/')
+                .next()
+                .unwrap_or(""),
+        };
+        return (!value.is_empty()).then(|| decode_entities(value));
+    }
+    None
+}
+
+/// Byte offset of the first ASCII-case-insensitive occurrence of `needle` in `hay`.
+fn find_ascii_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len().max(1))
+        .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
 /// Remove `<…>` tags, keeping the text between them.
@@ -121,6 +171,34 @@ mod tests {
         assert_eq!(clean_title("Intro {#intro .x}"), "Intro");
         assert_eq!(clean_title("fn main() {}"), "fn main() {}");
         assert_eq!(clean_title("{#only}"), "{#only}");
+        assert_eq!(
+            clean_title_and_id("Phases of processing {: #stages }"),
+            (
+                "Phases of processing".to_string(),
+                Some("stages".to_string())
+            )
+        );
+        assert_eq!(
+            clean_title_and_id("Intro {.x #intro}").1.as_deref(),
+            Some("intro")
+        );
+        assert_eq!(clean_title_and_id("Intro {.x}").1, None);
+    }
+
+    #[test]
+    fn attributes_of_opening_tags() {
+        assert_eq!(
+            attribute("<h3 name=\"config\">", "name").as_deref(),
+            Some("config")
+        );
+        assert_eq!(attribute("<a ID='x-1'>", "id").as_deref(), Some("x-1"));
+        assert_eq!(attribute("<a id=bare>", "id").as_deref(), Some("bare"));
+        assert_eq!(
+            attribute("<a data-id=\"no\" id=\"yes\">", "id").as_deref(),
+            Some("yes")
+        );
+        assert_eq!(attribute("<a href=\"#x\">", "id"), None);
+        assert_eq!(attribute("<a id=\"\">", "id"), None);
     }
 
     #[test]
@@ -129,6 +207,7 @@ mod tests {
         let h = html_heading(faq).unwrap();
         assert_eq!(h.level, 3);
         assert_eq!(h.title, "Does ripgrep support configuration files?");
+        assert_eq!(h.anchor.as_deref(), Some("config"));
         assert_eq!(&faq[..h.end], faq.trim_end());
         let vant = "<H1 align=\"center\"><b>Vant</b> &amp; co</H1>\n<p>x</p>";
         let h = html_heading(vant).unwrap();

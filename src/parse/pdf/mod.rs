@@ -205,6 +205,7 @@ fn page_sections(texts: &[String]) -> Vec<RawSection> {
                 content_first_line: None,
                 lines: None,
                 pages: Some(n..n + 1),
+                anchor: None,
             }
         })
         .collect()
@@ -327,6 +328,7 @@ fn outline_sections(texts: &[String], entries: &[OutlineEntry]) -> (RawSection, 
                 content_first_line: None,
                 lines: None,
                 pages,
+                anchor: None,
             }
         })
         .collect();

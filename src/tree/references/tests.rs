@@ -1,0 +1,190 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::parse::{markdown::parse_markdown, text::parse_text};
+use crate::tree::{build_tree, BuildOptions};
+
+fn md(text: &str) -> Tree {
+    build_tree(parse_markdown(text), &BuildOptions::default())
+}
+
+/// `(title, [titles it references])` for every node with references, in reading order.
+fn refs(tree: &Tree) -> Vec<(String, Vec<String>)> {
+    tree.preorder(NodeId::ROOT)
+        .into_iter()
+        .map(|id| tree.node(id))
+        .filter(|n| !n.references.is_empty())
+        .map(|n| {
+            let to = n.references.iter().map(|r| tree.node(*r).title.clone());
+            (n.title.clone(), to.collect())
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+    list.iter()
+        .map(|(a, b)| (a.to_string(), b.iter().map(|s| s.to_string()).collect()))
+        .collect()
+}
+
+#[test]
+fn markdown_links_resolve_to_slugs_and_explicit_anchors() {
+    let tree = md("# Guide\n\
+        See [usage](#usage), [again](#usage-1 \"title\"), [faq][f], <a href=\"#q\">q</a>,\n\
+        [nowhere](#missing), [other file](other.md#usage) and [self](#guide).\n\n\
+        [f]: #faq\n\n\
+        ## Usage\n\nFirst. Back to [the top](#guide) and [me](#usage).\n\n\
+        ## Usage\n\nSecond: [first](#Usage), [again](#usage), [encoded](#q--%61).\n\n\
+        <h2 id=\"faq\">Questions</h2>\n\nSee [the tag](#tagged).\n\n\
+        <a name=\"q\"></a>\n\
+        ## Q & A {#qa}\n\n<span id=\"tagged\">tagged</span> text, [qa](#qa).\n\n\
+        ```\n[in a fence](#usage)\n```\n");
+    assert_eq!(
+        refs(&tree),
+        pairs(&[
+            ("Guide", &["Usage", "Usage", "Questions", "Q & A"]),
+            ("Usage", &["Guide"]),
+            ("Usage", &["Usage", "Q & A"]),
+            ("Questions", &["Q & A"]),
+        ])
+    );
+    // `#usage-1` names the second `Usage`, `#usage` the first; `[faq][f]` counts where it is
+    // used, not where `[f]: #faq` is defined.
+    let at = |s: &str| tree.by_structure(s).unwrap();
+    assert_eq!(
+        tree.root().references,
+        vec![at("1"), at("2"), at("3"), at("4")]
+    );
+}
+
+#[test]
+fn markdown_duplicate_slug_links_name_the_right_heading() {
+    let tree = md("# Doc\n\n[a](#usage-1)\n\n## Usage\n\nx\n\n## Usage\n\ny\n");
+    assert_eq!(
+        tree.root().references,
+        vec![tree.by_structure("2").unwrap()]
+    );
+}
+
+#[test]
+fn textual_references_use_printed_numbers_and_keywords() {
+    let text = "Manual\n\n\
+        1 Start\n\nRead this first. See Section 2.1 for searching, see Chapter 2, and\n\
+        the end §3; see section 1.1 too.\n\n\
+        1.1 Choosing\n\nPer RFC 7230 Section 3 and Subsection 2.1 nothing happens.\n\
+        Section 1.1 is this one. see also Section 9 is missing.\n\n\
+        2 Navigating\n\nUse ls.\n\n\
+        2.1 Searching\n\nfind ranks; Section 1 is where to begin.\n\
+        Chapter 3: End 12\n\
+        Chapter 3. End\n\
+        12 Chapter 2. Navigating\n\
+        Chapter 3\n\
+        Section 1.1 [Choosing] starts a line but is a reference; see Chapter 2 again.\n\n\
+        3 End\n\nBye (section 1 is not a reference without see).\n";
+    let tree = build_tree(parse_text(text), &BuildOptions::default());
+    assert_eq!(
+        refs(&tree),
+        pairs(&[
+            (
+                "1 Start",
+                &["2.1 Searching", "2 Navigating", "3 End", "1.1 Choosing"]
+            ),
+            // `12 Chapter 2. Navigating` names the parent without "see": a running header.
+            (
+                "2.1 Searching",
+                &["1 Start", "1.1 Choosing", "2 Navigating"]
+            ),
+        ])
+    );
+}
+
+#[test]
+fn derived_numbers_and_keyword_agreement() {
+    // Outline-like tree: chapters print numbers, their sections do not (as in R-intro).
+    let tree = md(
+        "# Book\n\nSee Section 2.2.1 and Chapter 1; Section 3 is a man page section.\n\n\
+        ## Preface\n\nx\n\n## 1 Intro\n\ny\n\n## Chapter 2. Lists\n\nz\n\n### Making lists\n\n\
+        ### Changing lists\n\n#### Concatenating lists\n\nSee Section 2.1.\n\n\
+        ## Chapter 3. Files\n\nSee Chapter 3 here.\n",
+    );
+    assert_eq!(
+        refs(&tree),
+        pairs(&[
+            ("Book", &["Concatenating lists", "1 Intro"]),
+            ("Concatenating lists", &["Making lists"]),
+        ])
+    );
+}
+
+#[test]
+fn structure_numbers_only_when_no_title_is_numbered_and_not_in_markdown() {
+    // Unnumbered headings: root → A → A.x, and B.
+    let doc = crate::parse::ParsedDoc {
+        format: DocFormat::Pdf,
+        title: None,
+        metadata: vec![],
+        preamble: crate::parse::RawSection {
+            content: "See Section 2 and see Section 1.1 and Section 3. Section 1 alone and \
+                Chapter 2 of Another Book are not."
+                .into(),
+            ..Default::default()
+        },
+        sections: [("A", 1), ("A.x", 2), ("B", 1)]
+            .iter()
+            .map(|(t, level)| crate::parse::RawSection {
+                level: *level,
+                title: (*t).into(),
+                ..Default::default()
+            })
+            .collect(),
+        pages_without_text: vec![],
+        source_units: 1,
+        warnings: vec![],
+    };
+    let tree = build_tree(doc.clone(), &BuildOptions::default());
+    assert_eq!(refs(&tree), pairs(&[("document", &["B", "A.x"])]));
+    let markdown = crate::parse::ParsedDoc {
+        format: DocFormat::Markdown,
+        ..doc
+    };
+    let tree = build_tree(markdown, &BuildOptions::default());
+    assert_eq!(refs(&tree), pairs(&[]));
+}
+
+#[test]
+fn printed_numbers_of_titles() {
+    let cases: [(&str, Option<(RefKind, &str)>); 10] = [
+        ("2.1 Vectors", Some((RefKind::Any, "2.1"))),
+        ("3.18. /tmp : Temporary files", Some((RefKind::Any, "3.18"))),
+        (
+            "Chapter 3. The Root Filesystem",
+            Some((RefKind::Chapter, "3")),
+        ),
+        ("A A sample session", Some((RefKind::Any, "A"))),
+        ("Appendix B Invoking R", Some((RefKind::Appendix, "B"))),
+        ("12 Graphical procedures", Some((RefKind::Any, "12"))),
+        ("Preface", None),
+        ("I/O", None),
+        ("X11 forwarding", None),
+        ("A", None),
+    ];
+    for (title, want) in cases {
+        let want = want.map(|(k, n)| (k, n.to_string()));
+        assert_eq!(printed_number(title), want, "{title}");
+    }
+}
+
+#[test]
+fn reference_style_links_count_where_used() {
+    let tree = md(
+        "# Doc\n\n## Intro\n\nSee [`fs.Stats`][] and [the options][opts], [Opts] too.\n\
+        [Not defined][] is no link.\n\n\
+        ## Class: fs.Stats\n\nx\n\n## Options\n\ny\n\n\
+        [`fs.Stats`]: #class-fsstats\n[OPTS]: #options\n",
+    );
+    assert_eq!(
+        refs(&tree),
+        pairs(&[("Intro", &["Class: fs.Stats", "Options"])])
+    );
+}

@@ -1,0 +1,169 @@
+//! `docnav index` inputs and workspace location: `DOCNAV_WORKSPACE`, the default `./.docnav`,
+//! glob arguments, and explicitly named files with unknown extensions.
+
+use std::path::Path;
+use std::process::Command;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use super::common::{fixture, Run};
+
+/// docnav run in `cwd` with no `--workspace` flag and no inherited docnav/model environment.
+fn docnav_in(cwd: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_docnav"));
+    cmd.current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("DOCNAV_WORKSPACE")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("DOCNAV_MODEL")
+        .env_remove("RUST_LOG");
+    cmd
+}
+
+fn run_in(cwd: &Path, env: Option<&Path>, args: &[&str]) -> Run {
+    let mut cmd = docnav_in(cwd);
+    if let Some(ws) = env {
+        cmd.env("DOCNAV_WORKSPACE", ws);
+    }
+    cmd.args(args).output().unwrap().into()
+}
+
+/// `(doc_id, format)` of every card, from `docs --json`.
+fn cards(cwd: &Path, env: Option<&Path>) -> Vec<(String, String)> {
+    let r = run_in(cwd, env, &["docs", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let cards: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+    cards
+        .iter()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap().to_string();
+            (s("doc_id"), s("format"))
+        })
+        .collect()
+}
+
+fn pair(id: &str, format: &str) -> (String, String) {
+    (id.to_string(), format.to_string())
+}
+
+#[test]
+fn default_workspace_is_dot_docnav_in_the_current_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = fixture("notes.txt");
+    let r = run_in(dir.path(), None, &["index", notes.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(dir.path().join(".docnav/catalog.json").is_file());
+    assert_eq!(
+        std::fs::read_dir(dir.path().join(".docnav/docs"))
+            .unwrap()
+            .count(),
+        1
+    );
+    assert_eq!(cards(dir.path(), None), [pair("notes", "text")]);
+    // Another directory has no workspace of its own.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let r = run_in(elsewhere.path(), None, &["docs"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("no workspace at `.docnav`"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn docnav_workspace_variable_names_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("shared-ws");
+    let notes = fixture("notes.txt");
+    let r = run_in(dir.path(), Some(&ws), &["index", notes.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(ws.join("catalog.json").is_file());
+    assert!(!dir.path().join(".docnav").exists());
+    // Any directory sees it through the variable; `--workspace` wins over the variable.
+    let elsewhere = tempfile::tempdir().unwrap();
+    assert_eq!(cards(elsewhere.path(), Some(&ws)), [pair("notes", "text")]);
+    let other = dir.path().join("other-ws");
+    let r = run_in(
+        elsewhere.path(),
+        Some(&ws),
+        &["--workspace", other.to_str().unwrap(), "docs"],
+    );
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("no workspace at"), "{}", r.stderr);
+}
+
+#[test]
+fn glob_arguments_match_recursively_from_their_literal_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("docs");
+    std::fs::create_dir_all(src.join("guide/deep")).unwrap();
+    std::fs::copy(fixture("multilingual.md"), src.join("top.md")).unwrap();
+    std::fs::copy(fixture("clap__git.md"), src.join("guide/git.md")).unwrap();
+    std::fs::copy(
+        fixture("nodejs-doc__index.md"),
+        src.join("guide/deep/node.md"),
+    )
+    .unwrap();
+    std::fs::copy(fixture("notes.txt"), src.join("guide/notes.txt")).unwrap();
+    let r = run_in(dir.path(), None, &["index", "docs/**/*.md"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("indexed 3 documents (0 unchanged, 0 failed)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        cards(dir.path(), None),
+        [
+            pair("git", "markdown"),
+            pair("node", "markdown"),
+            pair("top", "markdown")
+        ]
+    );
+    let r = run_in(dir.path(), None, &["index", "docs/**/*.rst"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("error: `docs/**/*.rst` matches no files"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn explicitly_named_utf8_file_with_unknown_extension_indexes_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("NOTES.rst");
+    std::fs::copy(fixture("notes.txt"), &notes).unwrap();
+    let binary = dir.path().join("blob.dat");
+    std::fs::write(&binary, [0u8, 1, 2, 255, 0, 7]).unwrap();
+    // Found by folder recursion, an unknown extension is skipped…
+    let r = run_in(dir.path(), None, &["index", "."]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains("error: `.` contains no .md, .markdown, .pdf or .txt files"),
+        "{}",
+        r.stderr
+    );
+    // …named explicitly, UTF-8 text is read as plain text, anything else is refused.
+    let r = run_in(dir.path(), None, &["index", "NOTES.rst", "blob.dat"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("blob.dat` is not a supported document"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(cards(dir.path(), None), [pair("notes", "text")]);
+    let r = run_in(dir.path(), None, &["tree", "notes", "--depth", "1"]);
+    assert_eq!(
+        r.stdout,
+        "NOTES (notes)  (lines 1–5)\n\
+         1 1 Getting started  (lines 6–10)\n\
+         2 2 Navigating  (lines 16–20)\n\
+         3 3 Troubleshooting  (lines 26–29)\n"
+    );
+}

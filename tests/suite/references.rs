@@ -1,0 +1,258 @@
+//! `Node::references` on the committed fixtures: Markdown links to headings (slugs, HTML heading
+//! names, reference-style links) and "see Section 2.1" in R-intro.pdf.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use pretty_assertions::assert_eq;
+use regex::Regex;
+
+use docnav::tree::references::{resolve_references, HeadingNodes};
+use docnav::tree::{normalize_title, BuildOptions, NodeId, Tree};
+use docnav::workspace::{Document, InMemoryLibrary, Library};
+
+use super::common::fixture;
+
+fn doc(name: &str) -> Arc<Document> {
+    let lib = InMemoryLibrary::from_paths(&[fixture(name)], &BuildOptions::default()).unwrap();
+    let id = lib.cards()[0].doc_id.clone();
+    lib.document(&id).unwrap()
+}
+
+/// The node titled `title` (first in reading order).
+fn node(tree: &Tree, title: &str) -> NodeId {
+    tree.preorder(NodeId::ROOT)
+        .into_iter()
+        .find(|id| tree.node(*id).title == title)
+        .unwrap_or_else(|| panic!("no node {title:?}"))
+}
+
+/// Titles `title` references.
+fn refs_of(tree: &Tree, title: &str) -> Vec<String> {
+    let id = node(tree, title);
+    tree.node(id)
+        .references
+        .iter()
+        .map(|r| tree.node(*r).title.clone())
+        .collect()
+}
+
+/// No node references itself or (as a `Part N`) its parent, and no target repeats.
+fn assert_well_formed(tree: &Tree) {
+    for (i, n) in tree.nodes.iter().enumerate() {
+        let mut seen = std::collections::HashSet::new();
+        for r in &n.references {
+            assert!(seen.insert(*r), "{} lists {r:?} twice", n.title);
+            assert_ne!(r.index(), i, "{} references itself", n.title);
+            if n.title.starts_with("Part ") {
+                assert_ne!(Some(*r), n.parent, "{} references its parent", n.title);
+            }
+        }
+    }
+}
+
+#[test]
+fn docker_builder_links_resolve_to_github_slugs() {
+    let d = doc("docker-doc__builder.md");
+    let t = &d.tree;
+    assert_well_formed(t);
+    assert_eq!(refs_of(t, "Usage"), [".dockerignore file"]);
+    assert_eq!(refs_of(t, "Format"), ["Parser directives", "ARG"]);
+    assert_eq!(
+        refs_of(t, "FROM"),
+        [
+            "Understand how ARG and FROM interact",
+            "Automatic platform ARGs in the global scope"
+        ]
+    );
+    assert_eq!(refs_of(t, "RUN"), ["ADD", "COPY"]);
+    assert_eq!(refs_of(t, "ENV"), ["Environment replacement", "ARG"]);
+    // 14 `](#…)` links in the file, all to headings of this document; duplicates per node merge.
+    let total: usize = t.nodes.iter().map(|n| n.references.len()).sum();
+    assert_eq!(total, 14);
+}
+
+#[test]
+fn ripgrep_faq_links_resolve_to_html_heading_names() {
+    let d = doc("ripgrep__FAQ.md");
+    let t = &d.tree;
+    assert_well_formed(t);
+    // The FAQ's list of questions links `#config`, `#changelog`, … to `<h3 name="…">` headings:
+    // every question, in order.
+    let faq = node(t, "FAQ");
+    let questions = t.node(faq).children.clone();
+    assert_eq!(questions.len(), 27);
+    assert_eq!(t.node(faq).references, questions);
+    assert_eq!(
+        refs_of(t, "How do I configure ripgrep's colors?"),
+        ["How do I make the output look like The Silver Searcher's output?"]
+    );
+}
+
+#[test]
+fn ripgrep_guide_table_of_contents_links_every_section() {
+    let d = doc("ripgrep__GUIDE.md");
+    let t = &d.tree;
+    assert_well_formed(t);
+    assert_eq!(
+        refs_of(t, "Table of Contents"),
+        [
+            "Basics",
+            "Recursive search",
+            "Automatic filtering",
+            "Manual filtering: globs",
+            "Manual filtering: file types",
+            "Replacements",
+            "Configuration file",
+            "File encoding",
+            "Binary data",
+            "Preprocessor",
+            "Common options"
+        ]
+    );
+    assert_eq!(refs_of(t, "Manual filtering: globs"), ["Basics"]);
+}
+
+#[test]
+fn nodejs_fs_reference_style_links_count_where_they_are_used() {
+    let d = doc("nodejs-doc__fs.md");
+    let t = &d.tree;
+    assert_well_formed(t);
+    assert_eq!(
+        refs_of(t, "filehandle.appendFile(data[, options])"),
+        [
+            "filehandle.writeFile(data, options)",
+            "fsPromises.open(path, flags[, mode])"
+        ]
+    );
+    // The 53 `[label]: #anchor` definitions sit at the end, in the last section: they are not
+    // that section's references.
+    let last = *t.preorder(NodeId::ROOT).last().unwrap();
+    assert_eq!(t.node(last).title, "File system flags");
+    assert_eq!(t.node(last).references, vec![]);
+}
+
+/// `See Section 6.2.1 [Concatenating lists]`: the mention, its number and the bracketed name.
+fn see_mentions(content: &str) -> Vec<(String, String)> {
+    let re =
+        Regex::new(r"[Ss]ee\s+(?:Section|Chapter|Appendix)\s+([0-9A-Z][0-9.]*?)\.?\s+\[([^\]]+)")
+            .unwrap();
+    re.captures_iter(content)
+        .map(|c| (c[1].to_string(), normalize_title(&c[2])))
+        .collect()
+}
+
+#[test]
+fn r_intro_see_section_references_reach_the_bracketed_section() {
+    let d = doc("R-intro.pdf");
+    let t = &d.tree;
+    assert_well_formed(t);
+    // Printed numbers differ from structure numbers (the outline starts with `Preface`), and
+    // the outline prints chapter numbers only: `Section 6.2.1` is structure 7.2.1.
+    assert_eq!(
+        refs_of(t, "Vectors and assignment"),
+        ["Concatenating lists"]
+    );
+    assert_eq!(
+        t.by_structure("7.2.1"),
+        Some(node(t, "Concatenating lists"))
+    );
+    assert_eq!(
+        refs_of(t, "Preface"),
+        ["A A sample session", "12 Graphical procedures"]
+    );
+    assert_eq!(
+        refs_of(t, "Other types of objects"),
+        [
+            "5 Arrays and matrices",
+            "4 Ordered and unordered factors",
+            "Lists",
+            "Data frames",
+            "10 Writing your own functions"
+        ]
+    );
+    // Every `see Section N [Name]` in the text resolves to a section whose title holds the
+    // start of the bracketed name (`[Factors]` → `4 Ordered and unordered factors`; the name
+    // may be hyphenated across lines, `[Object orienta-\ntion]`).
+    let mut checked = 0;
+    for n in &t.nodes {
+        let targets: Vec<String> = n
+            .references
+            .iter()
+            .map(|r| normalize_title(&t.node(*r).title))
+            .collect();
+        for (number, name) in see_mentions(&n.content) {
+            let name = name.replace("- ", "");
+            let stem: String = name.trim_end_matches('-').chars().take(6).collect();
+            assert!(
+                targets.iter().any(|title| title.contains(&stem)),
+                "{}: `{number} [{name}]` not in {targets:?}",
+                n.title
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 20, "see-mentions checked");
+}
+
+#[test]
+fn fhs_man_page_sections_are_not_chapters() {
+    // FHS says "Section 3 describes program library routines" about man(1) sections and has
+    // headings `Chapter 3. The Root Filesystem`: a `Section` reference never lands on a
+    // `Chapter` heading, and lowercase `section 5` needs a "see".
+    let d = doc("fhs-3.0.pdf");
+    let total: usize = d.tree.nodes.iter().map(|n| n.references.len()).sum();
+    assert_eq!(total, 0);
+}
+
+/// Time of reference resolution alone against the whole in-memory pipeline (parse + build +
+/// keyword index + card, `Document::build`, which includes resolution), over the corpus Markdown.
+/// Run: `cargo test --release --test all -- --ignored --nocapture reference_resolution_cost`.
+#[test]
+#[ignore = "measurement; run in release with --nocapture"]
+fn reference_resolution_cost() {
+    let dir = super::common::corpus_dir()
+        .map(|d| d.join("md"))
+        .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/md"));
+    let files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let rounds = 5;
+    let (mut pipeline_s, mut refs_s, mut count) = (0.0, 0.0, 0);
+    for _ in 0..rounds {
+        for (path, data) in &files {
+            let started = Instant::now();
+            let built = Document::build(path, data, "d", true, &BuildOptions::default()).unwrap();
+            pipeline_s += started.elapsed().as_secs_f64();
+            let mut tree = built.document.tree;
+            let headings = HeadingNodes {
+                end: tree.len(),
+                root_is_heading: false,
+                anchors: vec![None; tree.len()],
+            };
+            let started = Instant::now();
+            resolve_references(&mut tree, &headings);
+            refs_s += started.elapsed().as_secs_f64();
+            count += tree.nodes.iter().map(|n| n.references.len()).sum::<usize>();
+        }
+    }
+    let mb = bytes as f64 * f64::from(rounds) / 1e6;
+    println!(
+        "{} files, {:.2} MB x {rounds}: parse+build+index+card {:.1} MB/s (incl. references), \
+         references alone {:.1} MB/s = {:.1}% of the pipeline, {} references per round",
+        files.len(),
+        bytes as f64 / 1e6,
+        mb / pipeline_s,
+        mb / refs_s,
+        100.0 * refs_s / pipeline_s,
+        count / rounds as usize
+    );
+}
