@@ -5,6 +5,8 @@
 //! Run: `cargo bench --bench agent` (the corpus figures need `../shared/corpus`; they are skipped
 //! with a message otherwise). `DOCNAV_BENCH_RUNS` (default 5) runs per figure; medians reported;
 //! `DOCNAV_BENCH_DELAY_MS` (default 300) is the per-call delay of the latency figures.
+//! `DOCNAV_BENCH_ONLY` (comma-separated `latency`, `corpus`, `replay`) runs only those groups of
+//! figures: `latency` 1–2, `corpus` 3–5 (the trace recording overhead is 5), `replay` 6.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -202,6 +204,11 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(300);
+    let only = std::env::var("DOCNAV_BENCH_ONLY").ok();
+    let want = |group: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|g| g.trim() == group))
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -228,7 +235,7 @@ fn main() {
 
     rt.block_on(async {
         // 1. Wall time vs sequential calls on the critical path (1 worker).
-        for steps in [2usize, 4, 8] {
+        for steps in [2usize, 4, 8].into_iter().filter(|_| want("latency")) {
             let s = script(&["ripgrep-guide"], steps, delay);
             let (_server, model) = fake(s.clone()).await;
             let mut walls = Vec::new();
@@ -247,7 +254,7 @@ fn main() {
         }
         // 2. 4 workers in parallel vs 1.
         let mut by_workers = Vec::new();
-        for docs in [&four[..1], &four[..]] {
+        for docs in [&four[..1], &four[..]].into_iter().filter(|_| want("latency")) {
             let s = script(docs, 4, delay);
             let (_server, model) = fake(s.clone()).await;
             let mut walls = Vec::new();
@@ -256,14 +263,16 @@ fn main() {
             }
             by_workers.push(median(walls));
         }
-        println!(
-            "| 4 workers vs 1 (4 steps each) | fixtures, {delay} ms/call | {:.0} ms vs {:.0} ms | ratio {:.2} (target < 1.3) |",
-            by_workers[1], by_workers[0], by_workers[1] / by_workers[0]
-        );
+        if want("latency") {
+            println!(
+                "| 4 workers vs 1 (4 steps each) | fixtures, {delay} ms/call | {:.0} ms vs {:.0} ms | ratio {:.2} (target < 1.3) |",
+                by_workers[1], by_workers[0], by_workers[1] / by_workers[0]
+            );
+        }
 
         // 3–6 on the corpus workspace.
         let corpus = root.join("../shared/corpus");
-        if corpus.is_dir() {
+        if want("corpus") && corpus.is_dir() {
             let corpus_dir = tmp.path().join("corpus-ws");
             let started = Instant::now();
             index(&corpus_dir, std::slice::from_ref(&corpus));
@@ -321,11 +330,14 @@ fn main() {
                     100.0 * (t - p) / p
                 );
             }
-        } else {
+        } else if want("corpus") {
             println!("| corpus figures | skipped: ../shared/corpus not found | | |");
         }
 
         // 6. Replay of a 200-step trace.
+        if !want("replay") {
+            return;
+        }
         let s = script(&["ripgrep-guide"], 200, 0);
         let (_server, model) = fake(s.clone()).await;
         let trace = tmp.path().join("long.jsonl");

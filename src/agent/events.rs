@@ -4,14 +4,19 @@
 //! Every event carries the id of the actor that emitted it (`orchestrator` or a worker id such as
 //! `r1-w2-nodejs-doc-fs`) and that actor's own sequence number, so a recording does not depend on
 //! how tasks were scheduled (DESIGN.md §7).
+//!
+//! Model calls are recorded as they happen ([`Emitter::recording`]): the request when it is sent,
+//! then its response (with the usage and latency the client reported) or its failure, so a call
+//! that fails, or is still in flight when the run is interrupted, still leaves its request.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::llm::{ChatMessage, Decision, Usage};
+use crate::llm::{BoxFuture, ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
 
 /// Id of the orchestrator actor.
 pub const ORCHESTRATOR: &str = "orchestrator";
@@ -30,7 +35,7 @@ pub enum AgentEvent {
         /// The task text.
         task: String,
     },
-    /// A request to the model.
+    /// A request to the model, recorded when it is sent.
     ModelRequest {
         /// The conversation sent.
         messages: Vec<ChatMessage>,
@@ -44,6 +49,15 @@ pub enum AgentEvent {
         /// Token usage.
         usage: Usage,
         /// Wall time of the call, ms.
+        latency_ms: u64,
+    },
+    /// The previous request of this actor failed (timeout, HTTP or transport error…) after the
+    /// client's own retries. A request with neither a response nor this after it was still in
+    /// flight when the recording stopped. (Format version 2.)
+    ModelError {
+        /// The error as displayed (the API key is never in it).
+        message: String,
+        /// Wall time from sending the request to the failure, ms.
         latency_ms: u64,
     },
     /// A parsed decision (`understand`, `analyze`, `plan`, `navigate`, `check`, `evaluate`,
@@ -236,43 +250,24 @@ impl Emitter {
         });
     }
 
-    /// Emit the model exchanges behind a decision, then the decision itself.
-    pub fn decision<T: Serialize>(&self, kind: &str, decision: &Decision<T>) {
-        for exchange in &decision.exchanges {
-            self.model_call(
-                &exchange.request.messages,
-                &exchange.response.text,
-                exchange.response.usage,
-                exchange.response.latency_ms,
-            );
-        }
+    /// Emit a parsed decision. Its model calls were recorded as they happened, by the model
+    /// [`Emitter::recording`] wrapped.
+    pub fn decision<T: Serialize>(&self, kind: &str, value: &T) {
         self.emit(AgentEvent::Decision {
             kind: kind.to_string(),
-            value: serde_json::to_value(&decision.value).unwrap_or(serde_json::Value::Null),
+            value: serde_json::to_value(value).unwrap_or(serde_json::Value::Null),
         });
     }
 
-    /// Emit one request/response pair and count it.
-    pub fn model_call(&self, messages: &[ChatMessage], text: &str, usage: Usage, latency_ms: u64) {
-        self.calls.fetch_add(1, Ordering::SeqCst);
-        self.prompt_tokens
-            .fetch_add(usage.prompt_tokens, Ordering::SeqCst);
-        self.completion_tokens
-            .fetch_add(usage.completion_tokens, Ordering::SeqCst);
-        self.emit(AgentEvent::ModelRequest {
-            messages: messages.to_vec(),
-            sha256: messages_sha256(messages),
-        });
-        self.emit(AgentEvent::ModelResponse {
-            text: text.to_string(),
-            usage,
-            latency_ms,
-        });
-    }
-
-    /// Count model calls that failed before a usable reply (they still cost a call each).
-    pub fn failed_calls(&self, n: u64) {
-        self.calls.fetch_add(n, Ordering::SeqCst);
+    /// `model` with every call recorded on this actor's stream as it happens: a
+    /// [`AgentEvent::ModelRequest`] when the request is sent, then its
+    /// [`AgentEvent::ModelResponse`] (real usage and latency) or [`AgentEvent::ModelError`]. Each
+    /// call is counted when sent, failed ones included; tokens when the reply arrives.
+    pub fn recording<'a>(&'a self, model: &'a dyn ChatModel) -> RecordingModel<'a> {
+        RecordingModel {
+            model,
+            emitter: self,
+        }
     }
 
     /// Emit an observation of `text` (cut for the record, hashed in full).
@@ -294,5 +289,50 @@ impl Emitter {
             self.prompt_tokens.load(Ordering::SeqCst),
             self.completion_tokens.load(Ordering::SeqCst),
         )
+    }
+}
+
+/// A [`ChatModel`] that records each call of one actor as it happens (see [`Emitter::recording`]).
+pub struct RecordingModel<'a> {
+    model: &'a dyn ChatModel,
+    emitter: &'a Emitter,
+}
+
+impl ChatModel for RecordingModel<'_> {
+    fn complete(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let emitter = self.emitter;
+            emitter.calls.fetch_add(1, Ordering::SeqCst);
+            emitter.emit(AgentEvent::ModelRequest {
+                sha256: messages_sha256(&req.messages),
+                messages: req.messages.clone(),
+            });
+            let started = Instant::now();
+            let result = self.model.complete(req).await;
+            match &result {
+                Ok(response) => {
+                    emitter
+                        .prompt_tokens
+                        .fetch_add(response.usage.prompt_tokens, Ordering::SeqCst);
+                    emitter
+                        .completion_tokens
+                        .fetch_add(response.usage.completion_tokens, Ordering::SeqCst);
+                    emitter.emit(AgentEvent::ModelResponse {
+                        text: response.text.clone(),
+                        usage: response.usage,
+                        latency_ms: response.latency_ms,
+                    });
+                }
+                Err(err) => emitter.emit(AgentEvent::ModelError {
+                    message: err.to_string(),
+                    latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                }),
+            }
+            result
+        })
+    }
+
+    fn model_id(&self) -> &str {
+        self.model.model_id()
     }
 }

@@ -3,15 +3,23 @@
 //!
 //! JSON shape (`docnav ask --json`):
 //! `{"question", "evidence": [{"doc_id", "path": [..], "structure", "lines": [a, b] | null,
-//! "pages": [a, b] | null, "text", "score"}], "stats": {"llm_calls", "prompt_tokens",
+//! "pages": [a, b] | null, "text", "score", "explain"}], "stats": {"llm_calls", "prompt_tokens",
 //! "completion_tokens", "wall_ms", "rounds", "workers": [{"doc_id", "steps", "evidence"}]}}`.
+//! `"explain"` ([`ScoreExplain`]: `{"units", "length", "average_length", "terms": [{"term", "tf",
+//! "df", "idf", "contribution"}]}`) is an addition to the documented fields: why the item scored
+//! what it did. Both the agent and the lexical navigator fill it; it is left out when unknown.
 
 use std::fmt::Write as _;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
+use crate::index::bm25::Bm25Explanation;
 use crate::tree::{NodeId, Tree};
+
+#[path = "evidence_lines.rs"]
+mod lines;
+pub use lines::{part_lines, subtree_span};
 
 /// One section returned as evidence, verbatim, with its exact location.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,10 +34,87 @@ pub struct Evidence {
     pub lines: Option<[u32; 2]>,
     /// 1-based PDF pages, inclusive `[first, last]` (PDF documents).
     pub pages: Option<[u32; 2]>,
-    /// The section's text with its subtree, exactly [`Tree::text_of`].
+    /// The section's text with its subtree, exactly [`Tree::text_of`]; for agent evidence read
+    /// in part (`cat` stopped at the output budget), the part read (see [`Evidence::from_read`]).
     pub text: String,
     /// Ranking score (BM25 for the lexical navigator and the agent's rerank); higher is better.
     pub score: f32,
+    /// The terms of `score` (`None` when not computed; then absent from the JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<ScoreExplain>,
+}
+
+/// Why an evidence item scored what it did: the BM25 terms of its score (k1 = 1.2, b = 0.75,
+/// Lucene idf; see [`crate::index::bm25`]). The score is the sum of the contributions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreExplain {
+    /// Units in the statistics, `N`: the deduplicated evidence texts for the agent's rerank;
+    /// every section of the searched documents for the lexical navigator.
+    pub units: u32,
+    /// This unit's length in (weighted) terms.
+    pub length: f32,
+    /// Mean unit length in the statistics.
+    pub average_length: f32,
+    /// The query terms that occur in the unit, in query order.
+    pub terms: Vec<TermContribution>,
+}
+
+/// One query term's part of a score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TermContribution {
+    /// The term, as tokenized.
+    pub term: String,
+    /// Occurrences in the unit (title occurrences weighted up for lexical sections).
+    pub tf: f32,
+    /// Units containing the term.
+    pub df: u32,
+    /// Lucene idf: `ln(1 + (N - df + 0.5) / (df + 0.5))`.
+    pub idf: f32,
+    /// This term's part of the score.
+    pub contribution: f32,
+}
+
+impl From<&Bm25Explanation> for ScoreExplain {
+    fn from(e: &Bm25Explanation) -> ScoreExplain {
+        ScoreExplain {
+            units: e.unit_count,
+            length: e.unit_length,
+            average_length: e.average_length,
+            terms: e
+                .terms
+                .iter()
+                .map(|t| TermContribution {
+                    term: t.term.clone(),
+                    tf: t.tf,
+                    df: t.df,
+                    idf: t.idf,
+                    contribution: t.score,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl ScoreExplain {
+    /// Indented lines for the text output (`ask --explain`): the statistics, then one line per
+    /// term, `  "stat" tf 3 · df 2 · idf 1.253 → 2.101`.
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "  bm25: {} units, length {}, mean length {:.1}\n",
+            self.units, self.length, self.average_length
+        );
+        if self.terms.is_empty() {
+            out.push_str("  (no query term occurs)\n");
+        }
+        for t in &self.terms {
+            let _ = writeln!(
+                out,
+                "  {:?} tf {} · df {} · idf {:.3} → {:.3}",
+                t.term, t.tf, t.df, t.idf, t.contribution
+            );
+        }
+        out
+    }
 }
 
 /// Steps and evidence of one agent Worker.
@@ -81,19 +166,45 @@ pub fn inclusive(range: &Option<Range<u32>>) -> Option<[u32; 2]> {
 
 impl Evidence {
     /// Evidence for node `id` of `tree` in document `doc_id`, with this `score`: path, structure,
-    /// inclusive lines/pages and the verbatim [`Tree::text_of`]. Returns `None` when `id` is not
-    /// a node of `tree`.
+    /// the verbatim [`Tree::text_of`] and its location, inclusive lines/pages of the node *and
+    /// its descendants* ([`subtree_span`], as `cat` labels it). Returns `None` when `id` is not a
+    /// node of `tree`.
     pub fn from_node(doc_id: &str, tree: &Tree, id: NodeId, score: f32) -> Option<Evidence> {
         let node = tree.get(id)?;
         Some(Evidence {
             doc_id: doc_id.to_string(),
             path: tree.title_path(id),
             structure: node.structure.clone(),
-            lines: inclusive(&node.lines),
-            pages: inclusive(&node.pages),
+            lines: inclusive(&subtree_span(tree, id, |n| n.lines.clone())),
+            pages: inclusive(&subtree_span(tree, id, |n| n.pages.clone())),
             text: tree.text_of(id),
             score,
+            explain: None,
         })
+    }
+
+    /// Evidence for the part `chars` (chars of [`Tree::text_of`], end exclusive) of node `id`
+    /// that was read, whose text is `text`. `lines` are the source lines of that part when
+    /// [`part_lines`] can compute them exactly (Markdown and text); otherwise, and always for
+    /// `pages` (PDF text carries no per-char page positions here), the node's whole range is kept,
+    /// so the location may be wider than the text but never misses it. Returns `None` when `id`
+    /// is not a node of `tree`.
+    pub fn from_read(
+        doc_id: &str,
+        tree: &Tree,
+        id: NodeId,
+        chars: &Range<usize>,
+        text: String,
+        score: f32,
+    ) -> Option<Evidence> {
+        let mut evidence = Evidence::from_node(doc_id, tree, id, score)?;
+        if text != evidence.text {
+            if let Some(part) = part_lines(tree, id, chars) {
+                evidence.lines = inclusive(&Some(part));
+            }
+            evidence.text = text;
+        }
+        Some(evidence)
     }
 
     /// Where the evidence is: `lines 40–88`, `page 3`, `pages 3–5`, or empty when unknown.
@@ -126,10 +237,40 @@ impl Evidence {
     }
 }
 
+/// How `docnav ask` prints an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerFormat {
+    /// [`render_text`].
+    Text,
+    /// [`render_text_with`] the score explanations (`--explain`).
+    TextExplained,
+    /// Pretty JSON (`--json`), the shape in the module doc, with a final newline.
+    Json,
+}
+
+/// `answer` in `format`. Errors: JSON serialization (not expected for these types).
+pub fn render(answer: &Answer, format: AnswerFormat) -> Result<String, serde_json::Error> {
+    Ok(match format {
+        AnswerFormat::Text => render_text(answer),
+        AnswerFormat::TextExplained => render_text_with(answer, true),
+        AnswerFormat::Json => {
+            let mut s = serde_json::to_string_pretty(answer)?;
+            s.push('\n');
+            s
+        }
+    })
+}
+
 /// Render an answer for people: each evidence as its [`Evidence::header`], a rule, the verbatim
 /// text, a blank line; then one stats line (`5 evidence · 0 model calls · 0 prompt + 0
 /// completion tokens · 3 ms`). No evidence renders as `no evidence found` plus the stats line.
 pub fn render_text(answer: &Answer) -> String {
+    render_text_with(answer, false)
+}
+
+/// [`render_text`]; with `explain`, each header is followed by its [`ScoreExplain::render`]
+/// lines (when the evidence has an explanation), before the rule.
+pub fn render_text_with(answer: &Answer, explain: bool) -> String {
     let mut out = String::new();
     if answer.evidence.is_empty() {
         out.push_str("no evidence found\n\n");
@@ -138,6 +279,9 @@ pub fn render_text(answer: &Answer) -> String {
         let header = e.header(i + 1);
         out.push_str(&header);
         out.push('\n');
+        if let (true, Some(x)) = (explain, &e.explain) {
+            out.push_str(&x.render());
+        }
         out.push_str(&"─".repeat(header.chars().count().min(80)));
         out.push('\n');
         out.push_str(e.text.trim_end());
@@ -157,88 +301,5 @@ pub fn render_text(answer: &Answer) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use super::*;
-    use crate::parse::parse_bytes;
-    use crate::tree::{build_tree, BuildOptions};
-    use pretty_assertions::assert_eq;
-
-    fn notes_tree() -> Tree {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/docs/notes.txt");
-        let bytes = std::fs::read(&path).unwrap();
-        build_tree(
-            parse_bytes(&path, &bytes, true).unwrap(),
-            &BuildOptions::default(),
-        )
-    }
-
-    #[test]
-    fn json_shape_matches_the_documented_fields() {
-        let answer = Answer {
-            question: "q".into(),
-            evidence: vec![Evidence {
-                doc_id: "notes".into(),
-                path: vec!["A".into(), "B".into()],
-                structure: "1.2".into(),
-                lines: Some([3, 9]),
-                pages: None,
-                text: "# B\n".into(),
-                score: 1.5,
-            }],
-            stats: AskStats::default(),
-        };
-        let v = serde_json::to_value(&answer).unwrap();
-        assert_eq!(
-            v,
-            serde_json::json!({
-                "question": "q",
-                "evidence": [{"doc_id": "notes", "path": ["A", "B"], "structure": "1.2",
-                    "lines": [3, 9], "pages": null, "text": "# B\n", "score": 1.5}],
-                "stats": {"llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                    "wall_ms": 0, "rounds": 0, "workers": []}
-            })
-        );
-        let back: Answer = serde_json::from_value(v).unwrap();
-        assert_eq!(back, answer);
-    }
-
-    #[test]
-    fn from_node_is_verbatim_text_of_with_inclusive_location() {
-        let tree = notes_tree();
-        let last = NodeId(u32::try_from(tree.len() - 1).unwrap());
-        let e = Evidence::from_node("notes", &tree, last, 2.0).unwrap();
-        assert_eq!(e.text, tree.text_of(last));
-        assert_eq!(e.path, tree.title_path(last));
-        let lines = tree.node(last).lines.clone().unwrap();
-        assert_eq!(e.lines, Some([lines.start, lines.end - 1]));
-        assert_eq!(Evidence::from_node("notes", &tree, NodeId(9999), 1.0), None);
-    }
-
-    #[test]
-    fn text_rendering_has_header_rule_text_and_stats() {
-        let e = Evidence {
-            doc_id: "guide".into(),
-            path: vec!["Install".into(), "Linux".into()],
-            structure: "2.1".into(),
-            lines: None,
-            pages: Some([4, 4]),
-            text: "# Linux\n\napt install x\n".into(),
-            score: 3.25,
-        };
-        let answer = Answer {
-            question: "how to install".into(),
-            evidence: vec![e],
-            stats: AskStats {
-                wall_ms: 7,
-                ..AskStats::default()
-            },
-        };
-        let header = "[1] guide › Install › Linux  §2.1  page 4  score 3.250";
-        let expected = format!(
-            "{header}\n{}\n# Linux\n\napt install x\n\n1 evidence · 0 model calls · 0 prompt + 0 completion tokens · 7 ms\n",
-            "─".repeat(header.chars().count())
-        );
-        assert_eq!(render_text(&answer), expected);
-    }
-}
+#[path = "evidence_tests.rs"]
+mod tests;

@@ -14,7 +14,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::evidence::{Answer, AskStats, Evidence};
+use super::evidence::{Answer, AskStats, Evidence, ScoreExplain};
+use crate::index::keyword::SharedStats;
 use crate::index::KeywordIndex;
 use crate::tree::NodeId;
 use crate::workspace::{Document, Library, WorkspaceError};
@@ -45,7 +46,8 @@ struct Hit {
 /// - `k`: at most this many evidence items (0 returns none).
 ///
 /// Returns an [`Answer`] whose evidence is best first, deduplicated along ancestor/descendant
-/// lines, each with its BM25 score and verbatim text; `stats` has `llm_calls = 0`, `rounds = 0`,
+/// lines, each with its BM25 score, the terms of that score (`explain`, against the statistics of
+/// all searched documents together) and verbatim text; `stats` has `llm_calls = 0`, `rounds = 0`,
 /// no workers and the wall time in ms. A question without index terms returns no evidence.
 ///
 /// Errors: [`LexicalError::Workspace`] for an unknown id in `doc_ids` or an unreadable tree
@@ -67,9 +69,19 @@ pub fn ask_lexical(
         .collect::<Result<_, _>>()?;
     let hits = rank(&ids, &docs, question);
     let kept = dedup(&docs, &hits, k);
+    // The statistics `search_many` scored with, so each explanation adds up to its score.
+    let indexes: Vec<&KeywordIndex> = docs.iter().map(|d| &d.index).collect();
+    let stats = SharedStats::new(&indexes);
     let evidence = kept
         .iter()
-        .filter_map(|h| Evidence::from_node(&ids[h.doc], &docs[h.doc].tree, h.node, h.score))
+        .filter_map(|h| {
+            let doc = &docs[h.doc];
+            let mut e = Evidence::from_node(&ids[h.doc], &doc.tree, h.node, h.score)?;
+            e.explain = Some(ScoreExplain::from(
+                &doc.index.explain_with(&stats, question, h.node),
+            ));
+            Some(e)
+        })
         .collect();
     Ok(Answer {
         question: question.to_string(),

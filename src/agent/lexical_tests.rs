@@ -145,3 +145,23 @@ fn evidence_text_is_the_verbatim_subtree_text() {
         vec!["1 Getting started", "1.1 Choosing a workspace"]
     );
 }
+
+/// `ask --lexical --json` has the agent's shape, `explain` included: the BM25 terms of each
+/// score, against the statistics of all searched documents, adding up to the score.
+#[test]
+fn every_evidence_explains_its_score() {
+    let lib = library(&["ripgrep__FAQ.md", "notes.txt"]);
+    let answer = ask_lexical(&lib, "how do I search compressed files", None, 3).unwrap();
+    assert!(!answer.evidence.is_empty());
+    let units: usize = ["ripgrep-faq", "notes"]
+        .iter()
+        .map(|id| lib.document(id).unwrap().tree.len())
+        .sum();
+    for e in &answer.evidence {
+        let x = e.explain.as_ref().unwrap();
+        assert_eq!(x.units as usize, units);
+        let sum: f32 = x.terms.iter().map(|t| t.contribution).sum();
+        assert!((sum - e.score).abs() < 1e-4, "{sum} vs {}", e.score);
+        assert!(x.terms.iter().all(|t| t.tf > 0.0 && t.idf > 0.0));
+    }
+}

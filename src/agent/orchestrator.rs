@@ -15,56 +15,17 @@ use super::decisions::{
 };
 use super::events::{AgentEvent, Emitter, EventSink, ORCHESTRATOR};
 use super::evidence::{Answer, AskStats, WorkerStats};
-use super::prompts::{render, untrusted, ANALYZE, EVALUATE, REPLAN, UNDERSTAND};
+use super::prompts::{room_chars, system_prompt, untrusted, Prompt};
 use super::rerank::rerank;
 use super::worker::{ask_model, run_worker, CollectedEvidence, WorkerContext, WorkerOutcome};
 use super::{AgentError, AgentOptions, AgentRun, ModelRouter};
-use crate::index::bm25::Bm25Scorer;
-use crate::index::doccard::human_bytes;
-use crate::index::DocCard;
 use crate::llm::ChatMessage;
 use crate::workspace::Library;
 
-/// Card text as the analyze/replan prompts show it (and as the BM25 pre-rank scores it).
-pub fn card_text(card: &DocCard) -> String {
-    let mut s = format!(
-        "- id: `{}` — {} ({}, {}, {} sections)\n",
-        card.doc_id,
-        card.title,
-        card.format.as_str(),
-        human_bytes(card.bytes),
-        card.node_count
-    );
-    if !card.outline.is_empty() {
-        let _ = writeln!(s, "  outline: {}", card.outline.join("; "));
-    }
-    if !card.summary.is_empty() {
-        let _ = writeln!(s, "  summary: {}", card.summary);
-    }
-    if !card.top_terms.is_empty() {
-        let _ = writeln!(s, "  terms: {}", card.top_terms.join(", "));
-    }
-    s
-}
-
-/// The cards shown to the model: all of them, or the `max_cards` best by BM25 against `query`
-/// when the catalog is larger (catalog order kept among the chosen).
-pub fn cards_for_prompt<'a>(
-    cards: &'a [DocCard],
-    query: &str,
-    max_cards: usize,
-) -> Vec<&'a DocCard> {
-    if cards.len() <= max_cards {
-        return cards.iter().collect();
-    }
-    let texts: Vec<String> = cards.iter().map(card_text).collect();
-    let scorer = Bm25Scorer::new(&texts);
-    let mut ranked = scorer.rank(query);
-    ranked.truncate(max_cards);
-    let mut keep: Vec<usize> = ranked.into_iter().map(|(i, _)| i).collect();
-    keep.sort_unstable();
-    keep.into_iter().map(|i| &cards[i]).collect()
-}
+#[path = "orchestrator_cards.rs"]
+mod cards;
+use cards::cards_block;
+pub use cards::{card_body, card_for_prompt, card_text, cards_for_prompt};
 
 /// Run the whole pipeline for `question`.
 ///
@@ -93,7 +54,7 @@ pub async fn ask(
     }
 
     let understand = vec![
-        ChatMessage::system(UNDERSTAND.to_string()),
+        ChatMessage::system(system_prompt(Prompt::Understand, options, &[])),
         ChatMessage::user(format!("Question: {question}")),
     ];
     let plan: QueryPlan = ask_model(
@@ -109,20 +70,13 @@ pub async fn ask(
 
     let mut tasks: Vec<Task> = if options.doc_ids.is_empty() {
         let cards = cards_for_prompt(library.cards(), &query, options.max_cards);
+        let system = system_prompt(Prompt::Analyze, options, &[]);
         let mut user = format!(
             "Question: {question}\nKey concepts: {}\n\nDocCards:\n",
             plan.key_concepts.join(", ")
         );
-        for card in &cards {
-            user.push_str(&card_text(card));
-        }
-        let messages = vec![
-            ChatMessage::system(render(
-                ANALYZE,
-                &[("max_docs", options.max_docs.to_string())],
-            )),
-            ChatMessage::user(user),
-        ];
+        user.push_str(&cards_block(&cards, room_chars(cap, &[&system, &user])));
+        let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];
         let list: TaskList = ask_model(
             model.as_ref(),
             &orchestrator,
@@ -189,9 +143,10 @@ pub async fn ask(
             model.as_ref(),
             &orchestrator,
             library.as_ref(),
+            options,
+            round,
             question,
             &collected,
-            cap,
         )
         .await?;
         if verdict.sufficient {
@@ -202,6 +157,7 @@ pub async fn ask(
             &orchestrator,
             library.as_ref(),
             options,
+            round + 1,
             question,
             &query,
             &verdict.missing,
@@ -320,6 +276,9 @@ async fn dispatch(
     results.into_iter().map(|(_, o)| o).collect()
 }
 
+/// Every evidence text fenced as untrusted data, labelled `doc_id #structure` (titles are
+/// document text, so they stay inside the fence, in the text's own heading), each clipped to an
+/// equal share of `budget_chars`.
 fn evidence_block(
     library: &dyn Library,
     collected: &[CollectedEvidence],
@@ -328,12 +287,12 @@ fn evidence_block(
     if collected.is_empty() {
         return "(no evidence collected)\n".into();
     }
-    let per_item = budget_chars / collected.len();
+    let per_item = (budget_chars / collected.len()).saturating_sub(96);
     let mut s = String::new();
     for (i, ev) in collected.iter().enumerate() {
         let label = library
             .document(&ev.doc_id)
-            .map(|d| format!("{} › {}", ev.doc_id, d.tree.title_path(ev.node).join(" › ")))
+            .map(|d| format!("{} #{}", ev.doc_id, d.tree.node(ev.node).structure))
             .unwrap_or_else(|_| ev.doc_id.clone());
         let _ = writeln!(
             s,
@@ -345,31 +304,33 @@ fn evidence_block(
     s
 }
 
+/// Evaluate after round `round` (1-based): is the evidence sufficient for the question?
 async fn evaluate(
     model: &dyn crate::llm::ChatModel,
     emitter: &Emitter,
     library: &dyn Library,
+    options: &AgentOptions,
+    round: usize,
     question: &str,
     collected: &[CollectedEvidence],
-    cap: usize,
 ) -> Result<Verdict, AgentError> {
-    let user = format!(
-        "Question: {question}\n\nEvidence:\n{}",
-        evidence_block(library, collected, cap * 4 / 2)
-    );
-    let messages = vec![
-        ChatMessage::system(EVALUATE.to_string()),
-        ChatMessage::user(user),
-    ];
+    let cap = options.prompt_cap_tokens;
+    let system = system_prompt(Prompt::Evaluate, options, &[("round", round.to_string())]);
+    let head = format!("Question: {question}\n\nEvidence:\n");
+    let room = room_chars(cap, &[&system, &head]);
+    let user = format!("{head}{}", evidence_block(library, collected, room));
+    let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];
     Ok(ask_model(model, emitter, "evaluate", messages, &verdict_schema(), cap).await?)
 }
 
+/// New tasks for round `round` (1-based), for what evaluate found `missing`.
 #[allow(clippy::too_many_arguments)]
 async fn replan(
     model: &dyn crate::llm::ChatModel,
     emitter: &Emitter,
     library: &dyn Library,
     options: &AgentOptions,
+    round: usize,
     question: &str,
     query: &str,
     missing: &str,
@@ -389,16 +350,12 @@ async fn replan(
             .filter(|c| options.doc_ids.contains(&c.doc_id))
             .collect()
     };
-    for card in cards {
-        user.push_str(&card_text(card));
-    }
-    let messages = vec![
-        ChatMessage::system(render(
-            REPLAN,
-            &[("max_docs", options.max_docs.to_string())],
-        )),
-        ChatMessage::user(user),
-    ];
+    let system = system_prompt(Prompt::Replan, options, &[("round", round.to_string())]);
+    user.push_str(&cards_block(
+        &cards,
+        room_chars(options.prompt_cap_tokens, &[&system, &user]),
+    ));
+    let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];
     let list: TaskList = ask_model(
         model,
         emitter,
@@ -413,40 +370,4 @@ async fn replan(
         tasks.retain(|t| options.doc_ids.contains(&t.doc_id));
     }
     Ok(tasks)
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-    use crate::tree::DocFormat;
-
-    fn card(id: &str, summary: &str) -> DocCard {
-        DocCard {
-            doc_id: id.into(),
-            title: id.into(),
-            source: format!("/docs/{id}.md"),
-            format: DocFormat::Markdown,
-            bytes: 1000,
-            node_count: 3,
-            outline: vec![],
-            summary: summary.into(),
-            top_terms: vec![],
-            fingerprint: "0".into(),
-        }
-    }
-
-    #[test]
-    fn large_catalogs_are_bm25_pre_ranked_down_to_max_cards_in_catalog_order() {
-        let mut cards: Vec<DocCard> = (0..60)
-            .map(|i| card(&format!("doc{i:02}"), "unrelated prose about gardening"))
-            .collect();
-        cards[7].summary = "configure the docker daemon logging driver".into();
-        cards[42].summary = "docker daemon flags".into();
-        let chosen = cards_for_prompt(&cards, "docker daemon logging", 2);
-        let ids: Vec<&str> = chosen.iter().map(|c| c.doc_id.as_str()).collect();
-        assert_eq!(ids, vec!["doc07", "doc42"]);
-        // Small catalogs are shown whole.
-        assert_eq!(cards_for_prompt(&cards[..10], "docker", 50).len(), 10);
-    }
 }

@@ -2,14 +2,16 @@
 //! question plus the key concepts (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75, Lucene idf; the
 //! statistics are those of the evidence set itself, see [`crate::index::bm25::Bm25Scorer`]).
 //!
-//! Dedup, in order: the same node read by several workers is merged (the longest read wins); of an
-//! ancestor and its descendant in one document, the better-scored is kept (ties keep the
-//! descendant, the more exact section); near-identical texts (Jaccard similarity of their token
-//! sets ≥ 0.9) keep the better-scored one.
+//! Dedup, in order: the same node read by several workers is merged (the longest read wins, in
+//! the place of the first read); of an ancestor and its descendant in one document, the
+//! better-scored is kept (ties keep the descendant, the more exact section); near-identical texts
+//! (Jaccard similarity of their token sets ≥ 0.9) keep the better-scored one (ties keep the one
+//! collected first). Survivors are ranked by score, ties in collection order, each with its
+//! [`ScoreExplain`] (the `"explain"` of `ask --json`).
 
 use std::collections::{HashMap, HashSet};
 
-use super::evidence::Evidence;
+use super::evidence::{Evidence, ScoreExplain};
 use super::worker::CollectedEvidence;
 use crate::index::bm25::{Bm25Explanation, Bm25Scorer};
 use crate::index::tokenize;
@@ -85,11 +87,18 @@ pub fn rerank(
                 });
             let same_text = jaccard(&token_sets[i], &token_sets[j]) >= NEAR_DUPLICATE_JACCARD;
             if related || same_text {
+                // On a tie: of an ancestor and its descendant the descendant; otherwise the
+                // earlier one.
                 let a_deeper = library.document(&a.doc_id).is_ok_and(|doc| {
                     a.doc_id == b.doc_id
                         && doc.tree.node(a.node).depth > doc.tree.node(b.node).depth
                 });
-                let keep_i = scores[i] > scores[j] || (scores[i] == scores[j] && a_deeper);
+                let b_deeper = related
+                    && library
+                        .document(&a.doc_id)
+                        .is_ok_and(|doc| doc.tree.node(b.node).depth > doc.tree.node(a.node).depth);
+                let keep_i =
+                    scores[i] > scores[j] || (scores[i] == scores[j] && (a_deeper || !b_deeper));
                 if keep_i {
                     dropped[j] = true;
                 } else {
@@ -107,16 +116,23 @@ pub fn rerank(
         let Ok(doc) = library.document(&ev.doc_id) else {
             continue;
         };
-        let Some(mut evidence) = Evidence::from_node(&ev.doc_id, &doc.tree, ev.node, scores[i])
-        else {
+        let Some(mut evidence) = Evidence::from_read(
+            &ev.doc_id,
+            &doc.tree,
+            ev.node,
+            &ev.chars,
+            ev.text.clone(),
+            scores[i],
+        ) else {
             continue;
         };
-        evidence.text = ev.text.clone();
+        let explanation = scorer.explain(i, query);
+        evidence.explain = explanation.as_ref().map(ScoreExplain::from);
         ranked.push((
             i,
             RankedEvidence {
                 evidence,
-                explanation: scorer.explain(i, query),
+                explanation,
             },
         ));
     }
@@ -129,3 +145,7 @@ pub fn rerank(
     });
     ranked.into_iter().map(|(_, r)| r).collect()
 }
+
+#[cfg(test)]
+#[path = "rerank_tests.rs"]
+mod tests;

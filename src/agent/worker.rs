@@ -8,24 +8,28 @@
 //!
 //! Prompt size does not grow with steps or document size: each navigate prompt carries the task,
 //! the plan, one line per earlier step (compacted history), the evidence list (paths and sizes)
-//! and only the latest observation in full (itself bounded by the command output budget).
+//! and only the latest observation in full, fitted to the prompt cap; all document text in it is
+//! fenced as untrusted data (see `worker_prompts.rs`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::budget::{clip, enforce_cap};
+use super::budget::enforce_cap;
 use super::decisions::{
     nav_step_schema, plan_schema, verdict_schema, NavStep, Plan, Task, Verdict,
 };
 use super::events::{AgentEvent, Emitter};
-use super::prompts::{render, untrusted, CHECK, NAVIGATE, PLAN};
 use super::{AgentError, AgentOptions};
 use crate::llm::{decide, ChatMessage, ChatModel, LlmError, ResponseSchema};
 use crate::nav::{Effect, Role, Session, Status};
 use crate::tree::NodeId;
 use crate::workspace::Library;
+
+#[path = "worker_prompts.rs"]
+mod prompt;
+use prompt::{check_messages, history_line, navigate_messages, plan_messages, Observation};
 
 /// Text a Worker collected from one node: the union of the char ranges it read.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +76,8 @@ pub struct WorkerContext {
     pub key_concepts: Vec<String>,
 }
 
-/// Ask the model for a decision, recording the exchanges; a failure is recorded and returned.
+/// Ask the model for a decision, each call recorded as it happens (request when sent, then its
+/// response or error); a failure is recorded and returned.
 pub(crate) async fn ask_model<T: serde::Serialize + serde::de::DeserializeOwned>(
     model: &dyn ChatModel,
     emitter: &Emitter,
@@ -82,20 +87,12 @@ pub(crate) async fn ask_model<T: serde::Serialize + serde::de::DeserializeOwned>
     cap_tokens: usize,
 ) -> Result<T, LlmError> {
     enforce_cap(&mut messages, cap_tokens);
-    match decide::<T>(model, messages.clone(), schema).await {
+    match decide::<T>(&emitter.recording(model), messages, schema).await {
         Ok(decision) => {
-            emitter.decision(kind, &decision);
+            emitter.decision(kind, &decision.value);
             Ok(decision.value)
         }
         Err(err) => {
-            if let LlmError::BadReply { replies, .. } = &err {
-                // Both replies were real calls: record them so the trace shows what came back.
-                for reply in replies {
-                    emitter.model_call(&messages, reply, Default::default(), 0);
-                }
-            } else {
-                emitter.failed_calls(1);
-            }
             emitter.emit(AgentEvent::Error {
                 message: format!("{kind}: {err}"),
             });
@@ -172,7 +169,7 @@ async fn drive(
 ) -> Result<(), AgentError> {
     let cap = ctx.options.prompt_cap_tokens;
     // Bird's-eye view: the document's top level and keyword hits, not counted as steps.
-    let mut overview = String::new();
+    let mut overview = Observation::default();
     let keywords = if ctx.key_concepts.is_empty() {
         ctx.question.clone()
     } else {
@@ -185,7 +182,7 @@ async fn drive(
     ] {
         let out = run_command(session, &line, emitter)?;
         if !line.starts_with("cd ") {
-            let _ = writeln!(overview, "$ {line}\n{}\n", untrusted(&line, &out.text));
+            overview.outputs.push((line.clone(), out.text.clone()));
         } else if out.status == Status::Error {
             return Err(AgentError::UnknownDocument(task.doc_id.clone()));
         }
@@ -194,7 +191,7 @@ async fn drive(
     let mut plan = make_plan(ctx, task, &overview, None, emitter).await?;
     let mut last_observation = overview;
     while state.steps < ctx.options.max_steps {
-        let prompt = navigate_prompt(ctx, task, &plan, state, &last_observation);
+        let prompt = navigate_messages(ctx, task, &plan, state, &last_observation);
         let step: NavStep = ask_model(
             ctx.model.as_ref(),
             emitter,
@@ -233,13 +230,16 @@ async fn drive(
                     emitter,
                 )
                 .await?;
-                last_observation = format!(
+                last_observation = Observation::note(format!(
                     "check said the evidence is not sufficient yet. Missing: {}\nNew plan made.",
                     verdict.missing
-                );
+                ));
                 continue;
             }
             Effect::Evidence(ev) => {
+                // Only the chars read are evidence (a `cat` that stopped at the output budget
+                // read a part); rerank reports that part's own source lines where they can be
+                // computed exactly, else the node's ([`super::evidence::Evidence::from_read`]).
                 let text = match ctx.library.document(&ev.doc_id) {
                     Ok(doc) => {
                         let full = doc.tree.text_of(ev.node);
@@ -275,19 +275,15 @@ async fn drive(
                 ));
             }
             Effect::None => {
-                let status = if out.status == Status::Error {
-                    "error: "
-                } else {
-                    ""
-                };
-                state.history.push(format!(
-                    "{}. {line} → {status}{}",
+                state.history.push(history_line(
                     state.steps,
-                    one_line(&out.text, 100)
+                    &line,
+                    &out.text,
+                    out.status == Status::Error,
                 ));
             }
         }
-        last_observation = format!("$ {line}\n{}", untrusted(&line, &out.text));
+        last_observation = Observation::command(&line, &out.text);
         if state.evidence_chars() >= ctx.options.evidence_chars {
             emitter.emit(AgentEvent::Error {
                 message: format!(
@@ -374,19 +370,11 @@ pub(crate) fn one_line(text: &str, max: usize) -> String {
 async fn make_plan(
     ctx: &WorkerContext,
     task: &Task,
-    observation: &str,
+    observation: &Observation,
     missing: Option<&str>,
     emitter: &Emitter,
 ) -> Result<Plan, AgentError> {
-    let system = render(PLAN, &[("max_steps", ctx.options.max_steps.to_string())]);
-    let mut user = format!(
-        "Question: {}\nTask in document `{}`: {}\n\n{}",
-        ctx.question, task.doc_id, task.task, observation
-    );
-    if let Some(missing) = missing {
-        let _ = write!(user, "\n\nA check found the evidence insufficient. Missing: {missing}\nMake a new plan for what is missing.");
-    }
-    let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];
+    let messages = plan_messages(ctx, task, observation, missing);
     let kind = if missing.is_some() { "replan" } else { "plan" };
     Ok(ask_model(
         ctx.model.as_ref(),
@@ -397,60 +385,6 @@ async fn make_plan(
         ctx.options.prompt_cap_tokens,
     )
     .await?)
-}
-
-fn navigate_prompt(
-    ctx: &WorkerContext,
-    task: &Task,
-    plan: &Plan,
-    state: &WorkerState,
-    last_observation: &str,
-) -> Vec<ChatMessage> {
-    let steps_left = ctx.options.max_steps.saturating_sub(state.steps);
-    let system = render(
-        NAVIGATE,
-        &[
-            ("steps_left", steps_left.to_string()),
-            ("evidence_chars", state.evidence_chars().to_string()),
-            ("evidence_budget", ctx.options.evidence_chars.to_string()),
-        ],
-    );
-    let mut user = format!(
-        "Question: {}\nTask in document `{}`: {}\nPlan:\n",
-        ctx.question, task.doc_id, task.task
-    );
-    for (i, step) in plan.plan.iter().take(8).enumerate() {
-        let _ = writeln!(user, "  {}. {}", i + 1, one_line(step, 200));
-    }
-    // Compacted history: one line per step, the most recent 40.
-    if !state.history.is_empty() {
-        user.push_str("Steps so far:\n");
-        let skip = state.history.len().saturating_sub(40);
-        if skip > 0 {
-            let _ = writeln!(user, "  ({skip} earlier steps omitted)");
-        }
-        for line in &state.history[skip..] {
-            let _ = writeln!(user, "  {line}");
-        }
-    }
-    if !state.order.is_empty() {
-        user.push_str("Evidence collected:\n");
-        for key in &state.order {
-            if let Some(ev) = state.evidence.get(key) {
-                let _ = writeln!(
-                    user,
-                    "  node #{} ({} chars)",
-                    structure_of(ctx, ev),
-                    ev.chars.len()
-                );
-            }
-        }
-    }
-    let _ = write!(
-        user,
-        "\nLatest output:\n{last_observation}\n\nYour next command?"
-    );
-    vec![ChatMessage::system(system), ChatMessage::user(user)]
 }
 
 fn structure_of(ctx: &WorkerContext, ev: &CollectedEvidence) -> String {
@@ -466,25 +400,7 @@ async fn check(
     state: &WorkerState,
     emitter: &Emitter,
 ) -> Result<Verdict, AgentError> {
-    let cap_chars = ctx.options.prompt_cap_tokens * 4;
-    let per_item = (cap_chars / 2) / state.order.len().max(1);
-    let mut user = format!(
-        "Task in document `{}`: {}\n\nEvidence:\n",
-        task.doc_id, task.task
-    );
-    if state.order.is_empty() {
-        user.push_str("(none collected)\n");
-    }
-    for key in &state.order {
-        if let Some(ev) = state.evidence.get(key) {
-            let label = format!("#{}", structure_of(ctx, ev));
-            let _ = writeln!(user, "{}\n", untrusted(&label, &clip(&ev.text, per_item)));
-        }
-    }
-    let messages = vec![
-        ChatMessage::system(CHECK.to_string()),
-        ChatMessage::user(user),
-    ];
+    let messages = check_messages(ctx, task, state);
     Ok(ask_model(
         ctx.model.as_ref(),
         emitter,

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::output;
 use crate::agent::events::{progress_line, FanOut};
-use crate::agent::evidence::render_text;
+use crate::agent::evidence::{render, AnswerFormat};
 use crate::agent::{AgentOptions, AgentRun, EventRecord, EventSink, NullSink, SharedModel};
 use crate::llm::{ChatModel, LlmError, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
 use crate::trace::{trace_file_name, TraceHeader, TraceWriter};
@@ -124,7 +124,7 @@ pub fn run_agent(
     workspace: &std::path::Path,
     question: &str,
     doc_ids: &[String],
-    json: bool,
+    format: AnswerFormat,
     model_args: &ModelArgs,
     agent_args: &AgentArgs,
     trace: &Option<PathBuf>,
@@ -200,14 +200,7 @@ pub fn run_agent(
             return Err(e.into());
         }
     };
-    let text = if json {
-        let mut s = serde_json::to_string_pretty(&run.answer)?;
-        s.push('\n');
-        s
-    } else {
-        render_text(&run.answer)
-    };
-    output::print(&text)?;
+    output::print(&render(&run.answer, format)?)?;
     for (worker, message) in &run.worker_errors {
         eprintln!("error: worker {worker} failed: {message}");
     }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use super::agent::{run_agent, AgentArgs, ModelArgs};
 use super::{output, GlobalArgs};
-use crate::agent::evidence::render_text;
+use crate::agent::evidence::{render, AnswerFormat};
 use crate::agent::lexical::{ask_lexical, DEFAULT_K};
 use crate::workspace::Workspace;
 
@@ -25,9 +25,14 @@ pub struct AskArgs {
     /// Only search this document (repeatable; skips the agent's document analysis).
     #[arg(long = "doc", value_name = "ID")]
     docs: Vec<String>,
-    /// Print the answer as JSON (`{"question", "evidence": [...], "stats": {...}}`).
+    /// Print the answer as JSON (`{"question", "evidence": [...], "stats": {...}}`); each evidence
+    /// also carries `"explain"`, the BM25 terms of its score.
     #[arg(long)]
     json: bool,
+    /// Show under each evidence header why it scored what it did (BM25 terms: tf, df, idf and
+    /// contribution). `--json` always includes it.
+    #[arg(long)]
+    explain: bool,
     /// Record the run as a JSONL trace (see `docnav replay`). `DOCNAV_TRACE_DIR` keeps one per run.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
@@ -39,12 +44,17 @@ pub struct AskArgs {
 
 /// Run `docnav ask`. Exit 0 ok, 1 failure, 2 no model configured (agent mode).
 pub fn run(global: &GlobalArgs, args: AskArgs) -> anyhow::Result<ExitCode> {
+    let format = match (args.json, args.explain) {
+        (true, _) => AnswerFormat::Json,
+        (false, true) => AnswerFormat::TextExplained,
+        (false, false) => AnswerFormat::Text,
+    };
     if !args.lexical {
         return run_agent(
             &global.workspace,
             &args.question,
             &args.docs,
-            args.json,
+            format,
             &args.model,
             &args.agent,
             &args.trace,
@@ -53,13 +63,6 @@ pub fn run(global: &GlobalArgs, args: AskArgs) -> anyhow::Result<ExitCode> {
     let ws = Workspace::open(&global.workspace)?;
     let scope = (!args.docs.is_empty()).then_some(args.docs.as_slice());
     let answer = ask_lexical(&ws, &args.question, scope, args.k)?;
-    let text = if args.json {
-        let mut s = serde_json::to_string_pretty(&answer)?;
-        s.push('\n');
-        s
-    } else {
-        render_text(&answer)
-    };
-    output::print(&text)?;
+    output::print(&render(&answer, format)?)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -72,6 +72,13 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
     if let Some(line) = trace.truncated_at_line {
         eprintln!("note: the trace ends at line {line} (last line cut); replayed up to there");
     }
+    for actor in &outcome.in_flight {
+        eprintln!(
+            "note: the recording of {actor} stops with a model call in flight (the run was \
+             interrupted); replayed up to there"
+        );
+    }
+    let cut = trace.truncated_at_line.is_some() || !outcome.in_flight.is_empty();
     if let Some(d) = &outcome.divergence {
         eprintln!("{d}");
         return Ok(ExitCode::from(1));
@@ -87,9 +94,18 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
             output::print(&text)?;
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) if trace.truncated_at_line.is_some() => {
+        Err(e) if cut => {
             output::print(&format!(
                 "replayed up to the cut: {} events identical ({e})\n",
+                outcome.events.len()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        // Every recorded event was reproduced, up to the orchestrator's own error: the recorded
+        // run failed the same way (e.g. a model call that failed is answered with its failure).
+        Err(e) if recorded_run_failed(&trace) => {
+            output::print(&format!(
+                "replay identical: {} events; the recorded run failed the same way: {e}\n",
                 outcome.events.len()
             ))?;
             Ok(ExitCode::SUCCESS)
@@ -99,6 +115,16 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// Whether the recorded run itself failed: the orchestrator's last event is an error.
+fn recorded_run_failed(trace: &crate::trace::Trace) -> bool {
+    trace
+        .events
+        .iter()
+        .filter(|e| e.actor == crate::agent::events::ORCHESTRATOR)
+        .max_by_key(|e| e.seq)
+        .is_some_and(|e| matches!(e.event, crate::agent::AgentEvent::Error { .. }))
 }
 
 fn step(trace: &crate::trace::Trace) -> anyhow::Result<ExitCode> {

@@ -73,6 +73,11 @@ pub enum LlmError {
     #[error("replay: {0}")]
     Replay(String),
 
+    /// Replaying a trace: the recorded call failed, and this is its recorded message, verbatim (so
+    /// the replayed run fails exactly as the recorded one did).
+    #[error("{0}")]
+    Recorded(String),
+
     /// The model's reply is not the JSON decision asked for, even after the repair round.
     #[error("model reply is not a valid decision after one repair round: {error}; reply began: {excerpt:?}")]
     BadReply {

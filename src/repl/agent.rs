@@ -13,7 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::agent::decisions::{nav_step_schema, NavStep};
 use crate::agent::events::{progress_line, FanOut, ORCHESTRATOR};
 use crate::agent::evidence::{render_text, Answer};
-use crate::agent::prompts::{render, untrusted, SUGGEST};
+use crate::agent::prompts::{system_prompt, untrusted, Prompt};
 use crate::agent::{ask, AgentEvent, AgentOptions, EventRecord, EventSink, SharedModel};
 use crate::llm::{decide, ChatMessage, ChatModel};
 use crate::nav::{Role, Session, Status};
@@ -203,7 +203,11 @@ pub fn suggest(agent: &mut ShellAgent, session: &mut Session, goal: &str) -> (St
         untrusted("ls", &listing)
     );
     let messages = vec![
-        ChatMessage::system(render(SUGGEST, &[])),
+        ChatMessage::system(system_prompt(
+            Prompt::Suggest,
+            &agent.options,
+            &[("output_budget", session.budget().to_string())],
+        )),
         ChatMessage::user(user),
     ];
     let runtime = match agent.runtime() {

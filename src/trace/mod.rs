@@ -2,12 +2,19 @@
 //! [`EventRecord`] per line — and replayed without a model ([`replay`]) or shown as a readable
 //! transcript ([`show`]).
 //!
-//! Format version 1. Line 1: `{"type":"header","format_version":1,…}`. Then one event per line:
+//! Format version 2. Line 1: `{"type":"header","format_version":2,…}`. Then one event per line:
 //! `{"actor":"r1-w1-guide","seq":3,"type":"command","line":"ls"}`. Events carry the actor id and a
 //! per-actor sequence number, so replay does not depend on task scheduling. Observations are cut to
 //! [`crate::agent::events::OBSERVATION_EVENT_CHARS`] chars with their full length and sha256 kept.
-//! API keys and HTTP headers never enter a trace: events hold only messages and replies.
+//! A model call is a `model_request` written when it is sent, then its `model_response` (usage,
+//! latency) or `model_error`; a request with neither after it was in flight when the recording
+//! stopped. API keys and HTTP headers never enter a trace: events hold only messages and replies.
+//!
+//! Version 1 (before `model_error`: a request and its response were written together once the
+//! reply had arrived, a failed call left no request) is still read: its events are a subset of
+//! version 2's. Other versions are refused with a message naming both.
 
+pub mod diff;
 pub mod replay;
 pub mod show;
 pub mod writer;
@@ -21,7 +28,10 @@ use crate::agent::EventRecord;
 pub use writer::TraceWriter;
 
 /// Trace format version written by this build.
-pub const TRACE_FORMAT_VERSION: u32 = 1;
+pub const TRACE_FORMAT_VERSION: u32 = 2;
+
+/// The oldest format version this build reads (up to [`TRACE_FORMAT_VERSION`]).
+pub const OLDEST_READ_FORMAT_VERSION: u32 = 1;
 
 /// A document involved in the run and its fingerprint (sha256 of the source bytes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,14 +126,21 @@ pub enum TraceError {
         /// What is wrong.
         reason: String,
     },
-    /// The trace was written in another format version.
-    #[error("trace `{path}` has format version {found}; this docnav reads version {expected} (hint: re-record it with this docnav)")]
+    /// The trace was written in a format version this build does not read.
+    #[error(
+        "trace `{path}` has format version {found}; this docnav reads format versions {oldest} \
+         to {expected} (hint: {})",
+        if .found > .expected { "it was written by a newer docnav; read it with that version" }
+        else { "re-record it with this docnav" }
+    )]
     Version {
         /// The file.
         path: PathBuf,
         /// Version in the file.
         found: u32,
-        /// Version this build reads.
+        /// The oldest version this build reads ([`OLDEST_READ_FORMAT_VERSION`]).
+        oldest: u32,
+        /// The version this build writes and the newest it reads ([`TRACE_FORMAT_VERSION`]).
         expected: u32,
     },
     /// A line in the middle of the trace is not an event.
@@ -160,7 +177,8 @@ pub fn header_line(header: &TraceHeader) -> String {
 /// Read a trace. A last line that does not parse (cut mid-write) is dropped and reported in
 /// [`Trace::truncated_at_line`]; a bad line elsewhere is an error.
 ///
-/// Errors: [`TraceError`] naming the file: unreadable, not a trace, other format version, bad line.
+/// Errors: [`TraceError`] naming the file: unreadable, not a trace, a format version outside
+/// [`OLDEST_READ_FORMAT_VERSION`]..=[`TRACE_FORMAT_VERSION`], bad line.
 pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
     let text = std::fs::read_to_string(path).map_err(|source| TraceError::Io {
         path: path.to_path_buf(),
@@ -196,10 +214,11 @@ pub fn parse_trace(path: &Path, text: &str) -> Result<Trace, TraceError> {
         .get("format_version")
         .and_then(serde_json::Value::as_u64)
         .unwrap_or(0);
-    if found != u64::from(TRACE_FORMAT_VERSION) {
+    if !(u64::from(OLDEST_READ_FORMAT_VERSION)..=u64::from(TRACE_FORMAT_VERSION)).contains(&found) {
         return Err(TraceError::Version {
             path: path.to_path_buf(),
             found: u32::try_from(found).unwrap_or(u32::MAX),
+            oldest: OLDEST_READ_FORMAT_VERSION,
             expected: TRACE_FORMAT_VERSION,
         });
     }

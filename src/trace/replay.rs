@@ -1,65 +1,24 @@
 //! Replay (DESIGN.md §7): re-run the real pipeline with a model that answers each actor's requests
 //! from that actor's recorded responses, in order, then compare what happened with the recording.
 //!
-//! [`recorded_replies`] is the pure part (trace → replies per actor), table-tested. The comparison
-//! covers commands, observations (by sha256), evidence, decisions and model requests (by sha256);
-//! times are ignored. The first difference is reported with its actor, step and both sides.
+//! [`recorded_calls`] is the pure part (trace → model calls per actor, each a request and its
+//! response, failure, or nothing when the recording stopped mid-call), table-tested. The
+//! comparison covers commands, observations (by sha256), evidence, decisions, model requests (by
+//! sha256) and model failures; times and usage are ignored. The first difference is reported with
+//! its actor, step, both sides and a short diff ([`super::diff`]).
 
-use std::collections::{HashMap, VecDeque};
+mod model;
+
 use std::sync::{Arc, Mutex};
 
-use super::Trace;
-use crate::agent::events::messages_sha256;
-use crate::agent::{
-    AgentError, AgentEvent, AgentOptions, AgentRun, EventRecord, EventSink, ModelRouter,
+pub use model::{
+    in_flight_actors, recorded_calls, CallOutcome, RecordedCall, ReplayModel, ReplayRouter,
 };
-use crate::llm::{BoxFuture, ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
+
+use super::diff::short_diff;
+use super::Trace;
+use crate::agent::{AgentError, AgentEvent, AgentOptions, AgentRun, EventRecord, EventSink};
 use crate::workspace::Library;
-
-/// One recorded model reply and the request it answered.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RecordedReply {
-    /// sha256 of the request's messages.
-    pub request_sha256: String,
-    /// Reply text.
-    pub text: String,
-    /// Usage reported then.
-    pub usage: Usage,
-    /// Latency then, ms.
-    pub latency_ms: u64,
-}
-
-/// Model replies per actor, in recorded order: each `model_request` paired with the
-/// `model_response` that follows it in the same actor's stream.
-pub fn recorded_replies(events: &[EventRecord]) -> HashMap<String, Vec<RecordedReply>> {
-    let mut pending: HashMap<&str, String> = HashMap::new();
-    let mut out: HashMap<String, Vec<RecordedReply>> = HashMap::new();
-    for record in events {
-        match &record.event {
-            AgentEvent::ModelRequest { sha256, .. } => {
-                pending.insert(&record.actor, sha256.clone());
-            }
-            AgentEvent::ModelResponse {
-                text,
-                usage,
-                latency_ms,
-            } => {
-                if let Some(sha) = pending.remove(record.actor.as_str()) {
-                    out.entry(record.actor.clone())
-                        .or_default()
-                        .push(RecordedReply {
-                            request_sha256: sha,
-                            text: text.clone(),
-                            usage: *usage,
-                            latency_ms: *latency_ms,
-                        });
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
 
 /// Where a replay first differed from its recording.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +34,9 @@ pub struct Divergence {
     pub expected: String,
     /// What happened instead, summarised.
     pub actual: String,
+    /// The short diff of the two events' content (see [`short_diff`]): lines to print under
+    /// `expected`/`actual`; empty when the summaries say it all (commands, one side ended…).
+    pub diff: Vec<String>,
 }
 
 impl std::fmt::Display for Divergence {
@@ -88,86 +50,11 @@ impl std::fmt::Display for Divergence {
             f,
             "replay diverged in {} {place} (event {}):\n  expected: {}\n  actual:   {}",
             self.actor, self.seq, self.expected, self.actual
-        )
-    }
-}
-
-/// A model answering one actor from its recorded replies.
-pub struct ReplayModel {
-    actor: String,
-    model_id: String,
-    replies: Mutex<VecDeque<RecordedReply>>,
-}
-
-impl ChatModel for ReplayModel {
-    fn complete(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            let next = self.replies.lock().ok().and_then(|mut q| q.pop_front());
-            let Some(reply) = next else {
-                return Err(LlmError::Replay(format!(
-                    "{} made a model call the trace does not have",
-                    self.actor
-                )));
-            };
-            let sha = messages_sha256(&req.messages);
-            if sha != reply.request_sha256 {
-                return Err(LlmError::Replay(format!(
-                    "{} sent a request that differs from the recorded one (sha256 {} vs {})",
-                    self.actor,
-                    &sha[..12],
-                    &reply.request_sha256[..reply.request_sha256.len().min(12)]
-                )));
-            }
-            Ok(ChatResponse {
-                text: reply.text,
-                usage: reply.usage,
-                latency_ms: reply.latency_ms,
-                model: self.model_id.clone(),
-                attempts: 1,
-            })
-        })
-    }
-
-    fn model_id(&self) -> &str {
-        &self.model_id
-    }
-}
-
-/// Routes each actor to its own [`ReplayModel`].
-pub struct ReplayRouter {
-    models: HashMap<String, Arc<ReplayModel>>,
-    model_id: String,
-}
-
-impl ReplayRouter {
-    /// A router over the trace's recorded replies.
-    pub fn new(trace: &Trace) -> ReplayRouter {
-        let model_id = trace.header.model.clone();
-        let models = recorded_replies(&trace.events)
-            .into_iter()
-            .map(|(actor, replies)| {
-                let model = ReplayModel {
-                    actor: actor.clone(),
-                    model_id: model_id.clone(),
-                    replies: Mutex::new(replies.into()),
-                };
-                (actor, Arc::new(model))
-            })
-            .collect();
-        ReplayRouter { models, model_id }
-    }
-}
-
-impl ModelRouter for ReplayRouter {
-    fn model_for(&self, actor: &str) -> Arc<dyn ChatModel> {
-        match self.models.get(actor) {
-            Some(m) => m.clone(),
-            None => Arc::new(ReplayModel {
-                actor: actor.to_string(),
-                model_id: self.model_id.clone(),
-                replies: Mutex::new(VecDeque::new()),
-            }),
+        )?;
+        for line in &self.diff {
+            write!(f, "\n{line}")?;
         }
+        Ok(())
     }
 }
 
@@ -199,6 +86,9 @@ pub struct ReplayOutcome {
     pub divergence: Option<Divergence>,
     /// Events of the re-run.
     pub events: Vec<EventRecord>,
+    /// Actors whose recording ends with a model call in flight ([`in_flight_actors`]): the
+    /// recording was interrupted there, so the replay is compared only up to it.
+    pub in_flight: Vec<String>,
 }
 
 /// A comparable key of an event: what must be identical between recording and replay.
@@ -206,6 +96,7 @@ pub fn comparable(event: &AgentEvent) -> Option<String> {
     match event {
         AgentEvent::ModelRequest { sha256, .. } => Some(format!("model request sha256 {sha256}")),
         AgentEvent::ModelResponse { text, .. } => Some(format!("model response {}", short(text))),
+        AgentEvent::ModelError { message, .. } => Some(format!("model call failed: {message}")),
         AgentEvent::Command { line } => Some(format!("command `{line}`")),
         AgentEvent::Observation {
             sha256,
@@ -250,8 +141,8 @@ fn short(text: &str) -> String {
 
 /// First difference between recorded and replayed events, compared per actor in sequence order.
 /// Actors are visited orchestrator first, then workers by round and index.
-/// With `recording_cut`, an actor whose recording simply ends (the trace was truncated) is not a
-/// divergence: replay goes on past the cut.
+/// With `recording_cut`, an actor whose recording simply ends (the trace was truncated, or the
+/// recording stopped with a call in flight) is not a divergence: replay goes on past the cut.
 pub fn first_divergence(
     recorded: &[EventRecord],
     replayed: &[EventRecord],
@@ -294,6 +185,7 @@ pub fn first_divergence(
                     step: step + usize::from(planned && is_command),
                     expected: ea.unwrap_or_else(|| "(the recording ends here)".into()),
                     actual: eb.unwrap_or_else(|| "(the replay ends here)".into()),
+                    diff: short_diff(a.get(i).map(|e| &e.event), b.get(i).map(|e| &e.event)),
                 });
             }
             // Steps as the transcript numbers them: a worker's commands after its first plan;
@@ -324,10 +216,13 @@ pub async fn replay(trace: &Trace, library: Arc<dyn Library>) -> ReplayOutcome {
     .await
     .map_err(|e: AgentError| e.to_string());
     let events = sink.events();
-    let divergence = first_divergence(&trace.events, &events, trace.truncated_at_line.is_some());
+    let in_flight = in_flight_actors(&trace.events);
+    let cut = trace.truncated_at_line.is_some() || !in_flight.is_empty();
+    let divergence = first_divergence(&trace.events, &events, cut);
     ReplayOutcome {
         run,
         divergence,
         events,
+        in_flight,
     }
 }

@@ -127,14 +127,25 @@ pub fn transcript(trace: &Trace) -> Vec<TranscriptLine> {
         // Commands before a worker's first plan are its bird's-eye overview, not model steps.
         let mut planned = actor == crate::agent::events::ORCHESTRATOR;
         let mut replies: Vec<String> = Vec::new();
+        // The seq of a request whose response or error has not been seen yet.
+        let mut in_flight = None;
         for e in events {
             let (kind, text) = match &e.event {
                 AgentEvent::WorkerStarted { doc_id, task } => {
                     ("start".to_string(), format!("task on `{doc_id}`: {task}"))
                 }
-                AgentEvent::ModelRequest { .. } => continue,
+                AgentEvent::ModelRequest { .. } => {
+                    in_flight = Some(e.seq);
+                    continue;
+                }
                 AgentEvent::ModelResponse { text, .. } => {
+                    in_flight = None;
                     replies.push(text.clone());
+                    continue;
+                }
+                // The `error` event that follows says it, with the decision it was for.
+                AgentEvent::ModelError { .. } => {
+                    in_flight = None;
                     continue;
                 }
                 AgentEvent::Decision { kind, value } => {
@@ -193,7 +204,11 @@ pub fn transcript(trace: &Trace) -> Vec<TranscriptLine> {
                         None => format!("finished: {steps} steps, {evidence} evidence"),
                     },
                 ),
-                AgentEvent::Error { message } => ("error".to_string(), format!("ERROR: {message}")),
+                AgentEvent::Error { message } => {
+                    // Replies of a decision that failed are not a later decision's repair.
+                    replies.clear();
+                    ("error".to_string(), format!("ERROR: {message}"))
+                }
             };
             out.push(TranscriptLine {
                 actor: actor.to_string(),
@@ -201,6 +216,15 @@ pub fn transcript(trace: &Trace) -> Vec<TranscriptLine> {
                 step,
                 kind,
                 text,
+            });
+        }
+        if let Some(seq) = in_flight {
+            out.push(TranscriptLine {
+                actor: actor.to_string(),
+                seq,
+                step,
+                kind: "error".into(),
+                text: "(the recording stops here, with a model call in flight)".into(),
             });
         }
     }

@@ -2,10 +2,12 @@
 
 use std::path::Path;
 
-use super::replay::{first_divergence, recorded_replies};
+use super::replay::{
+    first_divergence, in_flight_actors, recorded_calls, CallOutcome, ReplayRouter,
+};
 use super::*;
-use crate::agent::{AgentEvent, EventRecord};
-use crate::llm::Usage;
+use crate::agent::{AgentEvent, EventRecord, ModelRouter};
+use crate::llm::{ChatMessage, ChatRequest, LlmError, Usage};
 
 fn header() -> TraceHeader {
     TraceHeader {
@@ -42,27 +44,226 @@ fn resp(text: &str) -> AgentEvent {
     }
 }
 
+fn fail(message: &str) -> AgentEvent {
+    AgentEvent::ModelError {
+        message: message.into(),
+        latency_ms: 30_000,
+    }
+}
+
+fn cmd(line: &str) -> AgentEvent {
+    AgentEvent::Command { line: line.into() }
+}
+
+/// One actor's calls as (request sha, outcome) with outcomes written `reply:TEXT`, `failed:MSG`
+/// or `in flight`.
+fn calls_of(events: &[EventRecord], actor: &str) -> Vec<(String, String)> {
+    recorded_calls(events)
+        .get(actor)
+        .map(|calls| {
+            calls
+                .iter()
+                .map(|c| {
+                    let outcome = match &c.outcome {
+                        CallOutcome::Reply { text, .. } => format!("reply:{text}"),
+                        CallOutcome::Failed { message } => format!("failed:{message}"),
+                        CallOutcome::InFlight => "in flight".into(),
+                    };
+                    (c.request_sha256.clone(), outcome)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// (case, events, actor, expected (request sha, outcome) calls, actors ending in flight).
+type PairingCase = (
+    &'static str,
+    Vec<EventRecord>,
+    &'static str,
+    Vec<(String, String)>,
+    Vec<&'static str>,
+);
+
 #[test]
-fn replies_are_paired_per_actor_in_order() {
-    let events = vec![
-        ev("w1", 0, req("a")),
-        ev("w2", 0, req("x")),
-        ev("w1", 1, resp("one")),
-        ev("w1", 2, AgentEvent::Command { line: "ls".into() }),
-        ev("w2", 1, resp("ex")),
-        ev("w1", 3, req("b")),
-        ev("w1", 4, resp("two")),
+fn calls_are_paired_per_actor_in_order() {
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    // (case, events, actor, expected calls, actors whose recording ends in flight)
+    let table: Vec<PairingCase> = vec![
+        (
+            "two actors interleaved",
+            vec![
+                ev("w1", 0, req("a")),
+                ev("w2", 0, req("x")),
+                ev("w1", 1, resp("one")),
+                ev("w1", 2, cmd("ls")),
+                ev("w2", 1, resp("ex")),
+                ev("w1", 3, req("b")),
+                ev("w1", 4, resp("two")),
+            ],
+            "w1",
+            pairs(&[("a", "reply:one"), ("b", "reply:two")]),
+            vec![],
+        ),
+        (
+            "file order differs from sequence order",
+            vec![
+                ev("w1", 1, resp("one")),
+                ev("w1", 0, req("a")),
+                ev("w1", 2, req("b")),
+                ev("w1", 3, resp("two")),
+            ],
+            "w1",
+            pairs(&[("a", "reply:one"), ("b", "reply:two")]),
+            vec![],
+        ),
+        (
+            "a failed call, then the next one",
+            vec![
+                ev("w1", 0, req("a")),
+                ev("w1", 1, fail("timed out")),
+                ev("w1", 2, req("b")),
+                ev("w1", 3, resp("two")),
+            ],
+            "w1",
+            pairs(&[("a", "failed:timed out"), ("b", "reply:two")]),
+            vec![],
+        ),
+        (
+            "the last call failed",
+            vec![
+                ev("w1", 0, req("a")),
+                ev("w1", 1, resp("one")),
+                ev("w1", 2, req("b")),
+                ev("w1", 3, fail("HTTP 500")),
+                ev(
+                    "w1",
+                    4,
+                    AgentEvent::Error {
+                        message: "navigate: HTTP 500".into(),
+                    },
+                ),
+            ],
+            "w1",
+            pairs(&[("a", "reply:one"), ("b", "failed:HTTP 500")]),
+            vec![],
+        ),
+        (
+            "the last request has no response: in flight",
+            vec![
+                ev("w1", 0, req("a")),
+                ev("w1", 1, resp("one")),
+                ev("w2", 0, req("x")),
+                ev("w1", 2, cmd("ls")),
+                ev("w1", 3, req("b")),
+                ev("w2", 1, resp("ex")),
+            ],
+            "w1",
+            pairs(&[("a", "reply:one"), ("b", "in flight")]),
+            vec!["w1"],
+        ),
+        (
+            "only a request (cut trace)",
+            vec![ev("w3", 0, req("z"))],
+            "w3",
+            pairs(&[("z", "in flight")]),
+            vec!["w3"],
+        ),
+        (
+            "version 1: a failed call left only an error, no request",
+            vec![
+                ev(
+                    "w1",
+                    0,
+                    AgentEvent::Error {
+                        message: "plan: timed out".into(),
+                    },
+                ),
+                ev("w1", 1, req("a")),
+                ev("w1", 2, resp("one")),
+            ],
+            "w1",
+            pairs(&[("a", "reply:one")]),
+            vec![],
+        ),
     ];
-    let table = recorded_replies(&events);
-    let w1: Vec<_> = table["w1"]
-        .iter()
-        .map(|r| (r.request_sha256.as_str(), r.text.as_str()))
-        .collect();
-    assert_eq!(w1, vec![("a", "one"), ("b", "two")]);
-    let w2: Vec<_> = table["w2"].iter().map(|r| r.text.as_str()).collect();
-    assert_eq!(w2, vec!["ex"]);
-    // A request without a response (cut trace) yields no reply.
-    assert!(!recorded_replies(&[ev("w3", 0, req("z"))]).contains_key("w3"));
+    for (case, events, actor, expected, in_flight) in table {
+        assert_eq!(calls_of(&events, actor), expected, "{case}");
+        assert_eq!(in_flight_actors(&events), in_flight, "{case}");
+    }
+}
+
+#[tokio::test]
+async fn the_replay_model_answers_failures_as_recorded_and_stops_at_a_call_in_flight() {
+    let messages = vec![ChatMessage::user("q")];
+    let sha = crate::agent::events::messages_sha256(&messages);
+    let trace = Trace {
+        header: header(),
+        events: vec![
+            ev("w1", 0, req(&sha)),
+            ev("w1", 1, resp("one")),
+            ev("w1", 2, req(&sha)),
+            ev(
+                "w1",
+                3,
+                fail("model request to http://x timed out after 5 ms (1 attempts)"),
+            ),
+            ev("w1", 4, req(&sha)),
+        ],
+        truncated_at_line: None,
+    };
+    let model = ReplayRouter::new(&trace).model_for("w1");
+    let call = || model.complete(ChatRequest::new(messages.clone()));
+    assert_eq!(call().await.unwrap().text, "one");
+    let err = call().await.unwrap_err();
+    assert!(matches!(err, LlmError::Recorded(_)), "{err:?}");
+    // Displayed exactly as recorded, so the run's own error events replay identically.
+    assert_eq!(
+        err.to_string(),
+        "model request to http://x timed out after 5 ms (1 attempts)"
+    );
+    let err = call().await.unwrap_err().to_string();
+    assert!(err.contains("ends while this call was in flight"), "{err}");
+    let err = call().await.unwrap_err().to_string();
+    assert!(
+        err.contains("a model call the trace does not have"),
+        "{err}"
+    );
+    // A different request is refused before its recorded outcome is used.
+    let model = ReplayRouter::new(&trace).model_for("w1");
+    let err = model
+        .complete(ChatRequest::new(vec![ChatMessage::user("other")]))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("differs from the recorded one"), "{err}");
+}
+
+#[test]
+fn a_recording_that_stops_mid_call_is_compared_up_to_there() {
+    let recorded = vec![
+        ev("w1", 0, req("a")),
+        ev("w1", 1, resp("one")),
+        ev("w1", 2, req("b")),
+    ];
+    // The replay's call fails (in flight) and the worker goes on to finish.
+    let mut replayed = recorded.clone();
+    replayed.push(ev("w1", 3, fail("replay: in flight")));
+    replayed.push(ev("w1", 4, cmd("done")));
+    assert!(first_divergence(&recorded, &replayed, true).is_none());
+    // A failed call replays as a failure with the same message; another message diverges.
+    let mut failed = recorded.clone();
+    failed.push(ev("w1", 3, fail("HTTP 500")));
+    assert!(first_divergence(&failed, &failed, false).is_none());
+    let mut other = recorded.clone();
+    other.push(ev("w1", 3, fail("HTTP 502")));
+    let d = first_divergence(&failed, &other, false).unwrap();
+    assert_eq!(d.expected, "model call failed: HTTP 500");
+    assert_eq!(d.actual, "model call failed: HTTP 502");
 }
 
 #[test]
@@ -99,6 +300,36 @@ fn divergence_names_actor_step_and_both_sides() {
 }
 
 #[test]
+fn an_observation_divergence_shows_the_first_differing_line() {
+    let obs = |text: &str, sha: &str| AgentEvent::Observation {
+        text: text.into(),
+        chars: text.chars().count(),
+        sha256: sha.into(),
+        error: false,
+    };
+    let text = "1 Getting started\n\nPass --workspace DIR to keep several indexes apart.\nMore.";
+    let a = vec![ev("w1", 0, obs(text, "aaaa"))];
+    let b = vec![ev(
+        "w1",
+        0,
+        obs(&text.replace("several", "various"), "bbbb"),
+    )];
+    let shown = first_divergence(&a, &b, false).unwrap().to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(
+        lines[3..],
+        [
+            "  first difference at line 3 of the observation (- expected, + actual):",
+            "      1  1 Getting started",
+            "      2",
+            "    - 3  Pass --workspace DIR to keep several indexes apart.",
+            "    + 3  Pass --workspace DIR to keep various indexes apart.",
+        ],
+        "{shown}"
+    );
+}
+
+#[test]
 fn truncated_last_line_is_dropped_and_reported() {
     let mut text = header_line(&header());
     text.push('\n');
@@ -121,9 +352,27 @@ fn other_format_versions_are_refused_naming_both() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("format version 0") && err.contains("reads version 1"),
+        err.contains("format version 0; this docnav reads format versions 1 to 2")
+            && err.contains("re-record it"),
         "{err}"
     );
+    h.format_version = 3;
+    let err = parse_trace(Path::new("new.jsonl"), &header_line(&h))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("format version 3; this docnav reads format versions 1 to 2")
+            && err.contains("newer docnav"),
+        "{err}"
+    );
+    // Version 1 (no `model_error` events) is still read.
+    h.format_version = 1;
+    let mut text = header_line(&h);
+    text.push('\n');
+    text.push_str(&serde_json::to_string(&ev("w1", 0, req("a"))).unwrap());
+    text.push('\n');
+    let trace = parse_trace(Path::new("v1.jsonl"), &text).unwrap();
+    assert_eq!(trace.events.len(), 1);
     let err = parse_trace(Path::new("x.jsonl"), "{\"type\":\"command\"}")
         .unwrap_err()
         .to_string();

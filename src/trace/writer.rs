@@ -1,43 +1,64 @@
-//! The trace writer: an [`EventSink`] whose `record` only appends the event to a shared queue; one
-//! writer thread drains the queue every [`FLUSH_INTERVAL`], writes one JSON line per event and
-//! flushes. [`TraceWriter::finish`] (also run on drop, so on Ctrl-C handling and on unwinding
-//! panics) writes everything left.
+//! The trace writer: one writer thread fed through a channel (STYLE.md "Traces").
 //!
-//! Why a polled queue and not a channel: waking a sleeping writer thread on every event costs a
-//! futex syscall on the agent's own threads (~5 µs × ~350 events per question ≈ 10% of `ask`'s
-//! own time, measured in `benches/agent.rs`); polling every 2 ms costs them nothing. A crash that
-//! kills the process outright loses at most the last 2 ms of events; the file always holds whole
-//! lines, so it remains a valid prefix.
+//! [`TraceWriter::record`] only sends the event down an unbounded `std::sync::mpsc` channel. The
+//! writer thread takes events one at a time, serializes each to one JSON line and writes that whole
+//! line with one `write(2)` on the unbuffered file as soon as it takes it — nothing is held back in
+//! a user-space buffer. When the channel is empty the writer parks for [`FLUSH_INTERVAL`]; senders
+//! never wake it, so recording costs the agent's threads no syscall per event (a blocking receiver
+//! would cost them a futex wake per event: +9–15% of `ask`'s own time in `benches/agent.rs`).
+//! [`TraceWriter::finish`] (also run on drop, so after Ctrl-C handling and on unwinding panics)
+//! closes the channel and waits until every event sent before it is written.
+//!
+//! What a crash can lose. Every line the writer has written is in the OS page cache, so it
+//! survives the process dying (SIGKILL, abort, a panic with `panic = "abort"`); only an OS crash or
+//! power loss can lose written lines (there is no `fsync`). A SIGKILL loses the events still in the
+//! channel — those recorded since the writer last took one: at most about [`FLUSH_INTERVAL`] of
+//! events when the writer keeps up, more if it lags behind — and, when it lands in the middle of
+//! writing a large line, may leave that last line cut. Everything before it is whole lines, a
+//! valid prefix; [`super::read_trace`] drops a cut last line and reports where the trace ends.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::{Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::{header_line, TraceError, TraceHeader};
 use crate::agent::{EventRecord, EventSink};
 
-/// How often the writer thread drains the queue and flushes.
+/// The longest the writer thread sleeps while the channel is empty; so also about the longest an
+/// event waits in the channel before it is written.
 pub const FLUSH_INTERVAL: Duration = Duration::from_millis(2);
 
-struct Shared {
-    queue: Mutex<Vec<EventRecord>>,
-    closed: AtomicBool,
-}
-
-/// Records events to a JSONL file. Dropping it (or [`TraceWriter::finish`]) flushes and closes.
+/// Records events to a JSONL file. Dropping it (or [`TraceWriter::finish`]) writes what is left
+/// and closes the file.
 pub struct TraceWriter {
     path: PathBuf,
-    shared: Arc<Shared>,
+    /// `None` once finished. Read-locked per event (an atomic, no syscall: only `finish` writes).
+    sender: RwLock<Option<Sender<EventRecord>>>,
     thread: Mutex<Option<JoinHandle<Result<(), std::io::Error>>>>,
 }
 
-fn take(shared: &Shared) -> Vec<EventRecord> {
-    match shared.queue.lock() {
-        Ok(mut q) => std::mem::take(&mut *q),
-        Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+/// The writer thread: take each event as it comes, write it as one line, until every sender is
+/// gone and the channel is empty.
+///
+/// Errors: the first serialization or write error; the thread stops there (later events are
+/// dropped, since the receiver goes with it).
+fn write_events(mut file: std::fs::File, events: Receiver<EventRecord>) -> std::io::Result<()> {
+    let mut line = Vec::with_capacity(16 * 1024);
+    loop {
+        match events.try_recv() {
+            Ok(record) => {
+                line.clear();
+                serde_json::to_writer(&mut line, &record).map_err(std::io::Error::other)?;
+                line.push(b'\n');
+                // One write of the whole line on an unbuffered file: it reaches the OS now.
+                file.write_all(&line)?;
+            }
+            Err(TryRecvError::Empty) => std::thread::park_timeout(FLUSH_INTERVAL),
+            Err(TryRecvError::Disconnected) => return file.flush(),
+        }
     }
 }
 
@@ -54,35 +75,17 @@ impl TraceWriter {
             std::fs::create_dir_all(parent).map_err(io)?;
         }
         let mut file = std::fs::File::create(path).map_err(io)?;
-        writeln!(file, "{}", header_line(header)).map_err(io)?;
-        file.flush().map_err(io)?;
-        let shared = Arc::new(Shared {
-            queue: Mutex::new(Vec::new()),
-            closed: AtomicBool::new(false),
-        });
-        let worker = shared.clone();
-        let thread = std::thread::spawn(move || -> Result<(), std::io::Error> {
-            let mut file = std::io::BufWriter::new(file);
-            loop {
-                let closed = worker.closed.load(Ordering::SeqCst);
-                let batch = take(&worker);
-                for record in &batch {
-                    serde_json::to_writer(&mut file, record).map_err(std::io::Error::other)?;
-                    file.write_all(b"\n")?;
-                }
-                if !batch.is_empty() {
-                    file.flush()?;
-                }
-                // `closed` was read before the last take: nothing can be queued after it.
-                if closed {
-                    return file.flush();
-                }
-                std::thread::park_timeout(FLUSH_INTERVAL);
-            }
-        });
+        let mut first = header_line(header);
+        first.push('\n');
+        file.write_all(first.as_bytes()).map_err(io)?;
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("docnav-trace".into())
+            .spawn(move || write_events(file, receiver))
+            .map_err(io)?;
         Ok(TraceWriter {
             path: path.to_path_buf(),
-            shared,
+            sender: RwLock::new(Some(sender)),
             thread: Mutex::new(Some(thread)),
         })
     }
@@ -92,11 +95,16 @@ impl TraceWriter {
         &self.path
     }
 
-    /// Stop accepting events and wait until every queued event is written.
+    /// Stop accepting events and wait until every event recorded before this call is written.
+    /// Later calls (and drop) do nothing.
     ///
-    /// Errors: the first write error the writer thread met.
+    /// Errors: [`TraceError::Io`] with the first write error the writer thread met.
     pub fn finish(&self) -> Result<(), TraceError> {
-        self.shared.closed.store(true, Ordering::SeqCst);
+        // Dropping the only sender disconnects the channel once it is drained.
+        match self.sender.write() {
+            Ok(mut s) => drop(s.take()),
+            Err(poisoned) => drop(poisoned.into_inner().take()),
+        }
         let handle = self.thread.lock().ok().and_then(|mut t| t.take());
         let Some(handle) = handle else {
             return Ok(());
@@ -114,12 +122,13 @@ impl TraceWriter {
 }
 
 impl EventSink for TraceWriter {
+    /// Send the event to the writer thread; dropped once [`TraceWriter::finish`] has run or the
+    /// writer has stopped on an error.
     fn record(&self, record: EventRecord) {
-        if self.shared.closed.load(Ordering::SeqCst) {
-            return;
-        }
-        if let Ok(mut q) = self.shared.queue.lock() {
-            q.push(record);
+        if let Ok(sender) = self.sender.read() {
+            if let Some(sender) = sender.as_ref() {
+                let _ = sender.send(record);
+            }
         }
     }
 }
@@ -133,14 +142,13 @@ impl Drop for TraceWriter {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::agent::AgentEvent;
 
-    #[test]
-    fn events_reach_the_file_without_finish_and_all_of_them_with_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.jsonl");
-        let header = TraceHeader {
+    fn header() -> TraceHeader {
+        TraceHeader {
             format_version: super::super::TRACE_FORMAT_VERSION,
             docnav_version: "0".into(),
             question: "q".into(),
@@ -148,26 +156,69 @@ mod tests {
             options: serde_json::json!({}),
             documents: vec![],
             started_unix_ms: 0,
-        };
-        let writer = TraceWriter::create(&path, &header).unwrap();
-        let event = |seq| EventRecord {
-            actor: "w".into(),
+        }
+    }
+
+    fn event(actor: &str, seq: u64) -> EventRecord {
+        EventRecord {
+            actor: actor.into(),
             seq,
             event: AgentEvent::Command { line: "ls".into() },
-        };
-        writer.record(event(0));
-        // Flushed within the interval, while the run goes on (a crash would keep it).
+        }
+    }
+
+    #[test]
+    fn events_reach_the_file_without_finish_and_all_of_them_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let writer = TraceWriter::create(&path, &header()).unwrap();
+        writer.record(event("w", 0));
+        // Written within the interval, while the run goes on (a crash would keep it).
         std::thread::sleep(FLUSH_INTERVAL * 20);
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
         for seq in 1..100 {
-            writer.record(event(seq));
+            writer.record(event("w", seq));
         }
         writer.finish().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 101);
         assert!(text.ends_with('\n'));
         // After finish, events are refused rather than lost silently into a closed file.
-        writer.record(event(100));
+        writer.record(event("w", 100));
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 101);
+        writer.finish().unwrap();
+    }
+
+    #[test]
+    fn events_from_many_threads_are_whole_lines_and_all_written_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let writer = Arc::new(TraceWriter::create(&path, &header()).unwrap());
+        let threads: Vec<_> = (0..4)
+            .map(|t| {
+                let writer = writer.clone();
+                std::thread::spawn(move || {
+                    for seq in 0..500 {
+                        writer.record(event(&format!("w{t}"), seq));
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        drop(writer);
+        let trace = super::super::read_trace(&path).unwrap();
+        assert_eq!(trace.events.len(), 2000);
+        assert_eq!(trace.truncated_at_line, None);
+        for t in 0..4 {
+            let seqs: Vec<u64> = trace
+                .events
+                .iter()
+                .filter(|e| e.actor == format!("w{t}"))
+                .map(|e| e.seq)
+                .collect();
+            assert_eq!(seqs, (0..500).collect::<Vec<_>>(), "w{t} in order");
+        }
     }
 }

@@ -59,7 +59,7 @@ pub fn model(fake: &FakeModel) -> Arc<dyn ChatModel> {
     Arc::new(OpenAiCompatible::new(fake.config("fake-model")).unwrap())
 }
 
-async fn run(
+pub async fn run(
     fake: &FakeModel,
     lib: Arc<dyn Library>,
     options: AgentOptions,

@@ -195,6 +195,7 @@ fn ask_lexical_json_has_the_agent_shape() {
         keys(&evidence[0]),
         vec![
             "doc_id",
+            "explain",
             "lines",
             "pages",
             "path",
@@ -202,6 +203,14 @@ fn ask_lexical_json_has_the_agent_shape() {
             "structure",
             "text"
         ]
+    );
+    assert_eq!(
+        keys(&evidence[0]["explain"]),
+        vec!["average_length", "length", "terms", "units"]
+    );
+    assert_eq!(
+        keys(&evidence[0]["explain"]["terms"][0]),
+        vec!["contribution", "df", "idf", "term", "tf"]
     );
     assert_eq!(evidence[0]["doc_id"], "ripgrep-faq");
     assert_eq!(
@@ -237,6 +246,27 @@ fn ask_lexical_json_has_the_agent_shape() {
     );
     assert!(r.stdout.contains("Re-run OCR"));
     assert!(r.stdout.trim_end().ends_with(" ms"), "{}", r.stdout);
+    assert!(!r.stdout.contains("bm25:"), "{}", r.stdout);
+
+    // --explain: the terms of each score under its header, before the rule.
+    let r = run(
+        &ws,
+        &["ask", "--lexical", "--explain", "--doc", "notes", "OCR"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("[1] notes › 3 Troubleshooting"),
+        "{}",
+        r.stdout
+    );
+    assert!(lines[1].starts_with("  bm25: "), "{}", r.stdout);
+    assert!(
+        lines[2].starts_with("  \"ocr\" tf 1 · df 1 · idf "),
+        "{}",
+        r.stdout
+    );
+    assert!(lines[3].starts_with('─'), "{}", r.stdout);
 }
 
 #[test]

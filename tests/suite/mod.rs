@@ -1,4 +1,5 @@
 pub mod agent;
+pub mod agent_prompts;
 pub mod ask_terminal;
 pub mod cli_index;
 pub mod cli_inputs;
@@ -14,3 +15,4 @@ pub mod references;
 pub mod shell;
 pub mod shell_agent;
 pub mod trace;
+pub mod trace_replay;
