@@ -64,22 +64,28 @@ impl Script {
         let chars: usize = system.chars().count() + user.chars().count();
         self.max_prompt_chars.fetch_max(chars, Ordering::SeqCst);
         self.calls.fetch_add(1, Ordering::SeqCst);
-        if system.contains("You analyse a user's question") {
-            return json!({"intent": "factual", "key_concepts": ["options", "usage"], "strategy": "focused"}).to_string();
-        }
-        if system.contains("Choose the documents") || system.contains("write new tasks") {
-            let tasks: Vec<Value> = self
-                .docs
-                .iter()
-                .map(|d| json!({"doc_id": d, "task": "find the usage section"}))
-                .collect();
-            return json!({ "tasks": tasks }).to_string();
-        }
-        if system.contains("Make a short") {
-            return json!({"plan": ["look around", "read a section"]}).to_string();
-        }
-        if system.contains("You judge whether") || system.contains("Judge whether the evidence") {
-            return json!({"sufficient": true, "missing": ""}).to_string();
+        // Each decision is told apart by the JSON schema the request names (json_schema is on
+        // by default), so prompt wording can change without breaking the bench.
+        let schema = body
+            .pointer("/response_format/json_schema/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        match schema {
+            "query_plan" => {
+                return json!({"intent": "factual", "key_concepts": ["options", "usage"], "strategy": "focused"}).to_string();
+            }
+            "task_list" => {
+                let tasks: Vec<Value> = self
+                    .docs
+                    .iter()
+                    .map(|d| json!({"doc_id": d, "task": "find the usage section"}))
+                    .collect();
+                return json!({ "tasks": tasks }).to_string();
+            }
+            "plan" => return json!({"plan": ["look around", "read a section"]}).to_string(),
+            "verdict" => return json!({"sufficient": true, "missing": ""}).to_string(),
+            "nav_step" => {}
+            other => panic!("bench server: unexpected response_format schema {other:?}"),
         }
         // Navigate: steps taken = history lines; cycle through real commands, then done.
         let doc = between(&user, "Task in document `", "`")
@@ -326,7 +332,7 @@ fn main() {
             for (label, call_delay, steps) in [("0 ms/call, 4 workers × 12 steps", 0, 12), ("bench delay per call, 4 workers × 4 steps", delay, 4)] {
                 let (p, t) = recording_overhead(&lib, &docs, steps, call_delay, runs, tmp.path()).await;
                 println!(
-                    "| trace recording overhead | corpus, {label} | {t:.1} ms vs {p:.1} ms of ask's own time | +{:.1}% (target < 5%) |",
+                    "| trace recording overhead | corpus, {label} | {t:.1} ms vs {p:.1} ms of ask's own time | {:+.1}% (target < 5%) |",
                     100.0 * (t - p) / p
                 );
             }

@@ -100,7 +100,7 @@ impl ScoreExplain {
     /// term, `  "stat" tf 3 · df 2 · idf 1.253 → 2.101`.
     pub fn render(&self) -> String {
         let mut out = format!(
-            "  bm25: {} units, length {}, mean length {:.1}\n",
+            "  bm25 over {} texts: this one {} terms long, mean {:.1}\n",
             self.units, self.length, self.average_length
         );
         if self.terms.is_empty() {

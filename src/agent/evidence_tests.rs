@@ -129,7 +129,7 @@ fn text_rendering_has_header_rule_text_and_stats() {
     assert_eq!(render_text(&answer), format!("{header}\n{rule}\n{body}"));
     assert_eq!(
         render_text_with(&answer, true),
-        format!("{header}\n  bm25: 4 units, length 12, mean length 20.5\n  \"b\" tf 2 · df 1 · idf 1.500 → 1.500\n{rule}\n{body}")
+        format!("{header}\n  bm25 over 4 texts: this one 12 terms long, mean 20.5\n  \"b\" tf 2 · df 1 · idf 1.500 → 1.500\n{rule}\n{body}")
     );
     assert_eq!(
         render(&answer, AnswerFormat::TextExplained).unwrap(),

@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 use regex::Regex;
 use serde_json::{json, Value};
 
-use super::common::{fixture, run};
+use super::common::{fixture, index_notes_and_faq, run};
 
 fn docs_json(ws: &Path) -> Vec<Value> {
     let r = run(ws, &["docs", "--json"]);
@@ -25,15 +25,7 @@ fn ids(ws: &Path) -> Vec<String> {
 fn docs_json_cards_have_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
-    let r = run(
-        &ws,
-        &[
-            "index",
-            fixture("notes.txt").to_str().unwrap(),
-            fixture("ripgrep__FAQ.md").to_str().unwrap(),
-        ],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = index_notes_and_faq(&ws);
     // The summary is the last stderr line, with the wall time in seconds.
     let summary =
         Regex::new(r"^indexed 2 documents \(0 unchanged, 0 failed\) in \d+\.\d\d s$").unwrap();
@@ -355,15 +347,7 @@ fn tree_json_of_a_pdf_has_page_ranges() {
 fn plain_tree_and_docs_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
-    let r = run(
-        &ws,
-        &[
-            "index",
-            fixture("notes.txt").to_str().unwrap(),
-            fixture("ripgrep__FAQ.md").to_str().unwrap(),
-        ],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    index_notes_and_faq(&ws);
     let tree = run(&ws, &["tree", "notes"]);
     assert_eq!(
         tree.stdout,

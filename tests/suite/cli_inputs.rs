@@ -2,25 +2,11 @@
 //! glob arguments, and explicitly named files with unknown extensions.
 
 use std::path::Path;
-use std::process::Command;
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-use super::common::{fixture, Run};
-
-/// docnav run in `cwd` with no `--workspace` flag and no inherited docnav/model environment.
-fn docnav_in(cwd: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_docnav"));
-    cmd.current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .env_remove("DOCNAV_WORKSPACE")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("DOCNAV_MODEL")
-        .env_remove("RUST_LOG");
-    cmd
-}
+use super::common::{docnav_in, fixture, Run};
 
 fn run_in(cwd: &Path, env: Option<&Path>, args: &[&str]) -> Run {
     let mut cmd = docnav_in(cwd);

@@ -34,18 +34,44 @@ impl From<Output> for Run {
     }
 }
 
-/// The docnav binary with `--workspace ws`, no colour, no inherited workspace/model env.
-pub fn docnav(ws: &Path) -> Command {
+/// The docnav binary with no colour and no inherited workspace/model environment.
+fn docnav_clean_env() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_docnav"));
-    cmd.arg("--workspace")
-        .arg(ws)
-        .env("NO_COLOR", "1")
+    cmd.env("NO_COLOR", "1")
         .env_remove("DOCNAV_WORKSPACE")
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env_remove("DOCNAV_MODEL")
         .env_remove("RUST_LOG");
     cmd
+}
+
+/// [`docnav_clean_env`] run in `cwd`, with no `--workspace` flag.
+pub fn docnav_in(cwd: &Path) -> Command {
+    let mut cmd = docnav_clean_env();
+    cmd.current_dir(cwd);
+    cmd
+}
+
+/// The docnav binary with `--workspace ws`, no colour, no inherited workspace/model env.
+pub fn docnav(ws: &Path) -> Command {
+    let mut cmd = docnav_clean_env();
+    cmd.arg("--workspace").arg(ws);
+    cmd
+}
+
+/// Index `notes.txt` and `ripgrep__FAQ.md` from the fixtures into `ws`; panics unless it exits 0.
+pub fn index_notes_and_faq(ws: &Path) -> Run {
+    let r = run(
+        ws,
+        &[
+            "index",
+            fixture("notes.txt").to_str().unwrap(),
+            fixture("ripgrep__FAQ.md").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    r
 }
 
 /// Run docnav with these args.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-use super::common::{fixture, run};
+use super::common::{fixture, index_notes_and_faq, run};
 use docnav::eval::{library_from_qa, parse_qa, DocResolver, GoldIndex};
 use docnav::tree::BuildOptions;
 use docnav::workspace::Library;
@@ -165,15 +165,7 @@ fn bad_qa_lines_get_a_per_line_error_and_the_rest_still_runs() {
 fn ask_lexical_json_has_the_agent_shape() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
-    let r = run(
-        &ws,
-        &[
-            "index",
-            fixture("notes.txt").to_str().unwrap(),
-            fixture("ripgrep__FAQ.md").to_str().unwrap(),
-        ],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    index_notes_and_faq(&ws);
     let r = run(
         &ws,
         &[
@@ -246,7 +238,7 @@ fn ask_lexical_json_has_the_agent_shape() {
     );
     assert!(r.stdout.contains("Re-run OCR"));
     assert!(r.stdout.trim_end().ends_with(" ms"), "{}", r.stdout);
-    assert!(!r.stdout.contains("bm25:"), "{}", r.stdout);
+    assert!(!r.stdout.contains("bm25 over"), "{}", r.stdout);
 
     // --explain: the terms of each score under its header, before the rule.
     let r = run(
@@ -260,7 +252,11 @@ fn ask_lexical_json_has_the_agent_shape() {
         "{}",
         r.stdout
     );
-    assert!(lines[1].starts_with("  bm25: "), "{}", r.stdout);
+    assert!(
+        lines[1].starts_with("  bm25 over 6 texts: "),
+        "{}",
+        r.stdout
+    );
     assert!(
         lines[2].starts_with("  \"ocr\" tf 1 · df 1 · idf "),
         "{}",
