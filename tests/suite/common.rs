@@ -11,10 +11,15 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `../shared/corpus` when present (benchmarks and corpus-wide tests skip otherwise).
+/// The shared corpus when present (benchmarks and corpus-wide tests skip otherwise):
+/// `../shared/corpus` from the crate root in the main checkout, `../../shared/corpus` from a
+/// worktree under `/work/wt/`.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    dir.is_dir().then_some(dir)
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    ["../shared/corpus", "../../shared/corpus"]
+        .iter()
+        .map(|p| root.join(p))
+        .find(|p| p.join("MANIFEST.tsv").is_file())
 }
 
 /// Output of one `docnav` run.

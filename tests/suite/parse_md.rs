@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use super::common::corpus_dir;
 use docnav::parse::{parse_file, ParsedDoc};
 use docnav::tree::build::{build_tree, BuildOptions};
 use docnav::tree::{NodeId, Tree};
@@ -350,16 +351,6 @@ fn text_fixture_numbered_sections() {
         .node(id)
         .content
         .contains("find ranks sections with BM25"));
-}
-
-/// Where the shared corpus lives: `../shared/corpus` from the crate root in the main checkout,
-/// `../../shared/corpus` from a worktree under `/work/wt/`.
-fn corpus_dir() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["../shared/corpus", "../../shared/corpus"]
-        .iter()
-        .map(|p| root.join(p))
-        .find(|p| p.join("MANIFEST.tsv").is_file())
 }
 
 /// Heading counts the corpus manifest gets wrong, verified by reading the files: the manifest's
