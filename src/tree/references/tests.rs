@@ -100,6 +100,25 @@ fn textual_references_use_printed_numbers_and_keywords() {
 }
 
 #[test]
+fn table_of_contents_lines_are_not_references() {
+    let tree = md("# Manual\n\n\
+        Table of Contents\n\
+        Appendix A A sample session . . . . . . 78\n\
+        Chapter 2 Navigating........ix\n\
+        See Chapter 2 for the commands (and 3 more).\n\n\
+        ## 1 Start\n\nSee Appendix A, pages 1...3.\n\n\
+        ## 2 Navigating\n\nUse ls.\n\n\
+        ## Appendix A A sample session\n\nHello.\n");
+    assert_eq!(
+        refs(&tree),
+        pairs(&[
+            ("Manual", &["2 Navigating"]),
+            ("1 Start", &["Appendix A A sample session"]),
+        ])
+    );
+}
+
+#[test]
 fn derived_numbers_and_keyword_agreement() {
     // Outline-like tree: chapters print numbers, their sections do not (as in R-intro).
     let tree = md(

@@ -12,7 +12,9 @@ use super::{Mention, RefKind};
 ///   start, `Chapter 9 [Loops], page 43`, still counts);
 /// - `RFC 7230 Section 3` and `Chapter 3 of Statistical Models in S` are another work's
 ///   (`Chapter 3 of this manual` is not);
-/// - the keyword must start a word (`Subsection 2` is not `section 2`).
+/// - the keyword must start a word (`Subsection 2` is not `section 2`);
+/// - a table-of-contents line (`Appendix A A sample session . . . . 78`) lists every section
+///   and references none.
 ///
 /// Mentions without "see" are further dropped when they resolve to an ancestor of their node
 /// (running headers such as `164 Chapter 22. Upgrading checklist` on the pages of section
@@ -40,6 +42,9 @@ pub(super) fn textual(content: &str, caps: &Captures<'_>) -> Option<Mention> {
     if !after_see && header_like && before[line_start..].trim().is_empty() {
         return None;
     }
+    if table_of_contents_entry(line_rest) {
+        return None;
+    }
     if preceded_by_rfc(before) || of_another_work(after) {
         return None;
     }
@@ -57,6 +62,28 @@ pub(super) fn textual(content: &str, caps: &Captures<'_>) -> Option<Mention> {
         number: number.to_string(),
         see: after_see,
     })
+}
+
+/// True when the rest of a line ends like a table-of-contents entry: a dot leader of at least
+/// three dots (spaced or not) and then a page number, Arabic or lowercase Roman (`. . . 78`,
+/// `.....xii`).
+fn table_of_contents_entry(line_rest: &str) -> bool {
+    let t = line_rest.trim_end();
+    let without_page = t.trim_end_matches(|c: char| c.is_ascii_digit());
+    let without_page = if without_page.len() == t.len() {
+        t.trim_end_matches(['i', 'v', 'x', 'l', 'c'])
+    } else {
+        without_page
+    };
+    if without_page.len() == t.len() {
+        return false;
+    }
+    let leader = without_page.len() - without_page.trim_end_matches(['.', ' ']).len();
+    without_page[without_page.len() - leader..]
+        .chars()
+        .filter(|&c| c == '.')
+        .count()
+        >= 3
 }
 
 /// True when `before` ends with `see` or `see also` plus whitespace, any case, as a word.
