@@ -11,8 +11,8 @@ use globset::Glob;
 
 use super::{
     atomic::{sync_dir, write_atomic, write_atomic_unsynced_dir},
-    encode_tree_file, fingerprint, slugify, unique_slug, Catalog, CatalogEntry, Document,
-    Workspace, WorkspaceError, FORMAT_VERSION,
+    build_key, encode_tree_file, fingerprint, slugify, unique_slug, Catalog, CatalogEntry,
+    Document, Workspace, WorkspaceError, FORMAT_VERSION,
 };
 use crate::parse::format_for_path;
 use crate::tree::BuildOptions;
@@ -454,14 +454,13 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
         Err(e) => return Outcome::Failed(format!("cannot read `{}`: {e}", path.display())),
     };
     let mtime = mtime_ms(&meta);
+    let key = build_key(&options.build);
+    // A row is reusable only if the same build (version and options) made its tree.
+    let reusable = |prev: &CatalogEntry| {
+        !options.force && prev.build_key == key && docs_dir.join(&prev.tree_file).is_file()
+    };
     if let Some(prev) = &job.previous {
-        let file_ok = docs_dir.join(&prev.tree_file).is_file();
-        if !options.force
-            && file_ok
-            && prev.source_len == meta.len()
-            && prev.mtime_ms == mtime
-            && mtime != 0
-        {
+        if reusable(prev) && prev.source_len == meta.len() && prev.mtime_ms == mtime && mtime != 0 {
             return Outcome::Unchanged(prev.clone());
         }
     }
@@ -471,8 +470,7 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
     };
     let fp = fingerprint(&bytes);
     if let Some(prev) = &job.previous {
-        let file_ok = docs_dir.join(&prev.tree_file).is_file();
-        if !options.force && file_ok && prev.card.fingerprint == fp {
+        if reusable(prev) && prev.card.fingerprint == fp {
             let mut entry = prev.clone();
             entry.mtime_ms = mtime;
             entry.source_len = meta.len();
@@ -512,6 +510,7 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
         tree_file,
         source_len: meta.len(),
         mtime_ms: mtime,
+        build_key: key,
     };
     Outcome::Write(Box::new(PendingWrite {
         entry,

@@ -33,10 +33,26 @@ use crate::index::DocCard;
 
 /// Version of `catalog.json` and tree files this build reads and writes. Version 2: tree files
 /// are binary (postcard) instead of JSON — loading a 7 MB tree (R-fullrefman.pdf) was most of a
-/// cold `ask`'s own time. Filling `Node::references` (cross-references) changed no layout, so it
-/// kept version 2: a tree written before decodes with empty references until it is re-indexed
-/// (`docnav index --force`).
+/// cold `ask`'s own time. A change in what the parsers and the build stage produce, with the
+/// same layout, bumps [`TREE_BUILDER_VERSION`] instead.
 pub const FORMAT_VERSION: u32 = 2;
+
+/// Version of the trees the parsers and build stage make from a source. Bump it whenever the same
+/// source bytes give a different tree (headings, text cuts, summaries, references), so `docnav
+/// index` rebuilds unchanged sources indexed by an older build instead of keeping stale trees.
+/// 1: `Node::references` filled (trees before have none), table-of-contents lines reference
+/// nothing. Catalog rows from before this field have `build_key` "" and are rebuilt.
+pub const TREE_BUILDER_VERSION: u32 = 1;
+
+/// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
+/// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose
+/// bytes are unchanged is still rebuilt when this differs.
+pub fn build_key(options: &crate::tree::BuildOptions) -> String {
+    format!(
+        "builder {TREE_BUILDER_VERSION}, max leaf {} tokens",
+        options.max_leaf_tokens
+    )
+}
 
 /// First bytes of a tree file, before its little-endian `u32` format version.
 pub const TREE_FILE_MAGIC: &[u8; 8] = b"DOCNAVT\n";
@@ -97,6 +113,9 @@ pub struct CatalogEntry {
     pub source_len: u64,
     /// Source modification time, ms since the Unix epoch, when indexed (0 when unknown).
     pub mtime_ms: u64,
+    /// [`build_key`] of the build that made the tree ("" in catalogs written before it existed).
+    #[serde(default)]
+    pub build_key: String,
 }
 
 /// `catalog.json`.

@@ -126,3 +126,60 @@ fn missing_tree_file_named_by_the_current_catalog_is_an_io_error() {
         "{err}"
     );
 }
+
+/// An unchanged source is rebuilt when the tree-changing options or the builder version differ
+/// from what built its tree (a catalog row from before `build_key` existed has "").
+#[test]
+fn unchanged_sources_are_rebuilt_when_the_build_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("guide.md");
+    let long_section: String = "word ".repeat(400);
+    std::fs::write(
+        &src,
+        format!("# Guide\n\n## Long\n\n{long_section}\n\n{long_section}\n"),
+    )
+    .unwrap();
+    let ws_dir = dir.path().join("ws");
+    let args = [src.to_string_lossy().into_owned()];
+    let options = IndexOptions {
+        jobs: 1,
+        ..IndexOptions::default()
+    };
+    let progress = indexer::NoProgress;
+    let index = |options: &IndexOptions| {
+        let r = Workspace::index(&ws_dir, &args, options, &progress).unwrap();
+        (r.indexed, r.unchanged)
+    };
+    let node_count = || {
+        let ws = Workspace::open(&ws_dir).unwrap();
+        ws.document("guide").unwrap().tree.nodes.len()
+    };
+    assert_eq!(index(&options), (1, 0));
+    assert_eq!(index(&options), (0, 1));
+    assert_eq!(node_count(), 2);
+
+    // Smaller leaves: the same bytes make another tree (the long section splits into parts).
+    let small_leaves = IndexOptions {
+        build: crate::tree::BuildOptions {
+            max_leaf_tokens: 300,
+            ..options.build.clone()
+        },
+        ..options.clone()
+    };
+    assert_eq!(index(&small_leaves), (1, 0));
+    assert!(node_count() > 2, "{}", node_count());
+    assert_eq!(index(&small_leaves), (0, 1));
+
+    // A row written by an older build (no build key): rebuilt once, then reused.
+    let catalog_path = ws_dir.join("catalog.json");
+    let mut catalog: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&catalog_path).unwrap()).unwrap();
+    catalog["documents"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("build_key");
+    std::fs::write(&catalog_path, serde_json::to_vec(&catalog).unwrap()).unwrap();
+    assert_eq!(index(&options), (1, 0));
+    assert_eq!(node_count(), 2);
+    assert_eq!(index(&options), (0, 1));
+}
