@@ -4,8 +4,23 @@ fn main() -> ExitCode {
     match docnav::cli::run() {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", one_line_message(&err));
             ExitCode::from(1)
         }
     }
+}
+
+/// The error and its causes joined by `: `, skipping a cause whose text the message already
+/// holds (our error types name their OS error in their own message and also expose it as their
+/// source, so `{:#}` would print it twice).
+fn one_line_message(err: &anyhow::Error) -> String {
+    let mut message = err.to_string();
+    for cause in err.chain().skip(1) {
+        let cause = cause.to_string();
+        if !message.contains(&cause) {
+            message.push_str(": ");
+            message.push_str(&cause);
+        }
+    }
+    message
 }

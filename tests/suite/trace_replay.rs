@@ -264,3 +264,21 @@ fn a_trace_from_another_format_version_is_refused_clearly() {
         r.stderr
     );
 }
+
+#[test]
+fn a_missing_trace_is_one_line_naming_it_and_its_os_error_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.jsonl");
+    let r = run(
+        &dir.path().join("ws"),
+        &["replay", missing.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: trace `{}`: No such file or directory (os error 2)\n",
+            missing.display()
+        )
+    );
+}
