@@ -83,12 +83,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
 
 /// `RUST_LOG` drives tracing output to stderr. By default: our warnings only; lopdf's own log
 /// lines (it warns about every font encoding it falls back on) are noise for a user, and the PDF
-/// parser reports what matters (pages without text, unreadable pages) itself.
+/// parser reports what matters (pages without text, unreadable pages) itself. Colour only when
+/// stderr is a terminal and `NO_COLOR` is unset.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,lopdf=off"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(output::color_stderr())
         .try_init();
 }

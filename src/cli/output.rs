@@ -19,6 +19,11 @@ pub fn color_stdout() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
+/// True when stderr is a terminal and `NO_COLOR` is unset or empty (log lines go there).
+pub fn color_stderr() -> bool {
+    stderr_is_tty() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
 /// True when stderr is a terminal (progress bars go there).
 pub fn stderr_is_tty() -> bool {
     std::io::stderr().is_terminal()

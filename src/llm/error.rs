@@ -4,6 +4,15 @@
 
 use thiserror::Error;
 
+/// `1 attempt`, `4 attempts`.
+fn attempts_label(attempts: u32) -> String {
+    if attempts == 1 {
+        "1 attempt".to_string()
+    } else {
+        format!("{attempts} attempts")
+    }
+}
+
 /// Everything that can go wrong talking to a model.
 #[derive(Debug, Error)]
 pub enum LlmError {
@@ -23,7 +32,11 @@ pub enum LlmError {
     InvalidConfig(String),
 
     /// Every attempt timed out.
-    #[error("model request to {url} timed out after {timeout_ms} ms ({attempts} attempts)")]
+    #[error(
+        "model request to {url} timed out after {timeout_ms} ms ({}) (hint: a \
+         slow local model may need a longer `--timeout`)",
+        attempts_label(*.attempts)
+    )]
     Timeout {
         /// The chat-completions URL.
         url: String,
@@ -34,7 +47,7 @@ pub enum LlmError {
     },
 
     /// The server answered with a non-success HTTP status (after retries, for retryable ones).
-    #[error("model server {url} returned HTTP {status} ({attempts} attempts): {body}{hint}")]
+    #[error("model server {url} returned HTTP {status} ({}): {body}{hint}", attempts_label(*.attempts))]
     Http {
         /// The chat-completions URL.
         url: String,
@@ -49,7 +62,11 @@ pub enum LlmError {
     },
 
     /// The request never got an HTTP answer (connection refused, reset, DNS…).
-    #[error("cannot reach model server {url} ({attempts} attempts): {message}")]
+    #[error(
+        "cannot reach model server {url} ({}): {message} (hint: is the server \
+         running? check `--base-url` / `OPENAI_BASE_URL`)",
+        attempts_label(*.attempts)
+    )]
     Transport {
         /// The chat-completions URL.
         url: String,

@@ -232,7 +232,8 @@ impl OpenAiCompatible {
                 let latency_ms = elapsed_ms(started);
                 self.usage.record_failure(attempts, latency_ms);
                 let err = self.to_error(failure, attempts, sent_schema);
-                tracing::warn!(url = %self.url, attempts, latency_ms, error = %err, "model call failed");
+                // The caller reports the error; a warning here would print it twice.
+                tracing::debug!(url = %self.url, attempts, latency_ms, error = %err, "model call failed");
                 return Err(err);
             }
             let wait = policy.delay(attempts - 1, retry_after);
@@ -334,16 +335,24 @@ impl OpenAiCompatible {
     }
 }
 
-/// A reqwest error with its source chain, one line (`error sending request: connection refused`).
+/// A reqwest error as one line: its causes (`client error (Connect): tcp connect error:
+/// Connection refused (os error 111)`), without reqwest's own `error sending request for url
+/// (…)` head when there are causes — the URL is already in [`LlmError::Transport`]'s message.
 fn transport_message(err: &reqwest::Error) -> String {
-    let mut message = err.to_string();
+    let mut parts: Vec<String> = Vec::new();
     let mut source = std::error::Error::source(err);
     while let Some(inner) = source {
-        message.push_str(": ");
-        message.push_str(&inner.to_string());
+        let text = inner.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
         source = inner.source();
     }
-    message
+    if parts.is_empty() {
+        err.to_string()
+    } else {
+        parts.join(": ")
+    }
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

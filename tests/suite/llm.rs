@@ -610,3 +610,43 @@ fn no_model_configured_names_every_setting() {
         );
     }
 }
+
+/// `docnav ask` against a server that refuses connections: exit 1 and one plain `error:` line
+/// naming the URL, the attempts, the cause once, and what to check; no colour codes off a TTY.
+#[test]
+fn ask_against_an_unreachable_server_prints_one_plain_error_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let notes = super::common::fixture("notes.txt");
+    let r = super::common::run(&ws, &["index", notes.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let out = super::common::docnav(&ws)
+        .env_remove("NO_COLOR")
+        .env("OPENAI_BASE_URL", format!("http://127.0.0.1:{port}/v1"))
+        .env("DOCNAV_MODEL", "m")
+        .args(["ask", "how do I keep indexes apart?", "--retries", "0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    let line = errors[0];
+    assert!(
+        line.starts_with(&format!(
+            "error: cannot reach model server http://127.0.0.1:{port}/v1/chat/completions (1 attempt): "
+        )),
+        "{line}"
+    );
+    assert_eq!(line.matches("onnection refused").count(), 1, "{line}");
+    assert!(
+        line.ends_with("(hint: is the server running? check `--base-url` / `OPENAI_BASE_URL`)"),
+        "{line}"
+    );
+    assert_eq!(stderr.matches("onnection refused").count(), 1, "{stderr}");
+}
