@@ -28,7 +28,16 @@ pub struct GlobalArgs {
 
 /// docnav: vectorless, reasoning-based retrieval over documents navigated like a filesystem.
 #[derive(Debug, Parser)]
-#[command(name = "docnav", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "docnav",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    after_help = "Exit codes: 0 ok, 1 runtime failure (or a command that reported an error), \
+                  2 usage error or no model configured, 130 interrupted (Ctrl-C).\n\
+                  Logs: RUST_LOG (default `warn`). Colour: only on a terminal, never with NO_COLOR."
+)]
 pub struct Cli {
     #[command(flatten)]
     global: GlobalArgs,
