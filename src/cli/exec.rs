@@ -41,7 +41,9 @@ pub fn run(global: &GlobalArgs, args: ExecArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     if !out.text.is_empty() {
-        output::print(&format!("{}\n", out.text))?;
+        // One line end: outputs that already end with one (a whole `cat`) get no blank line.
+        let end = if out.text.ends_with('\n') { "" } else { "\n" };
+        output::print(&format!("{}{end}", out.text))?;
     }
     Ok(ExitCode::SUCCESS)
 }

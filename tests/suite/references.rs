@@ -256,3 +256,55 @@ fn reference_resolution_cost() {
         count / rounds as usize
     );
 }
+
+/// `cat` ends its last page with the sections the text refers to outside itself, addressed so
+/// that `cat '#N'` reads one; references inside the subtree are not listed, and a paged `cat`
+/// shows them only on its last page, before the paging note.
+#[test]
+fn cat_lists_the_references_outside_the_section_on_its_last_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("guide.md");
+    std::fs::write(
+        &src,
+        "# Guide\n\n## Install\n\nRun the installer, then see [usage](#usage) and \
+         [the details](#details).\n\n### Details\n\nFlags, see [usage](#usage) again. \
+         More words here to page.\n\n## Usage\n\nRun `guide`.\n",
+    )
+    .unwrap();
+    let ws = dir.path().join("ws");
+    let r = super::common::run(&ws, &["index", src.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let cat = |command: &str| {
+        let r = super::common::run(&ws, &["exec", command, "--cwd", "/guide"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    let whole = cat("cat 1");
+    assert_eq!(
+        whole.lines().last(),
+        Some("[see also: #2 Usage]"),
+        "{whole}"
+    );
+    assert_eq!(whole.matches("see also").count(), 1, "{whole}");
+    // Following it reads the section.
+    assert!(cat("cat '#2'").contains("Run `guide`."));
+    // Paged: not on the first page; on the last, before the note.
+    let first = cat("cat --budget 40 1");
+    assert!(!first.contains("[see also"), "{first}");
+    let total: usize = first
+        .lines()
+        .last()
+        .and_then(|l| l.split(" of ").nth(1))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    let last = cat(&format!("cat --budget 40 -o {} 1", total - 10));
+    let lines: Vec<&str> = last.lines().collect();
+    assert_eq!(lines[lines.len() - 2], "[see also: #2 Usage]", "{last}");
+    assert!(
+        lines[lines.len() - 1].ends_with("end of /guide/1]"),
+        "{last}"
+    );
+    // A section without references outside itself: no line.
+    assert!(!cat("cat 2").contains("see also"));
+}

@@ -3,12 +3,19 @@
 //! The text is [`Tree::text_of`](crate::tree::Tree::text_of) under a location header. Past the
 //! budget (chars) the page stops at a paragraph or line boundary and a note gives the exact
 //! command that reads on; `OFFSET`s are chars of the full text, so the pages concatenate to it.
+//! The last page ends with the sections the text refers to outside itself
+//! ([`Node::references`](crate::tree::Node::references): "see Section 2.1", links to headings), so
+//! a reader can follow them: `[see also: #2.1 Searching, #3 End]`.
 
 use super::{one_path, options, target, try_out, usage_error, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::{location_header, page};
 use crate::nav::{CommandOutput, Effect, Evidence, NavError, Session, Status};
+use crate::tree::{NodeId, Tree};
+
+/// At most this many sections are named in a `see also` line; the rest are counted.
+pub const SEE_ALSO_MAX: usize = 8;
 
 /// `cat`.
 pub struct Cat;
@@ -88,6 +95,13 @@ impl Command for Cat {
         if !p.body.ends_with('\n') && !p.body.is_empty() {
             out.push('\n');
         }
+        // On the last page, before its note (the paging note stays the last line).
+        if p.chars.end >= p.total {
+            if let Some(line) = see_also(doc_id, tree, *node) {
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
         let path = place.path();
         if p.chars.end < p.total {
             out.push_str(&format!(
@@ -117,4 +131,40 @@ impl Command for Cat {
             effect: Effect::Evidence(evidence),
         })
     }
+}
+
+/// `[see also: #2.1 Searching, #3 End]` (a reference to the root is `/doc_id Title`): the targets of the cross-references of `node` and its
+/// descendants that lie outside `node`'s subtree, in reading order of first mention, at most
+/// [`SEE_ALSO_MAX`] (then `(+N more)`). `None` when there are none.
+fn see_also(doc_id: &str, tree: &Tree, node: NodeId) -> Option<String> {
+    let mut targets: Vec<NodeId> = Vec::new();
+    for n in tree.preorder(node) {
+        for &r in &tree.node(n).references {
+            if !tree.is_ancestor_or_self(node, r) && !targets.contains(&r) {
+                targets.push(r);
+            }
+        }
+    }
+    if targets.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = targets
+        .iter()
+        .take(SEE_ALSO_MAX)
+        .map(|&r| {
+            let target = tree.node(r);
+            if target.structure.is_empty() {
+                format!("/{doc_id} {}", target.title)
+            } else {
+                format!("#{} {}", target.structure, target.title)
+            }
+        })
+        .collect();
+    let more = targets.len().saturating_sub(SEE_ALSO_MAX);
+    let more = if more > 0 {
+        format!(" (+{more} more)")
+    } else {
+        String::new()
+    };
+    Some(format!("[see also: {}{more}]", named.join(", ")))
 }
