@@ -19,7 +19,7 @@ use crate::tree::{NodeId, Tree};
 
 #[path = "evidence_lines.rs"]
 mod lines;
-pub use lines::{part_lines, subtree_span};
+pub use lines::part_lines;
 
 /// One section returned as evidence, verbatim, with its exact location.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -167,7 +167,7 @@ pub fn inclusive(range: &Option<Range<u32>>) -> Option<[u32; 2]> {
 impl Evidence {
     /// Evidence for node `id` of `tree` in document `doc_id`, with this `score`: path, structure,
     /// the verbatim [`Tree::text_of`] and its location, inclusive lines/pages of the node *and
-    /// its descendants* ([`subtree_span`], as `cat` labels it). Returns `None` when `id` is not a
+    /// its descendants* ([`Tree::subtree_span`], as `cat` labels it). Returns `None` when `id` is not a
     /// node of `tree`.
     pub fn from_node(doc_id: &str, tree: &Tree, id: NodeId, score: f32) -> Option<Evidence> {
         let node = tree.get(id)?;
@@ -175,8 +175,8 @@ impl Evidence {
             doc_id: doc_id.to_string(),
             path: tree.title_path(id),
             structure: node.structure.clone(),
-            lines: inclusive(&subtree_span(tree, id, |n| n.lines.clone())),
-            pages: inclusive(&subtree_span(tree, id, |n| n.pages.clone())),
+            lines: inclusive(&tree.subtree_span(id, |n| n.lines.clone())),
+            pages: inclusive(&tree.subtree_span(id, |n| n.pages.clone())),
             text: tree.text_of(id),
             score,
             explain: None,

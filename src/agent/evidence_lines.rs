@@ -21,21 +21,7 @@
 
 use std::ops::Range;
 
-use crate::tree::{DocFormat, Node, NodeId, Tree};
-
-/// The span of `unit` (a node's own `lines` or `pages`, end exclusive) over node `id` and its
-/// descendants: the location of [`Tree::text_of`]. `None` when no node of the subtree has one.
-pub fn subtree_span(
-    tree: &Tree,
-    id: NodeId,
-    unit: impl Fn(&Node) -> Option<Range<u32>>,
-) -> Option<Range<u32>> {
-    tree.get(id)?;
-    tree.preorder(id)
-        .into_iter()
-        .filter_map(|n| unit(tree.node(n)))
-        .reduce(|a, b| a.start.min(b.start)..a.end.max(b.end))
-}
+use crate::tree::{DocFormat, NodeId, Tree};
 
 /// 1-based source lines (end exclusive) of chars `chars` (end exclusive) of
 /// `tree.text_of(id)`: from the line of the part's first non-blank char (the subtree's first
@@ -46,7 +32,7 @@ pub fn part_lines(tree: &Tree, id: NodeId, chars: &Range<usize>) -> Option<Range
     if !matches!(tree.format, DocFormat::Markdown | DocFormat::Text) {
         return None;
     }
-    let whole = subtree_span(tree, id, |n| n.lines.clone())?;
+    let whole = tree.subtree_span(id, |n| n.lines.clone())?;
     let (text, sources) = rendered_lines(tree, id)?;
     let total = text.chars().count();
     if chars.start >= chars.end || chars.end > total {

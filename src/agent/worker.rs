@@ -349,18 +349,24 @@ fn run_command(
     Ok(out)
 }
 
-/// First line of `text`, at most `max` chars.
-pub(crate) fn one_line(text: &str, max: usize) -> String {
+/// The first non-blank line of `text`, trimmed, cut to `max` chars with `…` when longer.
+pub(crate) fn first_line(text: &str, max: usize) -> String {
     let first = text
         .lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim();
-    let lines = text.lines().count();
     let mut s: String = first.chars().take(max).collect();
     if first.chars().count() > max {
         s.push('…');
     }
+    s
+}
+
+/// [`first_line`] plus ` (+N lines)` for the other lines of `text`.
+pub(crate) fn one_line(text: &str, max: usize) -> String {
+    let lines = text.lines().count();
+    let mut s = first_line(text, max);
     if lines > 1 {
         let _ = write!(s, " (+{} lines)", lines - 1);
     }

@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use super::{one_line, structure_of, WorkerContext, WorkerState};
+use super::{first_line, one_line, structure_of, WorkerContext, WorkerState};
 use crate::agent::budget::clip;
 use crate::agent::decisions::{Plan, Task};
 use crate::agent::prompts::{room_chars, system_prompt, untrusted, untrusted_inline, Prompt};
@@ -85,15 +85,7 @@ impl Observation {
 /// `error: ` before the fence when the command failed. The first non-blank line of the output is
 /// kept, at most [`HISTORY_SNIPPET_CHARS`] chars.
 pub(super) fn history_line(step: usize, line: &str, output: &str, error: bool) -> String {
-    let first = output
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    let mut snippet: String = first.chars().take(HISTORY_SNIPPET_CHARS).collect();
-    if first.chars().count() > HISTORY_SNIPPET_CHARS {
-        snippet.push('…');
-    }
+    let snippet = first_line(output, HISTORY_SNIPPET_CHARS);
     let command = line.split_whitespace().next().unwrap_or("");
     let mut out = format!(
         "{step}. {line} → {}{}",

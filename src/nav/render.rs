@@ -24,16 +24,7 @@ pub fn location_label(tree: &Tree, node: NodeId) -> Option<String> {
     } else {
         return None;
     };
-    let mut span: Option<Range<u32>> = None;
-    for id in tree.preorder(node) {
-        if let Some(r) = pick(tree.node(id)) {
-            span = Some(match span {
-                None => r,
-                Some(s) => s.start.min(r.start)..s.end.max(r.end),
-            });
-        }
-    }
-    let range = span?;
+    let range = tree.subtree_span(node, pick)?;
     let last = range.end.saturating_sub(1).max(range.start);
     Some(if last == range.start {
         format!("{unit} {}", range.start)

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::Trace;
+use crate::agent::worker::first_line;
 use crate::agent::{AgentEvent, EventRecord};
 
 /// One line of a transcript, for `--show --json`.
@@ -25,15 +26,7 @@ pub struct TranscriptLine {
 }
 
 fn one_line(text: &str, max: usize) -> String {
-    let first = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    let mut s: String = first.chars().take(max).collect();
-    if first.chars().count() > max {
-        s.push('…');
-    }
+    let mut s = first_line(text, max);
     let more = text
         .lines()
         .filter(|l| !l.trim().is_empty())

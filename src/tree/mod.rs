@@ -167,6 +167,21 @@ impl Tree {
         chain
     }
 
+    /// The span of `unit` (a node's own `lines` or `pages`, 1-based, end exclusive) over node `id`
+    /// and its descendants: the location of [`Tree::text_of`]. `None` when `id` is not a node or
+    /// no node of its subtree has one.
+    pub fn subtree_span(
+        &self,
+        id: NodeId,
+        unit: impl Fn(&Node) -> Option<std::ops::Range<u32>>,
+    ) -> Option<std::ops::Range<u32>> {
+        self.get(id)?;
+        self.preorder(id)
+            .into_iter()
+            .filter_map(|n| unit(self.node(n)))
+            .reduce(|a, b| a.start.min(b.start)..a.end.max(b.end))
+    }
+
     /// True when `ancestor` is `node` or one of its ancestors.
     pub fn is_ancestor_or_self(&self, ancestor: NodeId, node: NodeId) -> bool {
         let mut cur = Some(node);

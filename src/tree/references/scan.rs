@@ -290,29 +290,9 @@ fn fenced_ranges(content: &str) -> Vec<Range<usize>> {
 
 /// Decode `%XX` escapes of a URL fragment; the input unchanged when they do not form UTF-8.
 fn percent_decode(fragment: &str) -> String {
-    if !fragment.contains('%') {
-        return fragment.to_string();
-    }
-    let bytes = fragment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| fragment.to_string())
+    percent_encoding::percent_decode_str(fragment)
+        .decode_utf8()
+        .map_or_else(|_| fragment.to_string(), |s| s.into_owned())
 }
 
 #[cfg(test)]
