@@ -1,24 +1,22 @@
 //! The lexical navigator (`docnav ask --lexical`): no model, BM25 only. A baseline for `docnav
 //! eval` and an explicit choice of the user — the agent never falls back to it.
 //!
-//! Every section (node) of the candidate documents is ranked with BM25 over the documents'
-//! [`KeywordIndex`]es taken together (shared corpus statistics, so scores compare across
-//! documents). A node is scored on its **own** title and content only (title terms weighted up by
-//! the index), never on its descendants' text, so a big parent cannot outrank the exact section
-//! through its children. Hits are then deduplicated along ancestor/descendant lines (both can
-//! never be returned, since the ancestor's evidence text already contains the descendant's; the
-//! better-scored one is kept, unless the descendant scores at least
-//! [`DESCENDANT_REPLACES_AT`] of its ancestor, when the more specific section wins) and the top
-//! `k` are returned as [`Evidence`].
+//! Every section (node) of the candidate documents is ranked with BM25 by the workspace's
+//! section index ([`crate::index::SectionIndex`]; statistics of the searched documents taken
+//! together, so scores compare across documents). A node is scored on its **own** title and
+//! content only (title terms weighted up by the index), never on its descendants' text, so a big
+//! parent cannot outrank the exact section through its children. Hits are then deduplicated
+//! along ancestor/descendant lines (both can never be returned, since the ancestor's evidence
+//! text already contains the descendant's; the better-scored one is kept, unless the descendant
+//! scores at least [`DESCENDANT_REPLACES_AT`] of its ancestor, when the more specific section
+//! wins) and the top `k` are returned as [`Evidence`]. Only the trees of those `k` sections are
+//! loaded (for their text with subsections).
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::evidence::{Answer, AskStats, Evidence, ScoreExplain};
-use crate::index::keyword::SharedStats;
-use crate::index::KeywordIndex;
-use crate::tree::NodeId;
-use crate::workspace::{Document, Library, WorkspaceError};
+use crate::index::{PreparedSearch, Scope, SectionHit, SectionIndexError};
+use crate::workspace::{Library, WorkspaceError};
 
 /// Evidence returned when the caller does not say (`-k`).
 pub const DEFAULT_K: usize = 5;
@@ -26,32 +24,41 @@ pub const DEFAULT_K: usize = 5;
 /// Failures of the lexical navigator.
 #[derive(Debug, thiserror::Error)]
 pub enum LexicalError {
-    /// A requested document does not exist, or a tree file could not be loaded.
+    /// A requested document does not exist, a tree file could not be loaded, or the search
+    /// index is unusable.
     #[error(transparent)]
     Workspace(#[from] WorkspaceError),
 }
 
-/// A ranked node of one document.
-#[derive(Debug, Clone, Copy)]
+/// A ranked node with its ancestors (from the index's stored record).
+#[derive(Debug, Clone)]
 struct Hit {
-    doc: usize,
-    node: NodeId,
-    score: f32,
+    hit: SectionHit,
+    ancestors: Vec<u32>,
+}
+
+impl Hit {
+    /// True when `self` is `other` or one of its ancestors.
+    fn is_ancestor_or_self_of(&self, other: &Hit) -> bool {
+        self.hit.doc_id == other.hit.doc_id
+            && (self.hit.node == other.hit.node || other.ancestors.contains(&self.hit.node.0))
+    }
 }
 
 /// Answer `question` from `library` without a model.
 ///
-/// - `doc_ids`: `Some(ids)` restricts the search to these documents (in this order for ties),
-///   `None` searches every document of the library (catalog order).
+/// - `doc_ids`: `Some(ids)` restricts the search to these documents (in this order for ties;
+///   statistics counted over them only), `None` searches every document of the library.
 /// - `k`: at most this many evidence items (0 returns none).
 ///
 /// Returns an [`Answer`] whose evidence is best first, deduplicated along ancestor/descendant
-/// lines, each with its BM25 score, the terms of that score (`explain`, against the statistics of
-/// all searched documents together) and verbatim text; `stats` has `llm_calls = 0`, `rounds = 0`,
-/// no workers and the wall time in ms. A question without index terms returns no evidence.
+/// lines, each with its BM25 score, the terms of that score (`explain`, tantivy's explanation
+/// against the statistics of the searched documents) and verbatim text; `stats` has
+/// `llm_calls = 0`, `rounds = 0`, no workers and the wall time in ms. A question without index
+/// terms returns no evidence.
 ///
-/// Errors: [`LexicalError::Workspace`] for an unknown id in `doc_ids` or an unreadable tree
-/// file.
+/// Errors: [`LexicalError::Workspace`] for an unknown id in `doc_ids`, an unreadable tree file
+/// or an unusable search index.
 pub fn ask_lexical(
     library: &dyn Library,
     question: &str,
@@ -59,30 +66,31 @@ pub fn ask_lexical(
     k: usize,
 ) -> Result<Answer, LexicalError> {
     let start = Instant::now();
-    let ids: Vec<String> = match doc_ids {
-        Some(ids) => ids.to_vec(),
-        None => library.cards().iter().map(|c| c.doc_id.clone()).collect(),
+    if let Some(ids) = doc_ids {
+        if let Some(missing) = ids.iter().find(|id| library.card(id).is_none()) {
+            return Err(WorkspaceError::NotFound(missing.clone()).into());
+        }
+    }
+    let sections = library.sections()?;
+    let search = |e: SectionIndexError| WorkspaceError::Search {
+        dir: sections.place().into(),
+        reason: e.to_string(),
     };
-    let docs: Vec<Arc<Document>> = ids
-        .iter()
-        .map(|id| library.document(id))
-        .collect::<Result<_, _>>()?;
-    let hits = rank(&ids, &docs, question);
-    let kept = dedup(&docs, &hits, k);
-    // The statistics `search_many` scored with, so each explanation adds up to its score.
-    let indexes: Vec<&KeywordIndex> = docs.iter().map(|d| &d.index).collect();
-    let stats = SharedStats::new(&indexes);
-    let evidence = kept
-        .iter()
-        .filter_map(|h| {
-            let doc = &docs[h.doc];
-            let mut e = Evidence::from_node(&ids[h.doc], &doc.tree, h.node, h.score)?;
-            e.explain = Some(ScoreExplain::from(
-                &doc.index.explain_with(&stats, question, h.node),
-            ));
-            Some(e)
-        })
-        .collect();
+    let scope = doc_ids.map_or(Scope::All, Scope::Documents);
+    let prepared = sections.prepare(question, scope).map_err(search)?;
+    let kept = top_deduplicated(&prepared, k).map_err(search)?;
+    let mut evidence = Vec::with_capacity(kept.len());
+    for h in kept {
+        let doc = library.document(&h.hit.doc_id)?;
+        let Some(mut e) = Evidence::from_node(&h.hit.doc_id, &doc.tree, h.hit.node, h.hit.score)
+        else {
+            continue;
+        };
+        e.explain = Some(ScoreExplain::from(
+            &prepared.explain(&h.hit).map_err(search)?,
+        ));
+        evidence.push(e);
+    }
     Ok(Answer {
         question: question.to_string(),
         evidence,
@@ -93,25 +101,27 @@ pub fn ask_lexical(
     })
 }
 
-/// Every matching node of `docs`, best first (ties: document order, then reading order).
-fn rank(ids: &[String], docs: &[Arc<Document>], question: &str) -> Vec<Hit> {
-    let indexes: Vec<(&str, &KeywordIndex)> = ids
-        .iter()
-        .zip(docs)
-        .map(|(id, d)| (id.as_str(), &d.index))
-        .collect();
-    let total: usize = docs.iter().map(|d| d.tree.len()).sum();
-    crate::index::keyword::search_many(&indexes, question, total)
-        .into_iter()
-        .filter_map(|(name, hit)| {
-            let doc = ids.iter().position(|id| id == name)?;
-            Some(Hit {
-                doc,
-                node: hit.node,
-                score: hit.score,
-            })
-        })
-        .collect()
+/// The first `k` deduplicated hits ([`dedup`]), fetching more of the ranking until dedup can
+/// stop or the ranking is exhausted.
+fn top_deduplicated(prepared: &PreparedSearch, k: usize) -> Result<Vec<Hit>, SectionIndexError> {
+    if k == 0 {
+        return Ok(Vec::new());
+    }
+    let mut limit = (k * 8).max(32);
+    let mut hits: Vec<Hit> = Vec::new();
+    loop {
+        let ranked = prepared.top(limit)?;
+        let exhausted = ranked.len() < limit;
+        for hit in ranked.into_iter().skip(hits.len()) {
+            let ancestors = prepared.record(&hit)?.ancestors;
+            hits.push(Hit { hit, ancestors });
+        }
+        let (kept, complete) = dedup(&hits, k);
+        if complete || exhausted {
+            return Ok(kept);
+        }
+        limit *= 4;
+    }
 }
 
 /// A descendant replaces a kept ancestor when it scores at least this fraction of the ancestor's
@@ -124,41 +134,35 @@ pub const DESCENDANT_REPLACES_AT: f32 = 0.5;
 /// The first `k` hits (already best first) such that no kept hit is an ancestor or descendant of
 /// another in the same document. A later hit that is a descendant of a kept one and scores at
 /// least [`DESCENDANT_REPLACES_AT`] × its score takes that hit's place (rank and slot), with its
-/// own score; a later ancestor of a kept hit is dropped.
-fn dedup(docs: &[Arc<Document>], hits: &[Hit], k: usize) -> Vec<Hit> {
+/// own score; a later ancestor of a kept hit is dropped. The flag is true when the scan stopped
+/// because no later hit could change the result (`k` kept and the next hit scores below
+/// [`DESCENDANT_REPLACES_AT`] × every kept score), false when it ran out of hits.
+fn dedup(hits: &[Hit], k: usize) -> (Vec<Hit>, bool) {
     let mut kept: Vec<Hit> = Vec::with_capacity(k);
     for hit in hits {
         let full = kept.len() >= k;
         if full
             && kept
                 .iter()
-                .all(|h| hit.score < DESCENDANT_REPLACES_AT * h.score)
+                .all(|h| hit.hit.score < DESCENDANT_REPLACES_AT * h.hit.score)
         {
-            break;
+            return (kept, true);
         }
-        let tree = &docs[hit.doc].tree;
-        if tree.get(hit.node).is_none() {
-            continue;
-        }
-        let ancestor = kept
-            .iter()
-            .position(|h| h.doc == hit.doc && tree.is_ancestor_or_self(h.node, hit.node));
-        let descendant = kept
-            .iter()
-            .any(|h| h.doc == hit.doc && tree.is_ancestor_or_self(hit.node, h.node));
+        let ancestor = kept.iter().position(|h| h.is_ancestor_or_self_of(hit));
+        let descendant = kept.iter().any(|h| hit.is_ancestor_or_self_of(h));
         match ancestor {
             Some(i)
-                if kept[i].node != hit.node
-                    && hit.score >= DESCENDANT_REPLACES_AT * kept[i].score =>
+                if kept[i].hit.node != hit.hit.node
+                    && hit.hit.score >= DESCENDANT_REPLACES_AT * kept[i].hit.score =>
             {
-                kept[i] = *hit;
+                kept[i] = hit.clone();
             }
             Some(_) => {}
-            None if !descendant && !full => kept.push(*hit),
+            None if !descendant && !full => kept.push(hit.clone()),
             None => {}
         }
     }
-    kept
+    (kept, false)
 }
 
 #[cfg(test)]

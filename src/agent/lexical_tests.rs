@@ -60,7 +60,14 @@ fn a_specific_subsection_replaces_a_better_scored_parent() {
         .tree
         .by_title_path(&["User Guide", "Manual filtering: file types"])
         .unwrap();
-    let parent_score = doc.index.explain(q, parent).score;
+    let prepared = lib.sections().unwrap().prepare(q, Scope::All).unwrap();
+    let parent_score = prepared
+        .top(1000)
+        .unwrap()
+        .into_iter()
+        .find(|h| h.node == parent)
+        .unwrap()
+        .score;
     assert!(top.score < parent_score && top.score >= DESCENDANT_REPLACES_AT * parent_score);
 }
 

@@ -69,7 +69,7 @@ pub async fn ask(
     let query = format!("{question} {}", plan.key_concepts.join(" "));
 
     let mut tasks: Vec<Task> = if options.doc_ids.is_empty() {
-        let cards = cards_for_prompt(library.cards(), &query, options.max_cards);
+        let cards = cards_for_prompt(library.as_ref(), &query, options.max_cards)?;
         let system = system_prompt(Prompt::Analyze, options, &[]);
         let mut user = format!(
             "Question: {question}\nKey concepts: {}\n\nDocCards:\n",
@@ -342,7 +342,7 @@ async fn replan(
     }
     user.push_str("\nDocCards:\n");
     let cards = if options.doc_ids.is_empty() {
-        cards_for_prompt(library.cards(), query, options.max_cards)
+        cards_for_prompt(library, query, options.max_cards)?
     } else {
         library
             .cards()

@@ -6,11 +6,13 @@ use std::fmt::Write as _;
 
 use crate::agent::budget::clip;
 use crate::agent::prompts::untrusted;
-use crate::index::bm25::Bm25Scorer;
+use crate::agent::AgentError;
 use crate::index::doccard::human_bytes;
 use crate::index::DocCard;
+use crate::workspace::Library;
 
-/// Card text as the BM25 pre-rank scores it: an id line, then [`card_body`].
+/// Card text: an id line, then [`card_body`] (the section index's card entries hold the same
+/// fields).
 pub fn card_text(card: &DocCard) -> String {
     format!("- id: `{}`\n{}", card.doc_id, card_body(card))
 }
@@ -59,22 +61,41 @@ pub(super) fn cards_block(cards: &[&DocCard], room: usize) -> String {
 }
 
 /// The cards shown to the model: all of them, or the `max_cards` best by BM25 against `query`
-/// when the catalog is larger (catalog order kept among the chosen).
+/// when the catalog is larger — ranked by the section index's card entries (id, title,
+/// outline, summary, top terms; statistics of the cards alone), cards matching nothing filling
+/// any room left in catalog order — shown in catalog order.
+///
+/// Errors: [`AgentError::Workspace`] when the catalog is larger than `max_cards` and the
+/// section index cannot be searched.
 pub fn cards_for_prompt<'a>(
-    cards: &'a [DocCard],
+    library: &'a dyn Library,
     query: &str,
     max_cards: usize,
-) -> Vec<&'a DocCard> {
+) -> Result<Vec<&'a DocCard>, AgentError> {
+    let cards = library.cards();
     if cards.len() <= max_cards {
-        return cards.iter().collect();
+        return Ok(cards.iter().collect());
     }
-    let texts: Vec<String> = cards.iter().map(card_text).collect();
-    let scorer = Bm25Scorer::new(&texts);
-    let mut ranked = scorer.rank(query);
-    ranked.truncate(max_cards);
-    let mut keep: Vec<usize> = ranked.into_iter().map(|(i, _)| i).collect();
+    let failed = |e: String| AgentError::Workspace(e);
+    let ranked = library
+        .sections()
+        .map_err(|e| failed(e.to_string()))?
+        .rank_cards(query, max_cards)
+        .map_err(|e| failed(e.to_string()))?;
+    let mut keep: Vec<usize> = ranked
+        .iter()
+        .filter_map(|(id, _)| cards.binary_search_by(|c| c.doc_id.as_str().cmp(id)).ok())
+        .collect();
+    for i in 0..cards.len() {
+        if keep.len() >= max_cards {
+            break;
+        }
+        if !keep.contains(&i) {
+            keep.push(i);
+        }
+    }
     keep.sort_unstable();
-    keep.into_iter().map(|i| &cards[i]).collect()
+    Ok(keep.into_iter().map(|i| &cards[i]).collect())
 }
 
 #[cfg(test)]
@@ -83,6 +104,9 @@ mod tests {
     use super::*;
     use crate::tree::DocFormat;
     use pretty_assertions::assert_eq;
+
+    use crate::tree::Tree;
+    use crate::workspace::{Document, InMemoryLibrary};
 
     fn card(id: &str, summary: &str) -> DocCard {
         DocCard {
@@ -99,6 +123,24 @@ mod tests {
         }
     }
 
+    fn library(cards: Vec<DocCard>) -> InMemoryLibrary {
+        let documents = cards
+            .into_iter()
+            .map(|card| Document {
+                card,
+                tree: Tree {
+                    nodes: vec![],
+                    format: DocFormat::Markdown,
+                    metadata: vec![],
+                    summary_strategy: Default::default(),
+                    pages_without_text: vec![],
+                    source_units: 0,
+                },
+            })
+            .collect();
+        InMemoryLibrary::new(documents)
+    }
+
     #[test]
     fn large_catalogs_are_bm25_pre_ranked_down_to_max_cards_in_catalog_order() {
         let mut cards: Vec<DocCard> = (0..60)
@@ -106,11 +148,17 @@ mod tests {
             .collect();
         cards[7].summary = "configure the docker daemon logging driver".into();
         cards[42].summary = "docker daemon flags".into();
-        let chosen = cards_for_prompt(&cards, "docker daemon logging", 2);
+        let lib = library(cards.clone());
+        let chosen = cards_for_prompt(&lib, "docker daemon logging", 2).unwrap();
         let ids: Vec<&str> = chosen.iter().map(|c| c.doc_id.as_str()).collect();
         assert_eq!(ids, vec!["doc07", "doc42"]);
+        // Room left after the matching cards is filled in catalog order.
+        let chosen = cards_for_prompt(&lib, "docker daemon logging", 4).unwrap();
+        let ids: Vec<&str> = chosen.iter().map(|c| c.doc_id.as_str()).collect();
+        assert_eq!(ids, vec!["doc00", "doc01", "doc07", "doc42"]);
         // Small catalogs are shown whole.
-        assert_eq!(cards_for_prompt(&cards[..10], "docker", 50).len(), 10);
+        let small = library(cards[..10].to_vec());
+        assert_eq!(cards_for_prompt(&small, "docker", 50).unwrap().len(), 10);
     }
 
     #[test]

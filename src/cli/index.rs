@@ -14,7 +14,9 @@ use crate::workspace::{IndexOptions, Workspace};
 #[derive(Debug, clap::Args)]
 pub struct IndexArgs {
     /// Files, folders (searched recursively for .md .markdown .pdf .txt) or globs (`docs/**/*.md`).
-    #[arg(required = true, value_name = "PATH")]
+    /// Without any: re-index every document of the workspace whose source changed (and repair
+    /// its search index).
+    #[arg(value_name = "PATH")]
     paths: Vec<String>,
     /// Remove documents whose source file no longer exists.
     #[arg(long)]
@@ -47,8 +49,17 @@ impl IndexProgress for Bar {
     }
 }
 
-/// Run `docnav index`. Exit 1 when any input failed (after indexing all the others).
+/// Run `docnav index`. Exit 1 when any input failed (after indexing all the others); exit 2
+/// without paths when there is no workspace to refresh.
 pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
+    if args.paths.is_empty() && !global.workspace.join("catalog.json").exists() {
+        eprintln!(
+            "error: no paths given, and no workspace at `{}` to refresh\n\
+             hint: docnav index <files|folders|globs…>",
+            global.workspace.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
     let mut options = IndexOptions {
         build: BuildOptions {
             max_leaf_tokens: args.max_leaf_tokens.max(1),
@@ -77,6 +88,9 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
     let report = Workspace::index(&global.workspace, &args.paths, &options, progress)?;
     if let Some(bar) = &bar {
         bar.0.finish_and_clear();
+    }
+    for notice in &report.notices {
+        eprintln!("note: {notice}");
     }
     for warning in &report.warnings {
         eprintln!("warning: {warning}");

@@ -1,5 +1,8 @@
-//! Okapi BM25, the one scoring function of docnav (`find`, cross-document search, card
-//! pre-ranking and evidence reranking all go through [`term_score`] / [`explain`]).
+//! Okapi BM25 in memory, for the final rerank of a handful of evidence passages
+//! ([`Bm25Scorer`]: the statistics are those of the passages themselves), and the shapes of a
+//! score's explanation shared with the section index ([`Bm25Explanation`]). Every search of the
+//! workspace goes through the tantivy section index ([`super::SectionIndex`]), which scores
+//! with the same formula.
 //!
 //! Source: S. Robertson and H. Zaragoza, *The Probabilistic Relevance Framework: BM25 and
 //! Beyond*, Foundations and Trends in Information Retrieval 3(4), 2009, eq. 3.15:
@@ -24,8 +27,7 @@ pub const K1: f32 = 1.2;
 /// Length normalisation `b` (Robertson & Zaragoza 2009 §3.4; Lucene's default).
 pub const B: f32 = 0.75;
 
-/// Corpus statistics BM25 needs. Implemented by [`super::KeywordIndex`] (one document's
-/// nodes), by the shared statistics of several indexes, and by [`Bm25Scorer`] (ad-hoc texts).
+/// Corpus statistics BM25 needs. Implemented by [`Bm25Scorer`] (ad-hoc texts).
 pub trait CorpusStats {
     /// Number of indexed units `N` (nodes or texts).
     fn unit_count(&self) -> u32;
@@ -63,7 +65,7 @@ pub fn term_score(idf: f32, tf: f32, unit_length: f32, average_length: f32) -> f
 pub struct TermExplanation {
     /// The term (as tokenized).
     pub term: String,
-    /// Term frequency in the unit (title-weighted for [`super::KeywordIndex`] nodes).
+    /// Term frequency in the unit (title-weighted for sections of the section index).
     pub tf: f32,
     /// Units containing the term.
     pub df: u32,

@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::KeywordIndex;
 use crate::tree::{DocFormat, NodeId, Tree};
 
 /// Budget of a card serialized as compact JSON, in bytes (DESIGN.md target: < 1 KB). Met unless
@@ -41,7 +40,7 @@ pub struct DocCard {
     /// The root's summary, else the first non-empty node summary in reading order
     /// (≤ [`CARD_SUMMARY_MAX_CHARS`] chars, shorter if the card needs the room).
     pub summary: String,
-    /// Most characteristic terms ([`KeywordIndex::top_terms`], ≤ [`CARD_TOP_TERMS`]).
+    /// Most characteristic terms ([`super::top_terms`], ≤ [`CARD_TOP_TERMS`]).
     pub top_terms: Vec<String>,
     /// sha256 of the source bytes, hex.
     pub fingerprint: String,
@@ -49,15 +48,8 @@ pub struct DocCard {
 
 impl DocCard {
     /// Make the card of a built document: `doc_id`, `source` path, source size in `bytes` and
-    /// `fingerprint` as given; the rest from `tree` and `index`. Never fails.
-    pub fn new(
-        doc_id: &str,
-        source: &str,
-        bytes: u64,
-        fingerprint: &str,
-        tree: &Tree,
-        index: &KeywordIndex,
-    ) -> DocCard {
+    /// `fingerprint` as given; the rest from `tree`. Never fails.
+    pub fn new(doc_id: &str, source: &str, bytes: u64, fingerprint: &str, tree: &Tree) -> DocCard {
         let summary = if tree.is_empty() {
             String::new()
         } else {
@@ -80,7 +72,7 @@ impl DocCard {
             node_count: u32::try_from(tree.len()).unwrap_or(u32::MAX),
             outline: Vec::new(),
             summary: truncate_chars(&summary, CARD_SUMMARY_MAX_CHARS),
-            top_terms: index.top_terms(CARD_TOP_TERMS),
+            top_terms: super::top_terms(tree, CARD_TOP_TERMS),
             fingerprint: fingerprint.to_string(),
         };
         let candidates = outline_candidates(tree);

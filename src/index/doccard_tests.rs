@@ -32,15 +32,7 @@ fn tree(preamble: &str, sections: Vec<(u32, String, String)>) -> Tree {
 }
 
 fn card(t: &Tree) -> DocCard {
-    let idx = KeywordIndex::build(t);
-    DocCard::new(
-        "handbook",
-        "/tmp/handbook.txt",
-        1234,
-        &"ab".repeat(32),
-        t,
-        &idx,
-    )
+    DocCard::new("handbook", "/tmp/handbook.txt", 1234, &"ab".repeat(32), t)
 }
 
 fn json_size(c: &DocCard) -> usize {

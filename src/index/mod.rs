@@ -1,13 +1,18 @@
-//! Indexing (DESIGN.md §2): tokenizer, BM25, the per-document [`KeywordIndex`] and [`DocCard`]s.
+//! Indexing (DESIGN.md §2): the tokenizer, the workspace-wide [`SectionIndex`] (tantivy) that
+//! every search goes through, [`DocCard`]s, and the in-memory BM25 of the final evidence rerank.
 
+pub mod analyzer;
 pub mod bm25;
 pub mod doccard;
-pub mod keyword;
+pub mod sections;
 pub mod tokenize;
-pub mod wire;
+mod top_terms;
 
 pub use bm25::{Bm25Explanation, Bm25Scorer, CorpusStats, TermExplanation, B, K1};
 pub use doccard::DocCard;
-pub use keyword::{search_many, KeywordIndex, SearchHit, SharedStats, TITLE_WEIGHT};
+pub use sections::{
+    PreparedSearch, Scope, SectionHit, SectionIndex, SectionIndexError, SectionRecord,
+    SectionWriter, TITLE_WEIGHT,
+};
 pub use tokenize::{for_each_token, tokenize, Tokenizer};
-pub use wire::IndexDecodeError;
+pub use top_terms::top_terms;

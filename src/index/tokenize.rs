@@ -64,6 +64,10 @@ pub fn for_each_token<F: FnMut(&str)>(text: &str, emit: F) {
     Tokenizer::default().for_each(text, emit);
 }
 
+/// Byte range of `text` a term came from: its whole span (a technical token's parts share the
+/// range of the whole token; a URL's terms, the host's range).
+pub type SourceRange = std::ops::Range<usize>;
+
 /// A tokenizer that keeps its scratch buffers between texts (for indexing many nodes).
 #[derive(Debug, Default)]
 pub struct Tokenizer {
@@ -75,11 +79,23 @@ impl Tokenizer {
     /// Same as [`for_each_token`], reusing this tokenizer's buffers.
     pub fn for_each<F: FnMut(&str)>(&mut self, text: &str, mut emit: F) {
         let Tokenizer { buf, scratch } = self;
+        run(text, buf, scratch, &mut |term, _| emit(term));
+    }
+
+    /// Like [`Tokenizer::for_each`], with the byte range of `text` each term came from (for
+    /// snippets and highlighting).
+    pub fn for_each_with_range<F: FnMut(&str, SourceRange)>(&mut self, text: &str, mut emit: F) {
+        let Tokenizer { buf, scratch } = self;
         run(text, buf, scratch, &mut emit);
     }
 }
 
-fn run<F: FnMut(&str)>(text: &str, buf: &mut String, scratch: &mut String, mut emit: F) {
+fn run<F: FnMut(&str, SourceRange)>(
+    text: &str,
+    buf: &mut String,
+    scratch: &mut String,
+    emit: &mut F,
+) {
     let mut span_start: Option<usize> = None;
     let mut cjk_start: Option<usize> = None;
     let mut skip_until = 0;
@@ -91,7 +107,7 @@ fn run<F: FnMut(&str)>(text: &str, buf: &mut String, scratch: &mut String, mut e
             if let Some(s) = span_start {
                 if let Some((host, end)) = url_at(text, s, i) {
                     span_start = None;
-                    emit_span(host, buf, scratch, &mut emit);
+                    emit_span(text, host, buf, scratch, emit);
                     skip_until = end;
                     continue;
                 }
@@ -100,7 +116,7 @@ fn run<F: FnMut(&str)>(text: &str, buf: &mut String, scratch: &mut String, mut e
         let kind = classify(c);
         if kind != Kind::Cjk {
             if let Some(s) = cjk_start.take() {
-                emit_cjk(&text[s..i], &mut emit);
+                emit_cjk(text, s..i, emit);
             }
         }
         match kind {
@@ -111,7 +127,7 @@ fn run<F: FnMut(&str)>(text: &str, buf: &mut String, scratch: &mut String, mut e
             }
             Kind::Cjk => {
                 if let Some(s) = span_start.take() {
-                    emit_span(&text[s..i], buf, scratch, &mut emit);
+                    emit_span(text, s..i, buf, scratch, emit);
                 }
                 if cjk_start.is_none() {
                     cjk_start = Some(i);
@@ -119,23 +135,23 @@ fn run<F: FnMut(&str)>(text: &str, buf: &mut String, scratch: &mut String, mut e
             }
             Kind::Other => {
                 if let Some(s) = span_start.take() {
-                    emit_span(&text[s..i], buf, scratch, &mut emit);
+                    emit_span(text, s..i, buf, scratch, emit);
                 }
             }
         }
     }
     if let Some(s) = span_start {
-        emit_span(&text[s..], buf, scratch, &mut emit);
+        emit_span(text, s..text.len(), buf, scratch, emit);
     }
     if let Some(s) = cjk_start {
-        emit_cjk(&text[s..], &mut emit);
+        emit_cjk(text, s..text.len(), emit);
     }
 }
 
-/// A URL whose scheme is `text[start..colon]`: its host and the byte offset where the URL ends
-/// (whitespace or a closing `)`, `]`, `>`, `"`, `'`, `` ` ``), or `None` when this is not
-/// `http://`, `https://` or `ftp://`. The scheme and the path are not indexed (rule 7).
-fn url_at(text: &str, start: usize, colon: usize) -> Option<(&str, usize)> {
+/// A URL whose scheme is `text[start..colon]`: the byte range of its host and the byte offset
+/// where the URL ends (whitespace or a closing `)`, `]`, `>`, `"`, `'`, `` ` ``), or `None` when
+/// this is not `http://`, `https://` or `ftp://`. The scheme and the path are not indexed (rule 7).
+fn url_at(text: &str, start: usize, colon: usize) -> Option<(SourceRange, usize)> {
     let scheme = &text[start..colon];
     let known = ["http", "https", "ftp"]
         .iter()
@@ -152,7 +168,7 @@ fn url_at(text: &str, start: usize, colon: usize) -> Option<(&str, usize)> {
     let path_len = after_host
         .find(|c: char| c.is_whitespace() || matches!(c, ')' | ']' | '>' | '"' | '\'' | '`'))
         .unwrap_or(after_host.len());
-    let host = &text[host_start..host_start + host_len];
+    let host = host_start..host_start + host_len;
     Some((host, host_start + host_len + path_len))
 }
 
@@ -203,22 +219,30 @@ pub(crate) fn is_cjk(c: char) -> bool {
         | 0x20000..=0x2A6DF) // CJK extension B
 }
 
-/// Bigrams of a CJK run (a one-char run is emitted alone).
-fn emit_cjk<F: FnMut(&str)>(run: &str, emit: &mut F) {
+/// Bigrams of the CJK run `text[range]` (a one-char run is emitted alone).
+fn emit_cjk<F: FnMut(&str, SourceRange)>(text: &str, range: SourceRange, emit: &mut F) {
+    let run = &text[range.clone()];
     let mut prev = 0;
     let mut pairs = 0;
     for (i, c) in run.char_indices().skip(1) {
-        emit(&run[prev..i + c.len_utf8()]);
+        let end = i + c.len_utf8();
+        emit(&run[prev..end], range.start + prev..range.start + end);
         prev = i;
         pairs += 1;
     }
     if pairs == 0 && !run.is_empty() {
-        emit(run);
+        emit(run, range);
     }
 }
 
-fn emit_span<F: FnMut(&str)>(span: &str, buf: &mut String, scratch: &mut String, emit: &mut F) {
-    let span = span.trim_end_matches(is_joiner);
+fn emit_span<F: FnMut(&str, SourceRange)>(
+    text: &str,
+    range: SourceRange,
+    buf: &mut String,
+    scratch: &mut String,
+    emit: &mut F,
+) {
+    let span = text[range.clone()].trim_end_matches(is_joiner);
     let body = span.trim_start_matches(is_joiner);
     if body.is_empty() {
         return;
@@ -226,7 +250,13 @@ fn emit_span<F: FnMut(&str)>(span: &str, buf: &mut String, scratch: &mut String,
     let prefix = &span[..span.len() - body.len()];
     let keep_prefix =
         (prefix == "-" || prefix == "--") && body.chars().next().is_some_and(char::is_alphabetic);
-    let span = if keep_prefix { span } else { body };
+    let start = if keep_prefix {
+        range.start
+    } else {
+        range.start + prefix.len()
+    };
+    let source = start..range.start + span.len();
+    let span = &text[source.clone()];
 
     buf.clear();
     if span.is_ascii() {
@@ -238,21 +268,21 @@ fn emit_span<F: FnMut(&str)>(span: &str, buf: &mut String, scratch: &mut String,
         }
     }
     if !buf.contains(is_joiner) {
-        emit_word(buf, scratch, emit);
+        emit_word(buf, &source, scratch, emit);
         return;
     }
     if buf.len() <= MAX_TOKEN_BYTES {
-        emit(buf);
+        emit(buf, source.clone());
     }
     if is_version_like(buf) {
         if let Some(bare) = buf.strip_prefix('v') {
-            emit(bare);
+            emit(bare, source);
         }
         return;
     }
     for part in buf.split(is_joiner) {
         if !part.is_empty() && !part.bytes().all(|b| b.is_ascii_digit()) {
-            emit_word(part, scratch, emit);
+            emit_word(part, &source, scratch, emit);
         }
     }
 }
@@ -265,7 +295,12 @@ fn is_version_like(token: &str) -> bool {
         .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
-fn emit_word<F: FnMut(&str)>(word: &str, scratch: &mut String, emit: &mut F) {
+fn emit_word<F: FnMut(&str, SourceRange)>(
+    word: &str,
+    source: &SourceRange,
+    scratch: &mut String,
+    emit: &mut F,
+) {
     let mut chars = word.chars();
     if chars.next().is_none() || chars.next().is_none() || word.len() > MAX_TOKEN_BYTES {
         return;
@@ -273,7 +308,7 @@ fn emit_word<F: FnMut(&str)>(word: &str, scratch: &mut String, emit: &mut F) {
     if is_stopword(word) {
         return;
     }
-    emit(stem(word, scratch));
+    emit(stem(word, scratch), source.clone());
 }
 
 /// Longest entry of [`STOPWORDS`], in bytes.

@@ -1,7 +1,10 @@
-//! [`KeywordIndex::top_terms`]: the terms that characterise a document, for its DocCard.
+//! [`top_terms`]: the terms that characterise a document, for its DocCard.
 
-use super::KeywordIndex;
-use crate::index::tokenize::{is_cjk, stem};
+use std::collections::HashMap;
+
+use super::sections::TITLE_WEIGHT;
+use super::tokenize::{is_cjk, stem, Tokenizer};
+use crate::tree::Tree;
 
 /// Web and markup residue that tops the frequency list of READMEs (badge links, image tags)
 /// without saying what the document is about. Excluded from top terms only, still searchable.
@@ -24,48 +27,62 @@ pub(super) const NOISE: &[&str] = &[
     "www",
 ];
 
-impl KeywordIndex {
-    /// The `n` most characteristic terms of the document, best first.
-    ///
-    /// Score: total (title-weighted) tf over the document × `ln(1 + N / df)` over its nodes — a
-    /// smoothed tf·idf that still favours terms spread over the whole document (its subject)
-    /// over one-node terms of equal frequency only mildly. Excluded: terms without a letter
-    /// (numbers, versions, dates), terms shorter than 3 chars (2 for CJK bigrams), terms starting
-    /// with `-` (flags; the option list is not the topic), terms whose split parts are also
-    /// listed (`fs.stats` when `stat` is), and [web noise](NOISE). Ties by term, ascending.
-    pub fn top_terms(&self, n: usize) -> Vec<String> {
-        let units = self.lengths.len() as f64;
-        let mut scored: Vec<(f64, &str)> = Vec::new();
-        for (i, term) in self.terms.iter().enumerate() {
-            if !is_topic_word(term) {
-                continue;
-            }
-            let (nodes, tfs) = self.postings(i);
-            if nodes.is_empty() {
-                continue;
-            }
-            let tf: f64 = tfs.iter().map(|&t| f64::from(t)).sum();
-            let idf = (1.0 + units / nodes.len() as f64).ln();
-            scored.push((tf * idf, term));
-        }
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-        let mut out: Vec<String> = Vec::new();
-        for (_, term) in scored {
-            if out.len() >= n {
-                break;
-            }
-            let mut scratch = String::new();
-            let redundant = term.contains(['.', '_', '-'])
-                && term.split(['.', '_', '-']).any(|p| {
-                    let p = stem(p, &mut scratch);
-                    out.iter().any(|o| o == p)
-                });
-            if !redundant {
-                out.push(term.to_string());
+/// The `n` most characteristic terms of `tree`, best first.
+///
+/// Score: total (title-weighted, see [`TITLE_WEIGHT`]) tf over the document × `ln(1 + N / df)`
+/// over its `N` nodes — a smoothed tf·idf that still favours terms spread over the whole
+/// document (its subject) over one-node terms of equal frequency only mildly. Excluded: terms
+/// without a letter (numbers, versions, dates), terms shorter than 3 chars (2 for CJK bigrams),
+/// terms starting with `-` (flags; the option list is not the topic), terms whose split parts
+/// are also listed (`fs.stats` when `stat` is), and [web noise](NOISE). Ties by term, ascending.
+pub fn top_terms(tree: &Tree, n: usize) -> Vec<String> {
+    // term → (total weighted tf, nodes containing it, last node seen)
+    let mut counts: HashMap<String, (u64, u32, usize)> = HashMap::new();
+    let mut tokenizer = Tokenizer::default();
+    let mut add = |term: &str, weight: u64, node: usize| match counts.get_mut(term) {
+        Some(entry) => {
+            entry.0 += weight;
+            if entry.2 != node {
+                entry.1 += 1;
+                entry.2 = node;
             }
         }
-        out
+        None => {
+            counts.insert(term.to_string(), (weight, 1, node));
+        }
+    };
+    for (i, node) in tree.nodes.iter().enumerate() {
+        tokenizer.for_each(&node.title, |t| add(t, TITLE_WEIGHT as u64, i));
+        tokenizer.for_each(&node.content, |t| add(t, 1, i));
     }
+    let units = tree.len() as f64;
+    let mut scored: Vec<(f64, &str)> = counts
+        .iter()
+        .filter(|(term, _)| is_topic_word(term))
+        .map(|(term, &(tf, df, _))| {
+            (
+                tf as f64 * (1.0 + units / f64::from(df)).ln(),
+                term.as_str(),
+            )
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let mut out: Vec<String> = Vec::new();
+    for (_, term) in scored {
+        if out.len() >= n {
+            break;
+        }
+        let mut scratch = String::new();
+        let redundant = term.contains(['.', '_', '-'])
+            && term.split(['.', '_', '-']).any(|p| {
+                let p = stem(p, &mut scratch);
+                out.iter().any(|o| o == p)
+            });
+        if !redundant {
+            out.push(term.to_string());
+        }
+    }
+    out
 }
 
 fn is_topic_word(term: &str) -> bool {

@@ -27,7 +27,7 @@ pub use session::{Role, Session, DEFAULT_BUDGET};
 use crate::tree::NodeId;
 use crate::workspace::WorkspaceError;
 
-/// A fatal failure: the workspace could not give a document it lists. Fixable mistakes are never
+/// A fatal failure: the workspace could not give a document it lists, or its search index. Fixable mistakes are never
 /// `NavError`s; they are [`CommandOutput`]s with [`Status::Error`].
 #[derive(Debug, thiserror::Error)]
 pub enum NavError {
@@ -39,6 +39,9 @@ pub enum NavError {
         /// What the workspace reported.
         source: WorkspaceError,
     },
+    /// The section index could not be searched (missing, damaged, unreadable).
+    #[error(transparent)]
+    Search(WorkspaceError),
 }
 
 /// Whether a command did what it was asked.

@@ -31,12 +31,15 @@ pub enum Cursor {
 
 /// The printed path of a node: `/doc_id` followed by its structure numbers (`/guide/2/1`).
 pub fn display_path(doc_id: &str, tree: &Tree, node: NodeId) -> String {
+    structure_path(doc_id, tree.get(node).map_or("", |n| n.structure.as_str()))
+}
+
+/// The printed path of the node with dotted `structure` (`"2.1"`) in `doc_id`: `/guide/2/1`.
+pub fn structure_path(doc_id: &str, structure: &str) -> String {
     let mut out = format!("/{doc_id}");
-    if let Some(n) = tree.get(node) {
-        for part in n.structure.split('.').filter(|p| !p.is_empty()) {
-            out.push('/');
-            out.push_str(part);
-        }
+    for part in structure.split('.').filter(|p| !p.is_empty()) {
+        out.push('/');
+        out.push_str(part);
     }
     out
 }

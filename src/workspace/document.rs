@@ -1,5 +1,5 @@
-//! A document as docnav keeps it: card, tree and keyword index, and the glue that makes one from
-//! a file (parse → build → index → card).
+//! A document as docnav keeps it: card and tree, and the glue that makes one from a file
+//! (parse → build → card). Its search entries live in the workspace's section index.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::WorkspaceError;
-use crate::index::{DocCard, KeywordIndex};
+use crate::index::{DocCard, SectionIndex};
 use crate::parse::{parse_bytes, ParseError};
 use crate::tree::{build_tree, BuildOptions, Tree};
 
@@ -20,8 +20,6 @@ pub struct Document {
     pub card: DocCard,
     /// The heading tree.
     pub tree: Tree,
-    /// BM25 keyword index over the tree's nodes.
-    pub index: KeywordIndex,
 }
 
 /// A freshly built document and the non-fatal warnings met on the way (one line each).
@@ -99,7 +97,6 @@ impl Document {
             options.fallback_title = stem.to_string();
         }
         let tree = build_tree(parsed, &options);
-        let index = KeywordIndex::build(&tree);
         let source = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let card = DocCard::new(
             doc_id,
@@ -107,10 +104,9 @@ impl Document {
             bytes.len() as u64,
             fingerprint,
             &tree,
-            &index,
         );
         Ok(BuiltDocument {
-            document: Document { card, tree, index },
+            document: Document { card, tree },
             warnings,
         })
     }
@@ -129,27 +125,54 @@ pub trait Library: Send + Sync {
 
     /// The card with this id.
     fn card(&self, doc_id: &str) -> Option<&DocCard> {
-        self.cards().iter().find(|c| c.doc_id == doc_id)
+        self.cards()
+            .binary_search_by(|c| c.doc_id.as_str().cmp(doc_id))
+            .ok()
+            .and_then(|i| self.cards().get(i))
     }
+
+    /// The section index every search goes through (opened on first use for a workspace).
+    ///
+    /// Errors: [`WorkspaceError::Search`] when the index is missing or damaged (the message
+    /// names the workspace and the command that repairs it).
+    fn sections(&self) -> Result<&SectionIndex, WorkspaceError>;
 }
 
-/// A library held in memory (tests, benchmarks, one-off runs over files without a workspace).
-#[derive(Debug, Default)]
+/// A library held in memory, with its section index in RAM (tests, benchmarks, one-off runs
+/// over files without a workspace).
+#[derive(Debug)]
 pub struct InMemoryLibrary {
     cards: Vec<DocCard>,
     docs: HashMap<String, Arc<Document>>,
+    /// The index, or why tantivy could not build it in memory (reported by
+    /// [`Library::sections`]).
+    sections: Result<SectionIndex, String>,
+}
+
+impl Default for InMemoryLibrary {
+    /// A library of no documents.
+    fn default() -> InMemoryLibrary {
+        InMemoryLibrary::new(Vec::new())
+    }
 }
 
 impl InMemoryLibrary {
-    /// A library of these documents; cards sorted by `doc_id`.
+    /// A library of these documents; cards sorted by `doc_id`; every document indexed in an
+    /// in-memory section index (should tantivy fail to build it, every search of the library
+    /// reports why).
     pub fn new(documents: Vec<Document>) -> InMemoryLibrary {
+        let sections = index_in_memory(&documents).map_err(|e| e.to_string());
         let mut cards: Vec<DocCard> = documents.iter().map(|d| d.card.clone()).collect();
         cards.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
         let docs = documents
             .into_iter()
             .map(|d| (d.card.doc_id.clone(), Arc::new(d)))
             .collect();
-        InMemoryLibrary { cards, docs }
+        InMemoryLibrary {
+            cards,
+            docs,
+            sections,
+        }
     }
 
     /// Parse and build each file; ids are slugs of the file stems made unique (`guide`,
@@ -186,4 +209,27 @@ impl Library for InMemoryLibrary {
             .cloned()
             .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))
     }
+
+    fn sections(&self) -> Result<&SectionIndex, WorkspaceError> {
+        self.sections
+            .as_ref()
+            .map_err(|reason| WorkspaceError::Search {
+                dir: "in memory".into(),
+                reason: reason.clone(),
+            })
+    }
+}
+
+/// An in-memory section index of `documents` (each card's fingerprint as its build identity).
+fn index_in_memory(
+    documents: &[Document],
+) -> Result<SectionIndex, crate::index::SectionIndexError> {
+    let sections = SectionIndex::create_in_ram()?;
+    let writer = sections.writer(1)?;
+    for d in documents {
+        writer.replace(sections.entries(&d.card, &d.tree, &d.card.fingerprint))?;
+    }
+    writer.commit(1)?;
+    sections.reload()?;
+    Ok(sections)
 }

@@ -9,11 +9,14 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use globset::Glob;
 
+use super::sync::{search_error, WriterLock};
 use super::{
     atomic::{sync_dir, write_atomic, write_atomic_unsynced_dir},
-    build_key, encode_tree_file, fingerprint, slugify, unique_slug, Catalog, CatalogEntry,
-    Document, Workspace, WorkspaceError, FORMAT_VERSION,
+    build_key, decode_tree_file, encode_tree_file, fingerprint, slugify, tree_file_name,
+    unique_slug, Catalog, CatalogEntry, Document, Workspace, WorkspaceError, FORMAT_VERSION,
 };
+use crate::index::sections::DocumentEntries;
+use crate::index::{SectionIndex, SectionWriter};
 use crate::parse::format_for_path;
 use crate::tree::BuildOptions;
 
@@ -56,6 +59,9 @@ pub struct IndexReport {
     pub errors: Vec<String>,
     /// One line per warning, naming the input.
     pub warnings: Vec<String>,
+    /// One line per thing the run did beyond the inputs (an older workspace rebuilt, a missing
+    /// or damaged search index rebuilt).
+    pub notices: Vec<String>,
     /// Bytes of source read and built.
     pub bytes_built: u64,
     /// Wall time of the run.
@@ -228,20 +234,85 @@ struct PendingWrite {
     source: PathBuf,
     target: PathBuf,
     encoded: Vec<u8>,
+    entries: DocumentEntries,
 }
 
 impl PendingWrite {
-    /// Write the tree file (temp + fsync + rename; the directory is synced once later).
-    fn commit(self) -> Outcome {
-        match write_atomic_unsynced_dir(&self.target, &self.encoded) {
-            Ok(()) => Outcome::Built(self.entry, self.warnings, self.source_bytes),
-            Err(e) => Outcome::Failed(format!(
+    /// Write the tree file (temp + fsync + rename; the directory is synced once later), then
+    /// replace the document's entries in the section index (visible at its commit).
+    fn commit(self, writer: &SectionWriter) -> Outcome {
+        if let Err(e) = write_atomic_unsynced_dir(&self.target, &self.encoded) {
+            return Outcome::Failed(format!(
                 "cannot write `{}` for `{}`: {e}",
                 self.target.display(),
                 self.source.display()
-            )),
+            ));
+        }
+        match writer.replace(self.entries) {
+            Ok(()) => Outcome::Built(self.entry, self.warnings, self.source_bytes),
+            Err(e) => Outcome::Failed(format!("cannot index `{}`: {e}", self.source.display())),
         }
     }
+}
+
+/// The catalog an index run starts from, read under the lock. A catalog of an older format is
+/// read for its rows only (ids, sources), all of which must be rebuilt.
+fn starting_catalog(dir: &Path) -> Result<(Catalog, Option<u32>), WorkspaceError> {
+    match super::read_catalog(dir) {
+        Ok(catalog) => Ok((catalog, None)),
+        Err(WorkspaceError::Missing(_)) => Ok((Catalog::empty(), None)),
+        Err(WorkspaceError::Outdated { found, .. }) => {
+            #[derive(serde::Deserialize)]
+            struct Rows {
+                documents: Vec<CatalogEntry>,
+            }
+            let path = dir.join("catalog.json");
+            let rows: Rows = std::fs::read(&path)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok())
+                .unwrap_or(Rows {
+                    documents: Vec::new(),
+                });
+            let mut catalog = Catalog::empty();
+            catalog.documents = rows
+                .documents
+                .into_iter()
+                .map(|mut e| {
+                    e.build_key.clear();
+                    e
+                })
+                .collect();
+            Ok((catalog, Some(found)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The section index an index run writes to: the workspace's, or a new one when it is missing,
+/// damaged or belongs to an older format (with a notice saying so).
+fn starting_index(
+    dir: &Path,
+    outdated: bool,
+    notices: &mut Vec<String>,
+) -> Result<SectionIndex, WorkspaceError> {
+    let index_dir = dir.join("index");
+    if !outdated {
+        match SectionIndex::open(&index_dir) {
+            Ok(index) => return Ok(index),
+            Err(e) if index_dir.join("meta.json").exists() => notices.push(format!(
+                "the search index of `{}` is damaged ({e}); rebuilding it from the tree files",
+                dir.display()
+            )),
+            Err(_) => {}
+        }
+    }
+    if index_dir.exists() {
+        std::fs::remove_dir_all(&index_dir).map_err(|source| WorkspaceError::Io {
+            path: index_dir.clone(),
+            source,
+        })?;
+    }
+    SectionIndex::create(&index_dir).map_err(|e| search_error(dir, e))
 }
 
 impl Workspace {
@@ -264,27 +335,49 @@ impl Workspace {
         };
         let docs_dir = dir.join("docs");
         std::fs::create_dir_all(&docs_dir).map_err(io(&docs_dir))?;
-        let lock_path = dir.join("lock");
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io(&lock_path))?;
-        if lock.try_lock().is_err() {
-            eprintln!(
-                "waiting for another `docnav index` to finish with `{}`",
-                dir.display()
-            );
-            lock.lock().map_err(io(&lock_path))?;
+        let _lock = WriterLock::acquire(dir)?;
+        // Read under the lock: another writer may have committed since we were started.
+        let (mut catalog, outdated) = starting_catalog(dir)?;
+        let mut notices = Vec::new();
+        if let Some(found) = outdated {
+            notices.push(format!(
+                "`{}` was made by an older docnav (format {found}, without a search index); \
+                 rebuilding its {} document(s)",
+                dir.display(),
+                catalog.documents.len()
+            ));
         }
-        // Re-read under the lock: another writer may have committed since we were started.
-        let current = Workspace::open_or_empty(dir)?;
-        let mut catalog = current.catalog;
+        let index = starting_index(dir, outdated.is_some(), &mut notices)?;
+        let indexed = index.documents().map_err(|e| search_error(dir, e))?;
+        let writer = index
+            .writer(options.jobs.clamp(1, 2))
+            .map_err(|e| search_error(dir, e))?;
 
-        let (inputs, mut errors) = collect_inputs(args);
+        // No paths: refresh every document of the catalog (an older workspace: the same).
+        let mut args = args.to_vec();
+        let refresh = args.is_empty() || outdated.is_some();
+        if refresh {
+            let (present, gone): (Vec<&CatalogEntry>, Vec<&CatalogEntry>) = catalog
+                .documents
+                .iter()
+                .partition(|e| Path::new(&e.card.source).is_file());
+            args.extend(present.iter().map(|e| e.card.source.clone()));
+            if outdated.is_some() {
+                // Their tree files are of the old format: nothing of them can be kept.
+                for e in &gone {
+                    notices.push(format!(
+                        "`{}` ({}) is gone; dropped from the workspace",
+                        e.card.source, e.card.doc_id
+                    ));
+                }
+                let gone: HashSet<String> = gone.iter().map(|e| e.card.doc_id.clone()).collect();
+                catalog.documents.retain(|e| !gone.contains(&e.card.doc_id));
+            }
+        }
+        let (inputs, mut errors) = collect_inputs(&args);
         let mut report = IndexReport {
             failed: errors.len(),
+            notices,
             ..IndexReport::default()
         };
         progress.start(inputs.len());
@@ -339,7 +432,7 @@ impl Workspace {
                     let Some((i, pending)) = next_write else {
                         break;
                     };
-                    let outcome = pending.commit();
+                    let outcome = pending.commit(&writer);
                     if let Ok(mut all) = outcomes.lock() {
                         all.push((i, outcome));
                     }
@@ -352,12 +445,14 @@ impl Workspace {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { break };
-                        let outcome = run_job(job, &docs_dir, options);
+                        let outcome = run_job(job, &docs_dir, options, &index);
                         progress.file_done(&job.input.path);
                         let outcome = match outcome {
                             Outcome::Write(pending) => match to_writers.send((i, *pending)) {
                                 Ok(()) => continue,
-                                Err(std::sync::mpsc::SendError((_, pending))) => pending.commit(),
+                                Err(std::sync::mpsc::SendError((_, pending))) => {
+                                    pending.commit(&writer)
+                                }
                             },
                             other => other,
                         };
@@ -377,10 +472,11 @@ impl Workspace {
             .drain(..)
             .map(|e| (e.card.doc_id.clone(), e))
             .collect();
+        let mut built: HashSet<String> = HashSet::new();
         for (_, outcome) in outcomes {
             // Every write went through the writer threads; commit any left over here.
             let outcome = match outcome {
-                Outcome::Write(pending) => pending.commit(),
+                Outcome::Write(pending) => pending.commit(&writer),
                 done => done,
             };
             match outcome {
@@ -388,6 +484,7 @@ impl Workspace {
                     report.indexed += 1;
                     report.bytes_built += bytes;
                     report.warnings.extend(warnings);
+                    built.insert(entry.card.doc_id.clone());
                     entries.insert(entry.card.doc_id.clone(), entry);
                 }
                 Outcome::Unchanged(entry) => {
@@ -408,13 +505,50 @@ impl Workspace {
         }
         let mut documents: Vec<CatalogEntry> = entries.into_values().collect();
         documents.sort_by(|a, b| a.card.doc_id.cmp(&b.card.doc_id));
+        // The index must hold exactly these documents: drop the others' entries, and index
+        // documents kept as they were whose entries are missing or from another build (a
+        // rebuilt index, an interrupted run).
+        let kept: HashSet<&str> = documents.iter().map(|e| e.card.doc_id.as_str()).collect();
+        for doc_id in indexed.keys() {
+            if !kept.contains(doc_id.as_str()) {
+                writer.delete(doc_id);
+            }
+        }
+        let mut restored = 0usize;
+        for entry in &documents {
+            if built.contains(&entry.card.doc_id)
+                || indexed.get(&entry.card.doc_id) == Some(&entry.tree_file)
+            {
+                continue;
+            }
+            let path = docs_dir.join(&entry.tree_file);
+            let tree = std::fs::read(&path)
+                .map_err(io(&path))
+                .and_then(|bytes| decode_tree_file(&path, &bytes))?
+                .tree;
+            writer
+                .replace(index.entries(&entry.card, &tree, &entry.tree_file))
+                .map_err(|e| search_error(dir, e))?;
+            restored += 1;
+        }
+        if restored > 0 && !refresh {
+            tracing::debug!("{restored} unchanged document(s) re-entered in the search index");
+        }
+        // The new tree files' names must be durable before the index and catalog name them.
+        sync_dir(&docs_dir).map_err(io(&docs_dir))?;
+        let generation = catalog
+            .index_generation
+            .max(index.generation().ok().flatten().unwrap_or(0))
+            + 1;
+        writer
+            .commit(generation)
+            .map_err(|e| search_error(dir, e))?;
         let catalog = Catalog {
             format_version: FORMAT_VERSION,
             docnav_version: env!("CARGO_PKG_VERSION").to_string(),
+            index_generation: generation,
             documents,
         };
-        // The new tree files' names must be durable before the catalog that names them.
-        sync_dir(&docs_dir).map_err(io(&docs_dir))?;
         let catalog_path = dir.join("catalog.json");
         let bytes = serde_json::to_vec(&catalog).map_err(|e| WorkspaceError::Corrupt {
             path: catalog_path.clone(),
@@ -447,7 +581,7 @@ fn remove_unreferenced(docs_dir: &Path, catalog: &Catalog) {
     }
 }
 
-fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
+fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions, index: &SectionIndex) -> Outcome {
     let path = &job.input.path;
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -498,13 +632,14 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
             ))
         }
     };
-    let tree_file = format!("{}-{}.bin", job.doc_id, &fp[..12]);
+    let tree_file = tree_file_name(&job.doc_id, &fp, &key);
     // Tree files are about 1–2× their source (text + postings): reserve once, no regrowth.
     let encoded = match encode_tree_file(&built.document, bytes.len().saturating_mul(2)) {
         Ok(encoded) => encoded,
         Err(e) => return Outcome::Failed(format!("cannot serialize `{}`: {e}", path.display())),
     };
     let target = docs_dir.join(&tree_file);
+    let entries = index.entries(&built.document.card, &built.document.tree, &tree_file);
     let entry = CatalogEntry {
         card: built.document.card.clone(),
         tree_file,
@@ -519,5 +654,6 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions) -> Outcome {
         source: path.clone(),
         target,
         encoded,
+        entries,
     }))
 }

@@ -1,14 +1,19 @@
-//! The workspace (DESIGN.md §3): a directory holding `catalog.json` (all DocCards) and one tree
-//! file per document under `docs/`.
+//! The workspace (DESIGN.md §3): a directory holding `catalog.json` (all DocCards), one tree
+//! file per document under `docs/` (loaded only when a command touches that document) and the
+//! section index under `index/` (tantivy; every search goes through it).
 //!
 //! Tree files are binary: [`TREE_FILE_MAGIC`], the format version, then the [`Document`] in
 //! postcard ([`encode_tree_file`]). `catalog.json` stays JSON (small, read by people and scripts).
 //!
-//! Crash safety: tree files are named by doc id *and* fingerprint (`docs/guide-1a2b3c4d5e6f.bin`),
-//! so a re-index writes new files next to the old ones, then replaces the catalog atomically, and
-//! only then deletes files the new catalog no longer names. A crash at any point leaves a catalog
-//! whose every file exists: the previous state or the new one, never a mix. Writers hold an
-//! exclusive lock on `lock`; readers need no lock.
+//! Crash safety: tree files are named by doc id *and* a hash of the source fingerprint and the
+//! build key (`docs/guide-1a2b3c4d5e6f.bin`), so a re-index writes new files next to the old
+//! ones, commits the section index (its commit records a generation number), then replaces the
+//! catalog atomically (it records the same generation), and only then deletes files the new
+//! catalog no longer names. A crash before the index commit leaves the previous state; a crash
+//! between the two commits leaves an index one generation ahead of its catalog, which the next
+//! open detects and repairs (under the writer lock, from the catalog's tree files, with a
+//! warning) before anything is served — results never come from an index that disagrees with
+//! the catalog. Writers hold an exclusive lock on `lock`; readers need none unless they repair.
 //!
 //! A reader that opened the workspace before a re-index still holds the old catalog, whose tree
 //! file for a rebuilt document may be gone when it first loads that document: it then re-reads
@@ -18,6 +23,7 @@
 pub mod atomic;
 pub mod document;
 pub mod indexer;
+mod sync;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,13 +35,15 @@ pub use atomic::write_atomic;
 pub use document::{fingerprint, slugify, BuiltDocument, Document, InMemoryLibrary, Library};
 pub use indexer::{IndexOptions, IndexReport};
 
-use crate::index::DocCard;
+use crate::index::{DocCard, SectionIndex};
 
 /// Version of `catalog.json` and tree files this build reads and writes. Version 2: tree files
 /// are binary (postcard) instead of JSON — loading a 7 MB tree (R-fullrefman.pdf) was most of a
-/// cold `ask`'s own time. A change in what the parsers and the build stage produce, with the
-/// same layout, bumps [`TREE_BUILDER_VERSION`] instead.
-pub const FORMAT_VERSION: u32 = 2;
+/// cold `ask`'s own time. Version 3: the per-document keyword index left the tree files for the
+/// workspace-wide section index (`index/`), and the catalog records the index generation it
+/// matches. A change in what the parsers and the build stage produce, with the same layout,
+/// bumps [`TREE_BUILDER_VERSION`] instead.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Version of the trees the parsers and build stage make from a source. Bump it whenever the same
 /// source bytes give a different tree (headings, text cuts, summaries, references), so `docnav
@@ -63,6 +71,26 @@ pub const DEFAULT_DIR: &str = ".docnav";
 /// Workspace failures. Fatal for the command that met them.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
+    /// The workspace was written by an older docnav whose layout this one does not read (before
+    /// format 3: no section index).
+    #[error(
+        "workspace `{dir}` was made by an older docnav (format {found}, without a search index) \
+         (hint: run `docnav index` to rebuild it)"
+    )]
+    Outdated {
+        /// The workspace directory.
+        dir: PathBuf,
+        /// Its catalog's format version.
+        found: u32,
+    },
+    /// The section index is missing or damaged, or could not be repaired.
+    #[error("the search index of workspace `{dir}` is unusable: {reason} (hint: run `docnav index` to rebuild it)")]
+    Search {
+        /// The workspace directory (or `in memory`).
+        dir: PathBuf,
+        /// What went wrong, one line.
+        reason: String,
+    },
     /// No document with this id.
     #[error("document not found: {0} (hint: `docnav docs` lists the ids)")]
     NotFound(String),
@@ -118,6 +146,14 @@ pub struct CatalogEntry {
     pub build_key: String,
 }
 
+/// Name of the tree file of a build: the doc id and 12 hex digits of sha256 over the source
+/// fingerprint and the [`build_key`], so every build of a document has its own file (a rebuild
+/// never overwrites a file an older catalog names). The index stores it as the build's identity.
+pub fn tree_file_name(doc_id: &str, fingerprint: &str, build_key: &str) -> String {
+    let hash = document::fingerprint(format!("{fingerprint}\n{build_key}").as_bytes());
+    format!("{doc_id}-{}.bin", &hash[..12])
+}
+
 /// `catalog.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Catalog {
@@ -125,6 +161,9 @@ pub struct Catalog {
     pub format_version: u32,
     /// docnav version of the writer.
     pub docnav_version: String,
+    /// The section index commit this catalog matches (see the module docs).
+    #[serde(default)]
+    pub index_generation: u64,
     /// Rows sorted by `doc_id`.
     pub documents: Vec<CatalogEntry>,
 }
@@ -134,6 +173,7 @@ impl Catalog {
         Catalog {
             format_version: FORMAT_VERSION,
             docnav_version: env!("CARGO_PKG_VERSION").to_string(),
+            index_generation: 0,
             documents: Vec::new(),
         }
     }
@@ -177,13 +217,16 @@ pub fn decode_tree_file(path: &Path, bytes: &[u8]) -> Result<Document, Workspace
     postcard::from_bytes(body).map_err(|e| corrupt(e.to_string()))
 }
 
-/// An opened workspace: the catalog in memory, tree files loaded on first use and cached.
+/// An opened workspace: the catalog in memory, the section index open on the commit the
+/// catalog matches, tree files loaded on first use and cached.
 #[derive(Debug)]
 pub struct Workspace {
     dir: PathBuf,
     catalog: Catalog,
     cards: Vec<DocCard>,
     cache: Mutex<HashMap<String, Arc<Document>>>,
+    /// The open index, or why it could not be opened (reported by [`Library::sections`]).
+    sections: Result<SectionIndex, String>,
 }
 
 /// Read a versioned JSON file, checking `format_version` before the body.
@@ -211,34 +254,77 @@ fn read_versioned<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, Worksp
     serde_json::from_slice(&bytes).map_err(corrupt)
 }
 
-impl Workspace {
-    /// Open the workspace in `dir`. Errors: [`WorkspaceError::Missing`] when `dir` has no
-    /// `catalog.json`; `Corrupt`/`Version`/`Io` for a bad catalog.
-    pub fn open(dir: &Path) -> Result<Workspace, WorkspaceError> {
-        let path = dir.join("catalog.json");
-        if !path.exists() {
-            return Err(WorkspaceError::Missing(dir.to_path_buf()));
+/// Read `catalog.json` in `dir`. Errors: [`WorkspaceError::Missing`] without one;
+/// [`WorkspaceError::Outdated`] for a catalog of an older format; `Corrupt`/`Version`/`Io` for
+/// a bad one.
+fn read_catalog(dir: &Path) -> Result<Catalog, WorkspaceError> {
+    let path = dir.join("catalog.json");
+    if !path.exists() {
+        return Err(WorkspaceError::Missing(dir.to_path_buf()));
+    }
+    match read_versioned(&path) {
+        Err(WorkspaceError::Version { found, .. }) if found < FORMAT_VERSION => {
+            Err(WorkspaceError::Outdated {
+                dir: dir.to_path_buf(),
+                found,
+            })
         }
-        Ok(Workspace::from_catalog(dir, read_versioned(&path)?))
+        other => other,
+    }
+}
+
+impl Workspace {
+    /// Open the workspace in `dir`: its catalog, and its section index at the commit the
+    /// catalog matches. An index one commit ahead of or behind the catalog (an interrupted
+    /// `docnav index`) is repaired first, under the writer lock, with a warning on stderr; a
+    /// missing or damaged index does not stop the catalog from being read (listing works) but
+    /// every search then fails with [`WorkspaceError::Search`].
+    ///
+    /// Errors: [`WorkspaceError::Missing`] when `dir` has no `catalog.json`;
+    /// [`WorkspaceError::Outdated`] for a workspace of an older docnav; `Corrupt`/`Version`/`Io`
+    /// for a bad catalog; [`WorkspaceError::Search`] when a needed repair fails.
+    pub fn open(dir: &Path) -> Result<Workspace, WorkspaceError> {
+        let catalog = read_catalog(dir)?;
+        let (catalog, sections) = sync::open_consistent(dir, catalog)?;
+        Ok(Workspace::from_parts(dir, catalog, sections))
     }
 
     /// Open the workspace in `dir`, or an empty one when it has no catalog yet (nothing is
     /// written until [`Workspace::index`] commits).
     pub fn open_or_empty(dir: &Path) -> Result<Workspace, WorkspaceError> {
         match Workspace::open(dir) {
-            Err(WorkspaceError::Missing(_)) => Ok(Workspace::from_catalog(dir, Catalog::empty())),
+            Err(WorkspaceError::Missing(_)) => Ok(Workspace::from_parts(
+                dir,
+                Catalog::empty(),
+                Err("no index yet".into()),
+            )),
             other => other,
         }
     }
 
-    fn from_catalog(dir: &Path, catalog: Catalog) -> Workspace {
+    fn from_parts(
+        dir: &Path,
+        catalog: Catalog,
+        sections: Result<SectionIndex, String>,
+    ) -> Workspace {
         let cards = catalog.documents.iter().map(|e| e.card.clone()).collect();
         Workspace {
             dir: dir.to_path_buf(),
             catalog,
             cards,
             cache: Mutex::new(HashMap::new()),
+            sections,
         }
+    }
+
+    /// The catalog's index generation (see the module docs).
+    pub fn index_generation(&self) -> u64 {
+        self.catalog.index_generation
+    }
+
+    /// Where the section index lives.
+    pub fn index_dir(&self) -> PathBuf {
+        self.dir.join("index")
     }
 
     /// The workspace directory.
@@ -315,8 +401,9 @@ impl Library for Workspace {
         let entry = self
             .catalog
             .documents
-            .iter()
-            .find(|e| e.card.doc_id == doc_id)
+            .binary_search_by(|e| e.card.doc_id.as_str().cmp(doc_id))
+            .ok()
+            .and_then(|i| self.catalog.documents.get(i))
             .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))?;
         let doc = match self.load(entry) {
             Err(WorkspaceError::Io { path, source })
@@ -332,6 +419,15 @@ impl Library for Workspace {
             cache.insert(doc_id.to_string(), doc.clone());
         }
         Ok(doc)
+    }
+
+    fn sections(&self) -> Result<&SectionIndex, WorkspaceError> {
+        self.sections
+            .as_ref()
+            .map_err(|reason| WorkspaceError::Search {
+                dir: self.dir.clone(),
+                reason: reason.clone(),
+            })
     }
 }
 

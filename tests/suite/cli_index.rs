@@ -173,7 +173,9 @@ fn injected_write_failure_keeps_the_previous_state() {
     let changed = "1 Rewritten\n\nEverything changed.\n";
     std::fs::write(&src, changed).unwrap();
     let fp = docnav::workspace::fingerprint(changed.as_bytes());
-    std::fs::create_dir(ws.join("docs").join(format!("notes-{}.bin", &fp[..12]))).unwrap();
+    let key = docnav::workspace::build_key(&docnav::tree::BuildOptions::default());
+    let name = docnav::workspace::tree_file_name("notes", &fp, &key);
+    std::fs::create_dir(ws.join("docs").join(name)).unwrap();
     let r = run(&ws, &["index", src.to_str().unwrap()]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("cannot write"), "{}", r.stderr);

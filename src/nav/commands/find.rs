@@ -1,13 +1,14 @@
-//! `find [-n N] <keywords…>`: BM25 keyword search ([`KeywordIndex`](crate::index::KeywordIndex))
-//! over the current document, or over all documents at `/`.
+//! `find [-n N] <keywords…>`: BM25 search in the workspace's section index
+//! ([`SectionIndex`](crate::index::SectionIndex)) over the current document (with that
+//! document's own statistics), or over all documents at `/`. Each hit shows the passage around
+//! its matched terms (tantivy's `SnippetGenerator`), read from the index: no tree is loaded.
 
 use super::{options, try_out, usage_error, Command, Example};
-use crate::index::keyword::search_many;
+use crate::index::Scope;
 use crate::nav::args::OptSpec;
-use crate::nav::path::{display_path, load, Place};
+use crate::nav::path::{structure_path, Place};
 use crate::nav::render::one_line;
 use crate::nav::{CommandOutput, NavError, Session};
-use crate::tree::Node;
 
 /// `find`.
 pub struct Find;
@@ -53,76 +54,46 @@ impl Command for Find {
         }
         let query = parsed.positional.join(" ");
         let here = session.here()?;
-        let docs = match &here {
-            Place::Root => {
-                let mut docs = Vec::new();
-                for card in session.library().cards() {
-                    docs.push((
-                        card.doc_id.clone(),
-                        load(session.library().as_ref(), &card.doc_id)?,
-                    ));
-                }
-                docs
-            }
-            Place::Node { doc_id, doc, .. } => vec![(doc_id.clone(), doc.clone())],
+        let library = session.library().clone();
+        let sections = library.sections().map_err(NavError::Search)?;
+        let search = |e: crate::index::SectionIndexError| {
+            NavError::Search(crate::workspace::WorkspaceError::Search {
+                dir: sections.place().into(),
+                reason: e.to_string(),
+            })
         };
-        let indexes: Vec<(&str, &crate::index::KeywordIndex)> = docs
-            .iter()
-            .map(|(id, doc)| (id.as_str(), &doc.index))
-            .collect();
-        let mut hits = Vec::new();
-        for (doc_id, hit) in search_many(&indexes, &query, limit) {
-            let Some((_, doc)) = docs.iter().find(|(id, _)| id == doc_id) else {
-                continue;
-            };
-            if let Some(node) = doc.tree.get(hit.node) {
-                hits.push((
-                    hit.score,
-                    display_path(doc_id, &doc.tree, hit.node),
-                    node,
-                    hit,
-                ));
+        let only;
+        let scope = match &here {
+            Place::Root => Scope::All,
+            Place::Node { doc_id, .. } => {
+                only = [doc_id.clone()];
+                Scope::Documents(&only)
             }
-        }
-        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        hits.truncate(limit);
+        };
+        let prepared = sections.prepare(&query, scope).map_err(search)?;
+        let hits = prepared.top(limit).map_err(search)?;
         if hits.is_empty() {
             return Ok(CommandOutput::ok(format!(
                 "find: no section of {} matches '{query}' (try other words, or grep)",
                 here.path()
             )));
         }
-        let lines: Vec<String> = hits
-            .iter()
-            .map(|(score, path, node, hit)| {
-                let title = one_line(&node.title, 80);
-                match snippet(node, &hit.matched_terms) {
-                    text if text.is_empty() => format!("{path}  {score:.2}  {title}"),
-                    text => format!("{path}  {score:.2}  {title}: {text}"),
-                }
-            })
-            .collect();
+        let mut lines = Vec::with_capacity(hits.len());
+        for hit in &hits {
+            let record = prepared.record(hit).map_err(search)?;
+            let path = structure_path(&hit.doc_id, &record.structure);
+            let title = one_line(&record.title, 80);
+            let snippet = if record.content.trim().is_empty() {
+                String::new()
+            } else {
+                prepared.snippet(&record.content, SNIPPET_CHARS)
+            };
+            lines.push(if snippet.is_empty() {
+                format!("{path}  {:.2}  {title}", hit.score)
+            } else {
+                format!("{path}  {:.2}  {title}: {snippet}", hit.score)
+            });
+        }
         Ok(CommandOutput::ok(lines.join("\n")))
     }
-}
-
-/// One line of the node's text around the first word containing a matched term (terms are
-/// compared lowercase); the start of the text when no word contains one.
-fn snippet(node: &Node, terms: &[String]) -> String {
-    let words: Vec<&str> = node.content.split_whitespace().collect();
-    let first = words
-        .iter()
-        .position(|w| {
-            let w = w.to_lowercase();
-            terms
-                .iter()
-                .any(|t| !t.is_empty() && w.contains(t.as_str()))
-        })
-        .unwrap_or(0);
-    let start = first.saturating_sub(6);
-    let mut text = words[start.min(words.len())..].join(" ");
-    if start > 0 {
-        text.insert_str(0, "… ");
-    }
-    one_line(&text, SNIPPET_CHARS)
 }

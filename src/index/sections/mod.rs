@@ -1,0 +1,242 @@
+//! The workspace-wide section index (DESIGN.md §2): one tantivy index with one entry per tree
+//! node that has text of its own (title or content), plus one entry per DocCard.
+//!
+//! It is the one search engine of docnav: `find` (a `doc_id` filter inside one document,
+//! everything at `/`), the lexical navigator (`ask --lexical`, `eval --lexical`) and the
+//! Orchestrator's DocCard pre-rank all query it, and no command needs a tree in memory to
+//! search. Scoring is tantivy's BM25 (Robertson & Zaragoza 2009, eq. 3.15; k1 = 1.2, b = 0.75,
+//! Lucene idf `ln(1 + (N − n + 0.5)/(n + 0.5))`), with statistics chosen per search (see
+//! [`Scope`]) so that a search inside one document scores the same whatever else the workspace
+//! holds.
+//!
+//! Fields (one schema, two kinds of entries):
+//! - sections: `kind` = `section`, `doc_id`, `node`, `rank` (reading order), `text` (the title
+//!   three times, then the node's own content: title terms weigh [`TITLE_WEIGHT`] in tf and in
+//!   length alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5), and a stored
+//!   [`SectionRecord`] (structure number, title, ancestors, lines/pages, content) so a hit is
+//!   shown without loading its tree;
+//! - cards: `kind` = `card`, `doc_id`, `identity` (what built the tree), `card` (title, outline, summary, top
+//!   terms).
+//!
+//! Text fields are tokenized by [`super::analyzer::DocnavTokenizer`] and indexed with term
+//! frequencies but no positions (no phrase queries are ever run).
+
+mod search;
+mod stats;
+mod write;
+
+use std::path::{Path, PathBuf};
+
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED, STRING,
+};
+use tantivy::{Index, IndexReader, ReloadPolicy};
+
+pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};
+pub use write::{DocumentEntries, SectionWriter, WRITER_MEMORY_BYTES};
+
+use super::analyzer::{DocnavTokenizer, TOKENIZER_NAME};
+
+/// Weight of a title term relative to a content term (tf and length both count it this many
+/// times).
+pub const TITLE_WEIGHT: usize = 3;
+
+/// At most this many distinct query terms are scored (the rest are ignored).
+pub const MAX_QUERY_TERMS: usize = 64;
+
+/// `kind` of a section entry.
+const KIND_SECTION: &str = "section";
+/// `kind` of a DocCard entry.
+const KIND_CARD: &str = "card";
+
+/// Failures of the section index. Each names the index directory (or "in memory").
+#[derive(Debug, thiserror::Error)]
+pub enum SectionIndexError {
+    /// tantivy could not open, read or write the index (missing or damaged files, I/O).
+    #[error("search index `{place}`: {source}")]
+    Tantivy {
+        /// The index directory, or `in memory`.
+        place: String,
+        /// What tantivy reported.
+        source: tantivy::TantivyError,
+    },
+    /// The index opened but was made by another schema (an older or newer docnav).
+    #[error("search index `{place}` has another schema (made by another docnav version)")]
+    Schema {
+        /// The index directory.
+        place: String,
+    },
+}
+
+/// The fields of the schema.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fields {
+    kind: Field,
+    doc_id: Field,
+    node: Field,
+    rank: Field,
+    identity: Field,
+    text: Field,
+    card: Field,
+    record: Field,
+}
+
+fn text_options() -> TextOptions {
+    TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(TOKENIZER_NAME)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    )
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let fields = Fields {
+        kind: b.add_text_field("kind", STRING),
+        doc_id: b.add_text_field("doc_id", STRING | FAST),
+        node: b.add_u64_field("node", FAST),
+        rank: b.add_u64_field("rank", FAST),
+        identity: b.add_text_field("identity", STRING | FAST),
+        text: b.add_text_field("text", text_options()),
+        card: b.add_text_field("card", text_options()),
+        record: b.add_text_field("record", STORED),
+    };
+    (b.build(), fields)
+}
+
+/// An open section index: the tantivy index and a reader on its last commit.
+pub struct SectionIndex {
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+    place: String,
+}
+
+impl std::fmt::Debug for SectionIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SectionIndex")
+            .field("place", &self.place)
+            .finish()
+    }
+}
+
+impl SectionIndex {
+    /// A new, empty index held in memory (tests, benchmarks, one-off libraries).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] if tantivy cannot set it up (a bug).
+    pub fn create_in_ram() -> Result<SectionIndex, SectionIndexError> {
+        let (schema, fields) = schema();
+        let index = Index::create_in_ram(schema);
+        SectionIndex::finish(index, fields, "in memory".into())
+    }
+
+    /// Create a new, empty index in `dir` (created if missing; it must hold no index yet).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] for I/O failures or an index already there.
+    pub fn create(dir: &Path) -> Result<SectionIndex, SectionIndexError> {
+        let place = dir.display().to_string();
+        let tantivy = |source| SectionIndexError::Tantivy {
+            place: place.clone(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(|e| tantivy(e.into()))?;
+        let (schema, fields) = schema();
+        let index = Index::create_in_dir(dir, schema).map_err(tantivy)?;
+        SectionIndex::finish(index, fields, place)
+    }
+
+    /// Open the index in `dir` at its last commit.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when `dir` holds no index, or its `meta.json` or a
+    /// segment file is missing or damaged; [`SectionIndexError::Schema`] for an index made with
+    /// another schema.
+    pub fn open(dir: &Path) -> Result<SectionIndex, SectionIndexError> {
+        let place = dir.display().to_string();
+        let index = Index::open_in_dir(dir).map_err(|source| SectionIndexError::Tantivy {
+            place: place.clone(),
+            source,
+        })?;
+        let (expected, fields) = schema();
+        if index.schema() != expected {
+            return Err(SectionIndexError::Schema { place });
+        }
+        SectionIndex::finish(index, fields, place)
+    }
+
+    fn finish(
+        index: Index,
+        fields: Fields,
+        place: String,
+    ) -> Result<SectionIndex, SectionIndexError> {
+        index
+            .tokenizers()
+            .register(TOKENIZER_NAME, DocnavTokenizer::default());
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .num_warming_threads(0)
+            .try_into()
+            .map_err(|source| SectionIndexError::Tantivy {
+                place: place.clone(),
+                source,
+            })?;
+        Ok(SectionIndex {
+            index,
+            reader,
+            fields,
+            place,
+        })
+    }
+
+    /// Where the index lives (its directory, or `in memory`), for messages.
+    pub fn place(&self) -> &str {
+        &self.place
+    }
+
+    fn error(&self, source: tantivy::TantivyError) -> SectionIndexError {
+        SectionIndexError::Tantivy {
+            place: self.place.clone(),
+            source,
+        }
+    }
+
+    /// The generation recorded by the last commit ([`SectionWriter::commit`]), `None` for an
+    /// index never committed by docnav.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when `meta.json` cannot be read.
+    pub fn generation(&self) -> Result<Option<u64>, SectionIndexError> {
+        let metas = self.index.load_metas().map_err(|e| self.error(e))?;
+        Ok(metas.payload.and_then(|p| p.trim().parse().ok()))
+    }
+
+    /// Make the reader see the last commit (after a [`SectionWriter::commit`] in this process).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the new segments cannot be opened.
+    pub fn reload(&self) -> Result<(), SectionIndexError> {
+        self.reader.reload().map_err(|e| self.error(e))
+    }
+
+    /// Bytes of the index files on disk (0 in memory).
+    pub fn disk_bytes(dir: &Path) -> u64 {
+        walk_bytes(dir)
+    }
+}
+
+fn walk_bytes(dir: &Path) -> u64 {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    read.flatten()
+        .map(|e| {
+            let path: PathBuf = e.path();
+            match e.metadata() {
+                Ok(m) if m.is_dir() => walk_bytes(&path),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            }
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests;

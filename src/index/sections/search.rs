@@ -1,0 +1,432 @@
+//! Searching the section index: BM25 over sections in a [`Scope`], their stored records,
+//! tantivy's `Explanation` of each score, and snippets around the matched terms.
+
+use serde::{Deserialize, Serialize};
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
+
+use super::stats::ScopeStats;
+use super::write::stored_record;
+use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, MAX_QUERY_TERMS};
+use crate::index::bm25::{query_terms, Bm25Explanation, TermExplanation};
+use crate::tree::NodeId;
+
+/// Which documents a search covers.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    /// Every document of the index, with the whole index's statistics.
+    All,
+    /// These documents (by `doc_id`; ties are broken in this order), with statistics counted
+    /// over their sections only.
+    Documents(&'a [String]),
+}
+
+/// What the index stores of a section, so a hit is shown without loading its tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectionRecord {
+    /// Dotted structure number (`"2.1"`; the root's is `""`).
+    #[serde(rename = "s")]
+    pub structure: String,
+    /// The node's title.
+    #[serde(rename = "t")]
+    pub title: String,
+    /// Node ids from the root down to the parent (empty for the root).
+    #[serde(rename = "a")]
+    pub ancestors: Vec<u32>,
+    /// Own source lines `[start, end)`, 1-based (Markdown, text).
+    #[serde(rename = "l", default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[u32; 2]>,
+    /// Own pages `[start, end)`, 1-based (PDF).
+    #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<[u32; 2]>,
+    /// The node's own text (not its children's).
+    #[serde(rename = "c")]
+    pub content: String,
+}
+
+impl SectionRecord {
+    pub(super) fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub(super) fn decode(text: &str) -> Option<SectionRecord> {
+        serde_json::from_str(text).ok()
+    }
+}
+
+/// One ranked section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionHit {
+    /// Its document.
+    pub doc_id: String,
+    /// The node in that document's tree.
+    pub node: NodeId,
+    /// Position in the document's reading order (pre-order).
+    pub rank: u32,
+    /// BM25 score (> 0).
+    pub score: f32,
+    /// Where the hit is in the index (for [`PreparedSearch::explain`]).
+    address: DocAddress,
+}
+
+/// A query ready to run: its terms, the scope's statistics and the searcher (a consistent view
+/// of one commit).
+pub struct PreparedSearch {
+    searcher: Searcher,
+    fields: Fields,
+    stats: ScopeStats,
+    /// The search terms (tokenized query plus compounds), at most [`MAX_QUERY_TERMS`].
+    terms: Vec<String>,
+    query: Box<dyn Query>,
+    /// The scope's documents in tie-break order (`None`: all, ties by `doc_id`).
+    order: Option<Vec<String>>,
+    place: String,
+}
+
+impl SectionIndex {
+    /// Prepare a BM25 search for `query` over the sections in `scope`.
+    ///
+    /// Terms: the query tokenized like the text ([`crate::index::tokenize`]), plus the
+    /// **compound** of each pair of adjacent plain words when the scope knows it (`thread pool`
+    /// also looks up `threadpool`, `file name` also `filename`); documents spell such words
+    /// both ways and the tokenizer cannot split `threadpool`, so the query joins instead. Only
+    /// compounds with a document frequency > 0 in the scope are added.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
+    pub fn prepare(&self, query: &str, scope: Scope) -> Result<PreparedSearch, SectionIndexError> {
+        let searcher = self.reader.searcher();
+        let f = self.fields;
+        let stats = match scope {
+            Scope::All => ScopeStats::all_sections(searcher.clone(), f),
+            Scope::Documents(ids) => ScopeStats::documents(searcher.clone(), f, ids),
+        }
+        .map_err(|e| self.error(e))?;
+        let terms = search_terms(query, |t| {
+            stats
+                .scoped_doc_freq(&Term::from_field_text(f.text, t))
+                .unwrap_or(0)
+        });
+        let terms: Vec<String> = terms.into_iter().take(MAX_QUERY_TERMS).collect();
+        let should: Vec<(Occur, Box<dyn Query>)> = terms
+            .iter()
+            .map(|t| {
+                let q: Box<dyn Query> = Box::new(TermQuery::new(
+                    Term::from_field_text(f.text, t),
+                    IndexRecordOption::WithFreqs,
+                ));
+                (Occur::Should, q)
+            })
+            .collect();
+        let text_query: Box<dyn Query> = Box::new(BooleanQuery::new(should));
+        let query: Box<dyn Query> = match scope {
+            Scope::All => text_query,
+            Scope::Documents(ids) => {
+                let docs: Vec<(Occur, Box<dyn Query>)> = ids
+                    .iter()
+                    .map(|id| {
+                        let q: Box<dyn Query> = Box::new(TermQuery::new(
+                            Term::from_field_text(f.doc_id, id),
+                            IndexRecordOption::Basic,
+                        ));
+                        (Occur::Should, q)
+                    })
+                    .collect();
+                let filter: Box<dyn Query> =
+                    Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(docs)), 0.0));
+                Box::new(BooleanQuery::new(vec![
+                    (Occur::Must, text_query),
+                    (Occur::Must, filter),
+                ]))
+            }
+        };
+        Ok(PreparedSearch {
+            searcher,
+            fields: f,
+            stats,
+            terms,
+            query,
+            order: match scope {
+                Scope::All => None,
+                Scope::Documents(ids) => Some(ids.to_vec()),
+            },
+            place: self.place.clone(),
+        })
+    }
+
+    /// The `limit` DocCards best matching `query` (BM25 over id, title, outline, summary and
+    /// top terms, with the statistics of the cards alone): `(doc_id, score)`, best first, ties
+    /// by `doc_id`. Cards matching no term are not returned.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
+    pub fn rank_cards(
+        &self,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<(String, f32)>, SectionIndexError> {
+        let searcher = self.reader.searcher();
+        let f = self.fields;
+        let run = || -> tantivy::Result<Vec<(String, f32)>> {
+            let cards = searcher.doc_freq(&Term::from_field_text(f.kind, KIND_CARD))?;
+            let stats = ScopeStats::whole(searcher.clone(), f.card, cards)?;
+            let should: Vec<(Occur, Box<dyn Query>)> = query_terms(query)
+                .iter()
+                .take(MAX_QUERY_TERMS)
+                .map(|t| {
+                    let q: Box<dyn Query> = Box::new(TermQuery::new(
+                        Term::from_field_text(f.card, t),
+                        IndexRecordOption::WithFreqs,
+                    ));
+                    (Occur::Should, q)
+                })
+                .collect();
+            let q = BooleanQuery::new(should);
+            let top = searcher.search_with_statistics_provider(
+                &q,
+                &TopDocs::with_limit(limit.max(1)).order_by_score(),
+                &stats,
+            )?;
+            let mut out = Vec::with_capacity(top.len());
+            for (score, address) in top {
+                if let Some(id) = fast_doc_id(&searcher, address)? {
+                    out.push((id, score));
+                }
+            }
+            out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            out.truncate(limit);
+            Ok(out)
+        };
+        run().map_err(|e| self.error(e))
+    }
+}
+
+fn fast_doc_id(searcher: &Searcher, address: DocAddress) -> tantivy::Result<Option<String>> {
+    let segment = searcher.segment_reader(address.segment_ord);
+    let Some(ids) = segment.fast_fields().str("doc_id")? else {
+        return Ok(None);
+    };
+    let Some(ord) = ids.term_ords(address.doc_id).next() else {
+        return Ok(None);
+    };
+    let mut out = String::new();
+    ids.ord_to_str(ord, &mut out)?;
+    Ok(Some(out))
+}
+
+impl PreparedSearch {
+    /// The search terms, in query order (compounds after their first word).
+    pub fn terms(&self) -> &[String] {
+        &self.terms
+    }
+
+    /// Sections in the scope (`N` of the statistics).
+    pub fn unit_count(&self) -> u64 {
+        self.stats.num_docs()
+    }
+
+    /// The best `limit` sections, best first; ties in scope order (by `doc_id` for
+    /// [`Scope::All`]), then reading order. Empty when no term matches.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
+    pub fn top(&self, limit: usize) -> Result<Vec<SectionHit>, SectionIndexError> {
+        if self.terms.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let run = || -> tantivy::Result<Vec<SectionHit>> {
+            let top = self.searcher.search_with_statistics_provider(
+                self.query.as_ref(),
+                &TopDocs::with_limit(limit).order_by_score(),
+                &self.stats,
+            )?;
+            let mut hits = Vec::with_capacity(top.len());
+            for (score, address) in top {
+                let segment = self.searcher.segment_reader(address.segment_ord);
+                let fast = segment.fast_fields();
+                let node = fast.u64("node")?.first(address.doc_id);
+                let rank = fast.u64("rank")?.first(address.doc_id);
+                let (Some(node), Some(rank), Some(doc_id)) =
+                    (node, rank, fast_doc_id(&self.searcher, address)?)
+                else {
+                    continue;
+                };
+                hits.push(SectionHit {
+                    doc_id,
+                    node: NodeId(u32::try_from(node).unwrap_or(u32::MAX)),
+                    rank: u32::try_from(rank).unwrap_or(u32::MAX),
+                    score,
+                    address,
+                });
+            }
+            let position = |id: &str| -> usize {
+                self.order
+                    .as_ref()
+                    .and_then(|o| o.iter().position(|x| x == id))
+                    .unwrap_or(0)
+            };
+            hits.sort_by(|a, b| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then_with(|| position(&a.doc_id).cmp(&position(&b.doc_id)))
+                    .then_with(|| a.doc_id.cmp(&b.doc_id))
+                    .then_with(|| a.rank.cmp(&b.rank))
+            });
+            Ok(hits)
+        };
+        run().map_err(|e| self.error(e))
+    }
+
+    /// The stored record of `hit` (title, structure, ancestors, location, own text).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the stored fields cannot be read; a record
+    /// that does not decode is reported the same way (the index is damaged).
+    pub fn record(&self, hit: &SectionHit) -> Result<SectionRecord, SectionIndexError> {
+        let doc: TantivyDocument = self.searcher.doc(hit.address).map_err(|e| self.error(e))?;
+        stored_record(&doc, self.fields).ok_or_else(|| {
+            self.error(tantivy::TantivyError::InternalError(format!(
+                "the stored record of section {} of `{}` does not decode",
+                hit.node.0, hit.doc_id
+            )))
+        })
+    }
+
+    /// Why `hit` scored what it did: tantivy's `Explanation` of each search term's part
+    /// (`idf · (k1 + 1) · tf / (tf + k1 · (1 − b + b · dl / avgdl))`), read into a
+    /// [`Bm25Explanation`] whose parts add up to the hit's score (up to float rounding).
+    /// Lengths are tantivy's field norms (exact up to 40 terms, then within a few percent).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
+    pub fn explain(&self, hit: &SectionHit) -> Result<Bm25Explanation, SectionIndexError> {
+        let segment = self.searcher.segment_reader(hit.address.segment_ord);
+        let mut out = Bm25Explanation {
+            score: 0.0,
+            unit_count: u32::try_from(self.stats.num_docs()).unwrap_or(u32::MAX),
+            unit_length: 0.0,
+            average_length: self.stats.average_length(),
+            terms: Vec::new(),
+        };
+        for term in &self.terms {
+            let query = TermQuery::new(
+                Term::from_field_text(self.fields.text, term),
+                IndexRecordOption::WithFreqs,
+            );
+            let weight = query
+                .weight(EnableScoring::enabled_from_statistics_provider(
+                    &self.stats,
+                    &self.searcher,
+                ))
+                .map_err(|e| self.error(e))?;
+            // A term absent from the section "does not match": it adds nothing.
+            let Ok(explanation) = weight.explain(segment, hit.address.doc_id) else {
+                continue;
+            };
+            let Some(part) = read_term_explanation(term, &explanation) else {
+                continue;
+            };
+            out.score += part.0.score;
+            out.unit_length = part.1;
+            out.terms.push(part.0);
+        }
+        Ok(out)
+    }
+
+    /// A one-line passage of `text` (at most `max_chars` chars) around the search terms that
+    /// matter most there (tantivy's `SnippetGenerator`), `…` marking cut ends; the start of the
+    /// text when none of the terms occurs in it.
+    pub fn snippet(&self, text: &str, max_chars: usize) -> String {
+        let generator =
+            SnippetGenerator::create(&self.searcher, self.query.as_ref(), self.fields.text);
+        let fragment = match generator {
+            Ok(mut generator) => {
+                generator.set_max_num_chars(max_chars);
+                let snippet = generator.snippet(text);
+                let range = snippet.fragment_range();
+                if snippet.is_empty() || range.is_empty() {
+                    None
+                } else {
+                    Some((range.start, snippet.fragment().to_string()))
+                }
+            }
+            Err(_) => None,
+        };
+        let (start, fragment) = fragment.unwrap_or_else(|| (0, text.to_string()));
+        let mut line = fragment.split_whitespace().collect::<Vec<_>>().join(" ");
+        if line.chars().count() > max_chars {
+            line = line.chars().take(max_chars.saturating_sub(1)).collect();
+            line.push('…');
+        }
+        if start > 0 && !text[..start].trim().is_empty() {
+            line.insert_str(0, "… ");
+        }
+        line
+    }
+
+    fn error(&self, source: tantivy::TantivyError) -> SectionIndexError {
+        SectionIndexError::Tantivy {
+            place: self.place.clone(),
+            source,
+        }
+    }
+}
+
+/// The parts of tantivy's BM25 `Explanation` of one term (its layout follows Lucene's: the
+/// product of `(K1+1)`, the idf with `n` and `N`, and the tf factor with `freq`, `dl`,
+/// `avgdl`): the term's [`TermExplanation`] and the section's length `dl`.
+fn read_term_explanation(
+    term: &str,
+    explanation: &tantivy::query::Explanation,
+) -> Option<(TermExplanation, f32)> {
+    let tree = serde_json::to_value(explanation).ok()?;
+    let score = tree.get("value")?.as_f64()? as f32;
+    let find = |prefix: &str| -> Option<f32> { find_value(&tree, prefix) };
+    let idf = find("idf")?;
+    let df = find("n, number of docs containing this term")?;
+    let tf = find("freq, occurrences of term within document")?;
+    let dl = find("dl, length of field")?;
+    Some((
+        TermExplanation {
+            term: term.to_string(),
+            tf,
+            df: df as u32,
+            idf,
+            score,
+        },
+        dl,
+    ))
+}
+
+/// Value of the first node (depth first) whose description starts with `prefix`.
+fn find_value(node: &serde_json::Value, prefix: &str) -> Option<f32> {
+    let description = node.get("description").and_then(|d| d.as_str());
+    if description.is_some_and(|d| d.starts_with(prefix)) {
+        return node.get("value").and_then(|v| v.as_f64()).map(|v| v as f32);
+    }
+    node.get("details")?
+        .as_array()?
+        .iter()
+        .find_map(|child| find_value(child, prefix))
+}
+
+/// The terms a search for `query` looks up; see [`SectionIndex::prepare`]. `doc_freq` tells
+/// whether a compound occurs in the scope.
+pub(crate) fn search_terms(query: &str, doc_freq: impl Fn(&str) -> u64) -> Vec<String> {
+    let words = query_terms(query);
+    let plain = |w: &str| w.bytes().all(|b| b.is_ascii_alphanumeric());
+    let mut out: Vec<String> = Vec::with_capacity(words.len() + 2);
+    for (i, word) in words.iter().enumerate() {
+        if !out.contains(word) {
+            out.push(word.clone());
+        }
+        let Some(next) = words.get(i + 1) else {
+            continue;
+        };
+        if plain(word) && plain(next) {
+            let compound = format!("{word}{next}");
+            if !out.contains(&compound) && !words.contains(&compound) && doc_freq(&compound) > 0 {
+                out.push(compound);
+            }
+        }
+    }
+    out
+}

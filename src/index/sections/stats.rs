@@ -1,0 +1,153 @@
+//! BM25 statistics of a search scope. At `/` (every document) they are the index's own; inside
+//! chosen documents they are those documents' sections only — `N`, the mean length and each
+//! term's document frequency counted over their live section entries — so a search inside one
+//! document scores exactly the same whatever else the workspace holds (traces recorded in one
+//! workspace replay in another).
+
+use tantivy::query::Bm25StatisticsProvider;
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{DocId, DocSet, Searcher, Term, TERMINATED};
+
+use super::{Fields, KIND_SECTION};
+
+/// Statistics for one field (`text` for sections) over a scope.
+pub(super) struct ScopeStats {
+    searcher: Searcher,
+    field: Field,
+    num_docs: u64,
+    num_tokens: u64,
+    /// Per segment, the sorted live section entries of the scope; `None` for the whole index.
+    members: Option<Vec<Vec<DocId>>>,
+}
+
+impl ScopeStats {
+    /// The whole index's statistics for sections (`N` = section entries, card entries left out).
+    pub(super) fn all_sections(searcher: Searcher, f: Fields) -> tantivy::Result<ScopeStats> {
+        let num_docs = searcher.doc_freq(&Term::from_field_text(f.kind, KIND_SECTION))?;
+        ScopeStats::whole(searcher, f.text, num_docs)
+    }
+
+    /// The whole index's statistics for `field`, with `num_docs` entries of that kind.
+    pub(super) fn whole(
+        searcher: Searcher,
+        field: Field,
+        num_docs: u64,
+    ) -> tantivy::Result<ScopeStats> {
+        let mut num_tokens = 0;
+        for segment in searcher.segment_readers() {
+            num_tokens += segment.inverted_index(field)?.total_num_tokens();
+        }
+        Ok(ScopeStats {
+            searcher,
+            field,
+            num_docs,
+            num_tokens,
+            members: None,
+        })
+    }
+
+    /// Statistics over the live section entries of `doc_ids`.
+    pub(super) fn documents(
+        searcher: Searcher,
+        f: Fields,
+        doc_ids: &[String],
+    ) -> tantivy::Result<ScopeStats> {
+        let mut members = Vec::with_capacity(searcher.segment_readers().len());
+        let mut num_docs = 0u64;
+        let mut num_tokens = 0u64;
+        for segment in searcher.segment_readers() {
+            let inverted = segment.inverted_index(f.doc_id)?;
+            let norms = segment.get_fieldnorms_reader(f.text)?;
+            let nodes = segment.fast_fields().u64("node")?;
+            let mut docs: Vec<DocId> = Vec::new();
+            for id in doc_ids {
+                let term = Term::from_field_text(f.doc_id, id);
+                let Some(mut postings) = inverted.read_postings(&term, IndexRecordOption::Basic)?
+                else {
+                    continue;
+                };
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    if !segment.is_deleted(doc) && nodes.first(doc).is_some() {
+                        docs.push(doc);
+                        num_tokens += u64::from(norms.fieldnorm(doc));
+                    }
+                    doc = postings.advance();
+                }
+            }
+            docs.sort_unstable();
+            docs.dedup();
+            num_docs += docs.len() as u64;
+            members.push(docs);
+        }
+        Ok(ScopeStats {
+            searcher,
+            field: f.text,
+            num_docs,
+            num_tokens,
+            members: Some(members),
+        })
+    }
+
+    /// `N`: entries in the scope.
+    pub(super) fn num_docs(&self) -> u64 {
+        self.num_docs
+    }
+
+    /// Mean length of an entry's field, in (title-weighted) terms; 0 for an empty scope.
+    pub(super) fn average_length(&self) -> f32 {
+        if self.num_docs == 0 {
+            0.0
+        } else {
+            (self.num_tokens as f64 / self.num_docs as f64) as f32
+        }
+    }
+
+    /// Entries of the scope containing `term`.
+    pub(super) fn scoped_doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        let Some(members) = &self.members else {
+            return self.searcher.doc_freq(term);
+        };
+        let mut count = 0u64;
+        for (segment, docs) in self.searcher.segment_readers().iter().zip(members) {
+            if docs.is_empty() {
+                continue;
+            }
+            let inverted = segment.inverted_index(term.field())?;
+            let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::Basic)? else {
+                continue;
+            };
+            for &doc in docs {
+                if postings.doc() > doc {
+                    continue;
+                }
+                if postings.seek(doc) == doc {
+                    count += 1;
+                }
+                if postings.doc() == TERMINATED {
+                    break;
+                }
+            }
+        }
+        Ok(count)
+    }
+}
+
+impl Bm25StatisticsProvider for ScopeStats {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        if field == self.field {
+            Ok(self.num_tokens)
+        } else {
+            self.searcher.total_num_tokens(field)
+        }
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        // tantivy asserts df ≤ N; an empty scope still answers 1 so idf stays finite.
+        Ok(self.num_docs.max(1))
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        Ok(self.scoped_doc_freq(term)?.min(self.num_docs.max(1)))
+    }
+}

@@ -1,0 +1,238 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::index::DocCard;
+use crate::parse::{ParsedDoc, RawSection};
+use crate::tree::{build_tree, BuildOptions, DocFormat, Tree};
+
+fn tree(sections: &[(u32, &str, &str)]) -> Tree {
+    build_tree(
+        ParsedDoc {
+            format: DocFormat::Text,
+            title: Some("Doc".into()),
+            metadata: vec![],
+            preamble: RawSection::default(),
+            sections: sections
+                .iter()
+                .map(|(level, title, content)| RawSection {
+                    level: *level,
+                    title: (*title).into(),
+                    content: (*content).into(),
+                    ..RawSection::default()
+                })
+                .collect(),
+            pages_without_text: vec![],
+            source_units: 1,
+            warnings: vec![],
+        },
+        &BuildOptions::default(),
+    )
+}
+
+fn index_of(docs: &[(&str, &Tree)]) -> SectionIndex {
+    let index = SectionIndex::create_in_ram().unwrap();
+    let writer = index.writer(1).unwrap();
+    for (id, t) in docs {
+        let card = DocCard::new(id, "x", 1, "f", t);
+        writer.replace(index.entries(&card, t, id)).unwrap();
+    }
+    writer.commit(7).unwrap();
+    index.reload().unwrap();
+    index
+}
+
+/// BM25 with k1 = 1.2, b = 0.75 and Lucene idf, computed by hand for one term.
+fn bm25(tf: f32, dl: f32, avgdl: f32, n: f32, df: f32) -> f32 {
+    let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+    idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / avgdl))
+}
+
+#[test]
+fn scores_are_bm25_with_title_terms_counted_three_times() {
+    // Root "Doc" (3 title tokens), "Alpha" (3 title + 2 content), "Beta" (3 title + 4 content).
+    let t = tree(&[
+        (1, "Alpha", "kiwi mango"),
+        (1, "Beta", "kiwi kiwi papaya guava"),
+    ]);
+    let index = index_of(&[("d", &t)]);
+    let search = index.prepare("kiwi", Scope::All).unwrap();
+    let hits = search.top(10).unwrap();
+    assert_eq!(hits.len(), 2);
+    let avgdl = (3.0 + 5.0 + 7.0) / 3.0;
+    let beta = bm25(2.0, 7.0, avgdl, 3.0, 2.0);
+    let alpha = bm25(1.0, 5.0, avgdl, 3.0, 2.0);
+    assert!(
+        (hits[0].score - beta).abs() < 1e-4,
+        "{} vs {beta}",
+        hits[0].score
+    );
+    assert!(
+        (hits[1].score - alpha).abs() < 1e-4,
+        "{} vs {alpha}",
+        hits[1].score
+    );
+    // The title "Beta" counts three times: a title match outscores one in content.
+    let hits = index
+        .prepare("beta papaya", Scope::All)
+        .unwrap()
+        .top(1)
+        .unwrap();
+    let e = index
+        .prepare("beta papaya", Scope::All)
+        .unwrap()
+        .explain(&hits[0])
+        .unwrap();
+    let tf: Vec<(String, f32)> = e.terms.iter().map(|t| (t.term.clone(), t.tf)).collect();
+    assert_eq!(tf, vec![("beta".into(), 3.0), ("papaya".into(), 1.0)]);
+    assert!((e.score - hits[0].score).abs() < 1e-4);
+    assert_eq!((e.unit_count, e.unit_length), (3, 7.0));
+}
+
+#[test]
+fn a_document_scope_uses_that_documents_statistics_and_filters_to_it() {
+    let a = tree(&[(1, "Alpha", "kiwi mango"), (1, "Beta", "kiwi papaya")]);
+    let b = tree(&[(1, "Gamma", "mango mango mango")]);
+    let index = index_of(&[("a", &a), ("b", &b)]);
+    let only = ["a".to_string()];
+    let search = index.prepare("mango", Scope::Documents(&only)).unwrap();
+    assert_eq!(search.unit_count(), 3);
+    let hits = search.top(10).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].doc_id, "a");
+    // N = 3 sections of `a`, df(mango) = 1 there, avgdl = (3 + 5 + 5) / 3.
+    let want = bm25(1.0, 5.0, 13.0 / 3.0, 3.0, 1.0);
+    assert!(
+        (hits[0].score - want).abs() < 1e-4,
+        "{} vs {want}",
+        hits[0].score
+    );
+    let record = search.record(&hits[0]).unwrap();
+    assert_eq!(
+        (record.structure.as_str(), record.title.as_str()),
+        ("1", "Alpha")
+    );
+    assert_eq!(record.ancestors, vec![0]);
+    assert_eq!(record.content, "kiwi mango");
+}
+
+#[test]
+fn compounds_of_adjacent_words_are_searched_when_the_scope_knows_them() {
+    let t = tree(&[(
+        1,
+        "Threadpool usage",
+        "libuv runs fs work in its threadpool",
+    )]);
+    let index = index_of(&[("d", &t)]);
+    let search = index.prepare("thread pool size", Scope::All).unwrap();
+    assert_eq!(search.terms(), ["thread", "threadpool", "pool", "size"]);
+    assert_eq!(search.top(1).unwrap()[0].node.0, 1);
+    let search = index.prepare("file name", Scope::All).unwrap();
+    assert_eq!(search.terms(), ["file", "name"]);
+}
+
+#[test]
+fn replacing_a_document_swaps_its_entries_and_commits_record_the_generation() {
+    let v1 = tree(&[(1, "Old", "obsolete words")]);
+    let index = index_of(&[("d", &v1)]);
+    assert_eq!(index.generation().unwrap(), Some(7));
+    let v2 = tree(&[(1, "New", "fresh words")]);
+    let writer = index.writer(1).unwrap();
+    let card = DocCard::new("d", "x", 1, "g", &v2);
+    writer
+        .replace(index.entries(&card, &v2, "build-2"))
+        .unwrap();
+    writer.commit(8).unwrap();
+    index.reload().unwrap();
+    assert_eq!(index.generation().unwrap(), Some(8));
+    assert!(index
+        .prepare("obsolete", Scope::All)
+        .unwrap()
+        .top(5)
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        index
+            .prepare("fresh", Scope::All)
+            .unwrap()
+            .top(5)
+            .unwrap()
+            .len(),
+        1
+    );
+    let docs = index.documents().unwrap();
+    assert_eq!(docs.get("d").map(String::as_str), Some("build-2"));
+    let writer = index.writer(1).unwrap();
+    writer.delete("d");
+    writer.commit(9).unwrap();
+    index.reload().unwrap();
+    assert!(index.documents().unwrap().is_empty());
+    assert!(index
+        .prepare("fresh", Scope::All)
+        .unwrap()
+        .top(5)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn snippets_show_the_passage_around_the_matched_terms() {
+    let filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(8);
+    let text = format!("{filler}Use -z/--search-zip to search compressed files. {filler}");
+    let t = tree(&[(1, "Options", &text)]);
+    let index = index_of(&[("d", &t)]);
+    let search = index.prepare("search-zip compressed", Scope::All).unwrap();
+    let snippet = search.snippet(&text, 120);
+    assert!(snippet.starts_with("… "), "{snippet}");
+    assert!(snippet.contains("--search-zip"), "{snippet}");
+    assert!(snippet.chars().count() <= 122, "{snippet}");
+    // No term in the text: its start.
+    assert!(search
+        .snippet("nothing here at all", 120)
+        .starts_with("nothing here"));
+}
+
+#[test]
+fn cards_are_ranked_on_their_own_statistics() {
+    let a = tree(&[(1, "Logging", "docker daemon logging driver")]);
+    let b = tree(&[(1, "Gardening", "roses and tulips")]);
+    let index = index_of(&[("docker-logs", &a), ("garden", &b)]);
+    let ranked = index.rank_cards("docker logging", 5).unwrap();
+    assert_eq!(ranked.len(), 1);
+    assert_eq!(ranked[0].0, "docker-logs");
+}
+
+#[test]
+fn an_index_on_disk_reopens_and_refuses_a_damaged_meta_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index");
+    {
+        let index = SectionIndex::create(&path).unwrap();
+        let t = tree(&[(1, "Alpha", "kiwi")]);
+        let writer = index.writer(1).unwrap();
+        let card = DocCard::new("d", "x", 1, "f", &t);
+        writer.replace(index.entries(&card, &t, "b1")).unwrap();
+        writer.commit(3).unwrap();
+    }
+    let index = SectionIndex::open(&path).unwrap();
+    assert_eq!(index.generation().unwrap(), Some(3));
+    assert_eq!(
+        index
+            .prepare("kiwi", Scope::All)
+            .unwrap()
+            .top(5)
+            .unwrap()
+            .len(),
+        1
+    );
+    drop(index);
+    let meta = path.join("meta.json");
+    let bytes = std::fs::read(&meta).unwrap();
+    std::fs::write(&meta, &bytes[..bytes.len() / 2]).unwrap();
+    let err = SectionIndex::open(&path).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("search index `{}`", path.display())),
+        "{err}"
+    );
+}

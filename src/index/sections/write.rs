@@ -1,0 +1,218 @@
+//! Writing the section index: the entries of a document, replaced as one batch, and commits
+//! that record a generation number (the workspace catalog records the same number, see
+//! [`crate::workspace`]).
+
+use std::collections::HashMap;
+
+use tantivy::indexer::UserOperation;
+use tantivy::schema::Value as _;
+use tantivy::{DocSet, IndexWriter, TantivyDocument, Term, TERMINATED};
+
+use super::search::SectionRecord;
+use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, KIND_SECTION, TITLE_WEIGHT};
+use crate::index::DocCard;
+use crate::tree::{NodeId, Tree};
+
+/// Memory budget of one index writer thread, in bytes (tantivy flushes a segment when its
+/// thread's budget is used; more memory means fewer, larger segments).
+pub const WRITER_MEMORY_BYTES: usize = 48 << 20;
+
+/// An index writer (holds tantivy's writer lock on the index directory until committed or
+/// dropped). Safe to share between threads: adds and deletes take `&self`.
+pub struct SectionWriter {
+    writer: IndexWriter<TantivyDocument>,
+    fields: Fields,
+    place: String,
+}
+
+/// The tantivy entries of one document, built off the writer thread.
+pub struct DocumentEntries {
+    doc_id: String,
+    entries: Vec<TantivyDocument>,
+}
+
+impl SectionIndex {
+    /// A writer with `threads` indexing threads (≥ 1).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when another writer holds the index (tantivy's
+    /// lock file) or the directory cannot be written.
+    pub fn writer(&self, threads: usize) -> Result<SectionWriter, SectionIndexError> {
+        let threads = threads.max(1);
+        let writer = self
+            .index
+            .writer_with_num_threads(threads, WRITER_MEMORY_BYTES * threads)
+            .map_err(|e| self.error(e))?;
+        Ok(SectionWriter {
+            writer,
+            fields: self.fields,
+            place: self.place.clone(),
+        })
+    }
+
+    /// `doc_id → build identity` (the `identity` given to [`SectionIndex::entries`]: the
+    /// workspace passes the tree file name) of every document with a card entry in the commit
+    /// the reader sees — what the index holds, to compare with a catalog.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when a segment cannot be read.
+    pub fn documents(&self) -> Result<HashMap<String, String>, SectionIndexError> {
+        let searcher = self.reader.searcher();
+        let term = Term::from_field_text(self.fields.kind, KIND_CARD);
+        let mut out = HashMap::new();
+        for segment in searcher.segment_readers() {
+            let postings = segment
+                .inverted_index(self.fields.kind)
+                .and_then(|inv| {
+                    inv.read_postings(&term, tantivy::schema::IndexRecordOption::Basic)
+                        .map_err(Into::into)
+                })
+                .map_err(|e| self.error(e))?;
+            let Some(mut postings) = postings else {
+                continue;
+            };
+            let fast = segment.fast_fields();
+            let ids = fast.str("doc_id").map_err(|e| self.error(e))?;
+            let prints = fast.str("identity").map_err(|e| self.error(e))?;
+            let (Some(ids), Some(prints)) = (ids, prints) else {
+                continue;
+            };
+            let mut id = String::new();
+            let mut print = String::new();
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                if !segment.is_deleted(doc) {
+                    let read = |col: &tantivy::columnar::StrColumn, out: &mut String| {
+                        out.clear();
+                        if let Some(ord) = col.term_ords(doc).next() {
+                            let _ = col.ord_to_str(ord, out);
+                        }
+                    };
+                    read(&ids, &mut id);
+                    read(&prints, &mut print);
+                    out.insert(id.clone(), print.clone());
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(out)
+    }
+
+    /// The entries of a document: one per node with a title or content (in reading order), and
+    /// its card, which records `identity` (what built this tree; [`SectionIndex::documents`]
+    /// reads it back). Pure; call it on any thread, then hand the result to
+    /// [`SectionWriter::replace`].
+    pub fn entries(&self, card: &DocCard, tree: &Tree, identity: &str) -> DocumentEntries {
+        entries(self.fields, card, tree, identity)
+    }
+}
+
+fn entries(f: Fields, card: &DocCard, tree: &Tree, identity: &str) -> DocumentEntries {
+    let mut entries = Vec::with_capacity(tree.len() + 1);
+    if !tree.is_empty() {
+        for (rank, id) in tree.preorder(NodeId::ROOT).into_iter().enumerate() {
+            let node = tree.node(id);
+            if node.title.trim().is_empty() && node.content.trim().is_empty() {
+                continue;
+            }
+            let mut doc = TantivyDocument::new();
+            doc.add_text(f.kind, KIND_SECTION);
+            doc.add_text(f.doc_id, &card.doc_id);
+            doc.add_u64(f.node, u64::from(id.0));
+            doc.add_u64(f.rank, rank as u64);
+            for _ in 0..TITLE_WEIGHT {
+                doc.add_text(f.text, &node.title);
+            }
+            doc.add_text(f.text, &node.content);
+            let mut ancestors = tree.ancestors_and_self(id);
+            ancestors.pop();
+            let record = SectionRecord {
+                structure: node.structure.clone(),
+                title: node.title.clone(),
+                ancestors: ancestors.into_iter().map(|a| a.0).collect(),
+                lines: node.lines.clone().map(|r| [r.start, r.end]),
+                pages: node.pages.clone().map(|r| [r.start, r.end]),
+                content: node.content.clone(),
+            };
+            doc.add_text(f.record, record.encode());
+            entries.push(doc);
+        }
+    }
+    let mut doc = TantivyDocument::new();
+    doc.add_text(f.kind, KIND_CARD);
+    doc.add_text(f.doc_id, &card.doc_id);
+    doc.add_text(f.identity, identity);
+    doc.add_text(f.card, card_text(card));
+    entries.push(doc);
+    DocumentEntries {
+        doc_id: card.doc_id.clone(),
+        entries,
+    }
+}
+
+/// What the card pre-rank matches: id, title, outline, summary and top terms.
+pub(super) fn card_text(card: &DocCard) -> String {
+    let mut s = String::with_capacity(512);
+    for part in [
+        card.doc_id.as_str(),
+        card.title.as_str(),
+        card.summary.as_str(),
+    ] {
+        s.push_str(part);
+        s.push('\n');
+    }
+    for line in card.outline.iter().chain(&card.top_terms) {
+        s.push_str(line);
+        s.push('\n');
+    }
+    s
+}
+
+impl SectionWriter {
+    /// Replace every entry of `entries`' document by these (delete by `doc_id`, then add), as
+    /// one batch: the adds land in one segment, so the document's sections stay in reading
+    /// order, and readers see all of it or none after the next commit.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the writer has failed (its threads died).
+    pub fn replace(&self, entries: DocumentEntries) -> Result<(), SectionIndexError> {
+        let delete =
+            UserOperation::Delete(Term::from_field_text(self.fields.doc_id, &entries.doc_id));
+        let ops: Vec<UserOperation<TantivyDocument>> = std::iter::once(delete)
+            .chain(entries.entries.into_iter().map(UserOperation::Add))
+            .collect();
+        self.writer
+            .run(ops)
+            .map(|_| ())
+            .map_err(|source| SectionIndexError::Tantivy {
+                place: self.place.clone(),
+                source,
+            })
+    }
+
+    /// Remove every entry of `doc_id` (at the next commit).
+    pub fn delete(&self, doc_id: &str) {
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.doc_id, doc_id));
+    }
+
+    /// Commit everything added and deleted, recording `generation` in the commit (tantivy's
+    /// commit payload, in `meta.json`), then wait for merges so no thread outlives the call.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the segments or `meta.json` cannot be
+    /// written. Nothing is visible to readers unless this returns `Ok`.
+    pub fn commit(mut self, generation: u64) -> Result<(), SectionIndexError> {
+        let place = self.place.clone();
+        let tantivy = |source| SectionIndexError::Tantivy {
+            place: place.clone(),
+            source,
+        };
+        let mut prepared = self.writer.prepare_commit().map_err(tantivy)?;
+        prepared.set_payload(&generation.to_string());
+        prepared.commit().map_err(tantivy)?;
+        self.writer.wait_merging_threads().map_err(tantivy)
+    }
+}
+
+/// Read back the stored record of a section entry (used by search).
+pub(super) fn stored_record(doc: &TantivyDocument, f: Fields) -> Option<SectionRecord> {
+    let text = doc.get_first(f.record)?.as_str()?;
+    SectionRecord::decode(text)
+}
