@@ -293,6 +293,7 @@ fn starting_catalog(dir: &Path) -> Result<(Catalog, Option<u32>), WorkspaceError
 fn starting_index(
     dir: &Path,
     outdated: bool,
+    documents: usize,
     notices: &mut Vec<String>,
 ) -> Result<SectionIndex, WorkspaceError> {
     let index_dir = dir.join("index");
@@ -301,6 +302,10 @@ fn starting_index(
             Ok(index) => return Ok(index),
             Err(e) if index_dir.join("meta.json").exists() => notices.push(format!(
                 "the search index of `{}` is damaged ({e}); rebuilding it from the tree files",
+                dir.display()
+            )),
+            Err(_) if documents > 0 => notices.push(format!(
+                "the search index of `{}` is missing; rebuilding it from the tree files",
                 dir.display()
             )),
             Err(_) => {}
@@ -347,7 +352,12 @@ impl Workspace {
                 catalog.documents.len()
             ));
         }
-        let index = starting_index(dir, outdated.is_some(), &mut notices)?;
+        let index = starting_index(
+            dir,
+            outdated.is_some(),
+            catalog.documents.len(),
+            &mut notices,
+        )?;
         let indexed = index.documents().map_err(|e| search_error(dir, e))?;
         let writer = index
             .writer(options.jobs.clamp(1, 2))
@@ -536,6 +546,7 @@ impl Workspace {
         }
         // The new tree files' names must be durable before the index and catalog name them.
         sync_dir(&docs_dir).map_err(io(&docs_dir))?;
+        crash_point("before-index-commit");
         let generation = catalog
             .index_generation
             .max(index.generation().ok().flatten().unwrap_or(0))
@@ -543,6 +554,7 @@ impl Workspace {
         writer
             .commit(generation)
             .map_err(|e| search_error(dir, e))?;
+        crash_point("after-index-commit");
         let catalog = Catalog {
             format_version: FORMAT_VERSION,
             docnav_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -555,10 +567,20 @@ impl Workspace {
             reason: e.to_string(),
         })?;
         write_atomic(&catalog_path, &bytes).map_err(io(&catalog_path))?;
+        crash_point("after-catalog");
         remove_unreferenced(&docs_dir, &catalog);
         report.errors = errors;
         report.elapsed = started.elapsed();
         Ok(report)
+    }
+}
+
+/// Fault injection for the crash-safety tests: when `DOCNAV_TEST_CRASH_AT` names this point
+/// (`before-index-commit`, `after-index-commit`, `after-catalog`), the process dies on the spot
+/// (`abort`: no destructor, no flush, no lock release but the OS's), as a SIGKILL there would.
+fn crash_point(point: &str) {
+    if std::env::var_os("DOCNAV_TEST_CRASH_AT").is_some_and(|v| v == point) {
+        std::process::abort();
     }
 }
 

@@ -12,6 +12,7 @@ pub mod nav;
 pub mod parse_md;
 pub mod parse_pdf;
 pub mod references;
+pub mod search_index;
 pub mod shell;
 pub mod shell_agent;
 pub mod trace;

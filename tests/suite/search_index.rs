@@ -1,0 +1,325 @@
+//! The workspace's section index (issue 13): crashes at every step of an index run, a damaged
+//! or missing index, workspaces of an older docnav, and what `find`, `docs` and
+//! `ask --lexical` then do — never a panic, never wrong or silently empty results.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::common::{docnav, fixture, run, Run};
+
+fn ok(r: Run) -> Run {
+    assert_eq!(r.code, 0, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    r
+}
+
+fn index(ws: &Path, files: &[&str]) -> Run {
+    let mut args = vec!["index".to_string()];
+    args.extend(
+        files
+            .iter()
+            .map(|f| fixture(f).to_string_lossy().into_owned()),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(ws, &args)
+}
+
+fn catalog_ids(ws: &Path) -> BTreeSet<String> {
+    let r = ok(run(ws, &["docs", "--json"]));
+    let cards: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+    cards
+        .iter()
+        .map(|c| c["doc_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `find` at `/`, `ask --lexical` and `docs` work and agree with the catalog: every hit is a
+/// catalog document, and every hit's path shows, in the document's tree, the title `find`
+/// printed for it.
+fn assert_search_agrees_with_catalog(ws: &Path, query: &str, context: &str) {
+    let ids = catalog_ids(ws);
+    let found = ok(run(ws, &["exec", &format!("find -n 5 {query}")]));
+    assert!(!found.stdout.trim().is_empty(), "{context}: no find output");
+    for line in found.stdout.lines().filter(|l| l.starts_with('/')) {
+        let path = line.split("  ").next().unwrap();
+        let title = line.split("  ").nth(2).unwrap().split(": ").next().unwrap();
+        let doc = path.trim_start_matches('/').split('/').next().unwrap();
+        assert!(
+            ids.contains(doc),
+            "{context}: find hit {path} not in the catalog"
+        );
+        let head = ok(run(ws, &["exec", &format!("head -n 1 {path}")]));
+        assert!(
+            head.stdout.contains(title.trim_end_matches('…')),
+            "{context}: {path} is {:?}, find said {title:?}",
+            head.stdout
+        );
+    }
+    let asked = ok(run(ws, &["ask", "--lexical", "--json", query]));
+    let answer: Value = serde_json::from_str(&asked.stdout).unwrap();
+    let evidence = answer["evidence"].as_array().unwrap();
+    assert!(!evidence.is_empty(), "{context}: no evidence");
+    for e in evidence {
+        assert!(
+            ids.contains(e["doc_id"].as_str().unwrap()),
+            "{context}: {e}"
+        );
+    }
+}
+
+#[test]
+fn a_crash_at_any_step_of_an_index_run_leaves_consistent_search() {
+    for point in ["before-index-commit", "after-index-commit", "after-catalog"] {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        let notes = dir.path().join("notes.txt");
+        std::fs::copy(fixture("notes.txt"), &notes).unwrap();
+        ok(run(
+            &ws,
+            &[
+                "index",
+                notes.to_str().unwrap(),
+                fixture("ripgrep__FAQ.md").to_str().unwrap(),
+            ],
+        ));
+        // Change one document and add another, then die at `point`.
+        std::fs::write(&notes, "1 Zebra care\n\nFeed the zebra twice a day.\n").unwrap();
+        let r: Run = docnav(&ws)
+            .env("DOCNAV_TEST_CRASH_AT", point)
+            .args([
+                "index",
+                notes.to_str().unwrap(),
+                fixture("ripgrep__GUIDE.md").to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+            .into();
+        assert_ne!(r.code, 0, "{point}: the run did not die");
+        // The first command after the crash: a repair (with its warning) only where the index
+        // was committed and the catalog was not.
+        let first = ok(run(&ws, &["docs"]));
+        assert_eq!(
+            first.stderr.contains("did not match its catalog"),
+            point == "after-index-commit",
+            "{point}: {}",
+            first.stderr
+        );
+        let ids = catalog_ids(&ws);
+        let zebra = ok(run(&ws, &["exec", "find zebra"]));
+        if point == "after-catalog" {
+            // Committed: the new state, whole.
+            assert!(ids.contains("ripgrep-guide"), "{point}: {ids:?}");
+            assert!(zebra.stdout.starts_with("/notes/1"), "{}", zebra.stdout);
+        } else {
+            // Not committed: the previous state, whole.
+            assert_eq!(ids, BTreeSet::from(["notes".into(), "ripgrep-faq".into()]));
+            assert!(
+                zebra.stdout.starts_with("find: no section"),
+                "{}",
+                zebra.stdout
+            );
+        }
+        assert_search_agrees_with_catalog(&ws, "compressed files", point);
+        assert_search_agrees_with_catalog(&ws, "regular expression search", point);
+        // The next run completes the work.
+        ok(run(
+            &ws,
+            &[
+                "index",
+                notes.to_str().unwrap(),
+                fixture("ripgrep__GUIDE.md").to_str().unwrap(),
+            ],
+        ));
+        let zebra = ok(run(&ws, &["exec", "find zebra"]));
+        assert!(
+            zebra.stdout.starts_with("/notes/1"),
+            "{point}: {}",
+            zebra.stdout
+        );
+        assert_search_agrees_with_catalog(&ws, "compressed files", point);
+    }
+}
+
+#[test]
+fn an_index_one_commit_ahead_of_its_catalog_is_repaired_on_open_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let notes = dir.path().join("notes.txt");
+    std::fs::copy(fixture("notes.txt"), &notes).unwrap();
+    ok(run(&ws, &["index", notes.to_str().unwrap()]));
+    std::fs::write(&notes, "1 Zebra care\n\nFeed the zebra twice a day.\n").unwrap();
+    let r: Run = docnav(&ws)
+        .env("DOCNAV_TEST_CRASH_AT", "after-index-commit")
+        .args(["index", notes.to_str().unwrap()])
+        .output()
+        .unwrap()
+        .into();
+    assert_ne!(r.code, 0);
+    // The catalog still names the old tree; the index holds the new one: repaired to the
+    // catalog's state before any result is served.
+    let r = ok(run(&ws, &["exec", "find zebra"]));
+    assert!(r.stdout.starts_with("find: no section"), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("warning: the search index of")
+            && r.stderr.contains("did not match its catalog")
+            && r.stderr.contains("1 document(s) re-indexed"),
+        "{}",
+        r.stderr
+    );
+    let r = ok(run(&ws, &["exec", "find workspace"]));
+    assert!(r.stdout.starts_with("/notes/"), "{}", r.stdout);
+    assert_eq!(r.stderr, "", "repaired once, then quiet");
+}
+
+#[test]
+fn a_damaged_or_missing_index_is_a_clear_error_until_index_rebuilds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    ok(index(&ws, &["notes.txt", "ripgrep__FAQ.md"]));
+    let before = ok(run(&ws, &["exec", "find compressed"])).stdout;
+    let index_dir = ws.join("index");
+    type Harm<'a> = Box<dyn Fn() + 'a>;
+    let damage: [(&str, Harm); 3] = [
+        (
+            "a segment file deleted",
+            Box::new(|| {
+                let seg = std::fs::read_dir(&index_dir)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .find(|p| p.extension().is_some_and(|e| e == "idx"))
+                    .unwrap();
+                std::fs::remove_file(seg).unwrap();
+            }),
+        ),
+        (
+            "meta.json truncated",
+            Box::new(|| {
+                let meta = index_dir.join("meta.json");
+                let bytes = std::fs::read(&meta).unwrap();
+                std::fs::write(&meta, &bytes[..bytes.len() / 3]).unwrap();
+            }),
+        ),
+        (
+            "the index removed",
+            Box::new(|| std::fs::remove_dir_all(&index_dir).unwrap()),
+        ),
+    ];
+    for (what, harm) in damage {
+        harm();
+        for args in [
+            vec!["exec", "find compressed"],
+            vec!["ask", "--lexical", "compressed files"],
+        ] {
+            let r = run(&ws, &args);
+            assert_eq!(r.code, 1, "{what}: {args:?}: {}", r.stdout);
+            assert_eq!(r.stdout, "", "{what}: no results, not even empty ones");
+            let line = r.stderr.trim_end();
+            assert!(
+                line.starts_with("error: the search index of workspace `")
+                    && line.contains("run `docnav index` to rebuild it")
+                    && !line.contains('\n'),
+                "{what}: {line}"
+            );
+        }
+        // Listing needs no search index.
+        assert_eq!(catalog_ids(&ws).len(), 2, "{what}");
+        let r = ok(run(&ws, &["index"]));
+        assert!(
+            r.stderr.contains("note: the search index of"),
+            "{what}: {}",
+            r.stderr
+        );
+        assert_eq!(
+            ok(run(&ws, &["exec", "find compressed"])).stdout,
+            before,
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn a_workspace_of_an_older_docnav_is_detected_and_rebuilt_by_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    ok(index(&ws, &["notes.txt", "ripgrep__FAQ.md"]));
+    let before = ok(run(&ws, &["exec", "find compressed"])).stdout;
+    // What docnav 0.1 with format 2 left: its catalog, tree files of that format, no index.
+    let catalog = ws.join("catalog.json");
+    let text = std::fs::read_to_string(&catalog).unwrap();
+    std::fs::write(
+        &catalog,
+        text.replace("\"format_version\":3", "\"format_version\":2"),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(ws.join("index")).unwrap();
+    for args in [
+        vec!["docs"],
+        vec!["exec", "ls /"],
+        vec!["ask", "--lexical", "compressed"],
+    ] {
+        let r = run(&ws, &args);
+        assert_eq!(r.code, 1, "{args:?}");
+        assert!(
+            r.stderr.contains("was made by an older docnav (format 2")
+                && r.stderr.contains("run `docnav index`"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+    let r = ok(run(&ws, &["index"]));
+    assert!(
+        r.stderr
+            .contains("was made by an older docnav (format 2, without a search index); rebuilding its 2 document(s)"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("indexed 2 documents"), "{}", r.stderr);
+    assert_eq!(ok(run(&ws, &["exec", "find compressed"])).stdout, before);
+}
+
+#[test]
+fn index_without_paths_refreshes_changed_sources_and_keeps_doc_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let notes = dir.path().join("notes.txt");
+    std::fs::copy(fixture("notes.txt"), &notes).unwrap();
+    ok(run(
+        &ws,
+        &[
+            "index",
+            notes.to_str().unwrap(),
+            fixture("ripgrep__FAQ.md").to_str().unwrap(),
+        ],
+    ));
+    std::fs::write(&notes, "1 Zebra care\n\nFeed the zebra twice a day.\n").unwrap();
+    let r = ok(run(&ws, &["index"]));
+    assert!(
+        r.stderr
+            .contains("indexed 1 documents (1 unchanged, 0 failed)"),
+        "{}",
+        r.stderr
+    );
+    let r = ok(run(&ws, &["exec", "find zebra"]));
+    assert!(r.stdout.starts_with("/notes/1  "), "{}", r.stdout);
+}
+
+#[test]
+fn find_shows_the_passage_around_the_match_not_the_sections_first_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    ok(index(&ws, &["ripgrep__GUIDE.md"]));
+    let r = ok(run(
+        &ws,
+        &[
+            "exec",
+            "--cwd",
+            "/ripgrep-guide",
+            "find -n 1 compressed files search-zip gzip",
+        ],
+    ));
+    let line = r.stdout.lines().next().unwrap();
+    assert!(line.starts_with("/ripgrep-guide/1/12  "), "{line}");
+    assert!(line.contains("Common options: … "), "{line}");
+    assert!(line.contains("`-z/--search-zip`"), "{line}");
+}
