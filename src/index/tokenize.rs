@@ -96,24 +96,30 @@ fn run<F: FnMut(&str, SourceRange)>(
     scratch: &mut String,
     emit: &mut F,
 ) {
+    let bytes = text.as_bytes();
     let mut span_start: Option<usize> = None;
     let mut cjk_start: Option<usize> = None;
-    let mut skip_until = 0;
-    for (i, c) in text.char_indices() {
-        if i < skip_until {
-            continue;
-        }
-        if c == ':' {
+    let mut i = 0;
+    while i < bytes.len() {
+        // ASCII (most technical text) is classified by table, byte by byte; other chars are
+        // decoded first.
+        let b = bytes[i];
+        let (kind, len) = if b.is_ascii() {
+            (ASCII_KINDS[b as usize], 1)
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            (classify(c), c.len_utf8())
+        };
+        if b == b':' {
             if let Some(s) = span_start {
                 if let Some((host, end)) = url_at(text, s, i) {
                     span_start = None;
                     emit_span(text, host, buf, scratch, emit);
-                    skip_until = end;
+                    i = end.max(i + 1);
                     continue;
                 }
             }
         }
-        let kind = classify(c);
         if kind != Kind::Cjk {
             if let Some(s) = cjk_start.take() {
                 emit_cjk(text, s..i, emit);
@@ -139,6 +145,7 @@ fn run<F: FnMut(&str, SourceRange)>(
                 }
             }
         }
+        i += len;
     }
     if let Some(s) = span_start {
         emit_span(text, s..text.len(), buf, scratch, emit);
@@ -179,6 +186,24 @@ enum Kind {
     Cjk,
     Other,
 }
+
+/// [`classify`] of every ASCII byte.
+const ASCII_KINDS: [Kind; 128] = {
+    let mut table = [Kind::Other; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_alphanumeric() {
+            Kind::Word
+        } else if c == b'.' || c == b'_' || c == b'-' {
+            Kind::Joiner
+        } else {
+            Kind::Other
+        };
+        b += 1;
+    }
+    table
+};
 
 fn classify(c: char) -> Kind {
     if c.is_ascii() {

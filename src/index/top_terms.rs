@@ -1,6 +1,7 @@
 //! [`top_terms`]: the terms that characterise a document, for its DocCard.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::sections::TITLE_WEIGHT;
 use super::tokenize::{is_cjk, stem, Tokenizer};
@@ -37,7 +38,8 @@ pub(super) const NOISE: &[&str] = &[
 /// are also listed (`fs.stats` when `stat` is), and [web noise](NOISE). Ties by term, ascending.
 pub fn top_terms(tree: &Tree, n: usize) -> Vec<String> {
     // term → (total weighted tf, nodes containing it, last node seen)
-    let mut counts: HashMap<String, (u64, u32, usize)> = HashMap::new();
+    let mut counts: HashMap<String, (u64, u32, usize), BuildHasherDefault<FxHasher>> =
+        HashMap::default();
     let mut tokenizer = Tokenizer::default();
     let mut add = |term: &str, weight: u64, node: usize| match counts.get_mut(term) {
         Some(entry) => {
@@ -83,6 +85,30 @@ pub fn top_terms(tree: &Tree, n: usize) -> Vec<String> {
         }
     }
     out
+}
+
+/// The multiply-rotate hash of rustc's `FxHasher` (not DoS-resistant; the table is built once
+/// per document from its own text). SipHash was a tenth of this pass.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 fn is_topic_word(term: &str) -> bool {

@@ -359,9 +359,7 @@ impl Workspace {
             &mut notices,
         )?;
         let indexed = index.documents().map_err(|e| search_error(dir, e))?;
-        let writer = index
-            .writer(options.jobs.clamp(1, 2))
-            .map_err(|e| search_error(dir, e))?;
+        let writer = index.writer(1).map_err(|e| search_error(dir, e))?;
 
         // No paths: refresh every document of the catalog (an older workspace: the same).
         let mut args = args.to_vec();

@@ -247,11 +247,9 @@ fn a_workspace_of_an_older_docnav_is_detected_and_rebuilt_by_index() {
     // What docnav 0.1 with format 2 left: its catalog, tree files of that format, no index.
     let catalog = ws.join("catalog.json");
     let text = std::fs::read_to_string(&catalog).unwrap();
-    std::fs::write(
-        &catalog,
-        text.replace("\"format_version\":3", "\"format_version\":2"),
-    )
-    .unwrap();
+    let current = format!("\"format_version\":{}", docnav::workspace::FORMAT_VERSION);
+    assert!(text.contains(&current));
+    std::fs::write(&catalog, text.replace(&current, "\"format_version\":2")).unwrap();
     std::fs::remove_dir_all(ws.join("index")).unwrap();
     for args in [
         vec!["docs"],

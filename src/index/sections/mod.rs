@@ -10,11 +10,11 @@
 //! holds.
 //!
 //! Fields (one schema, two kinds of entries):
-//! - sections: `kind` = `section`, `doc_id`, `node`, `rank` (reading order), `text` (the title
-//!   three times, then the node's own content: title terms weigh [`TITLE_WEIGHT`] in tf and in
-//!   length alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5), and a stored
-//!   [`SectionRecord`] (structure number, title, ancestors, lines/pages, content) so a hit is
-//!   shown without loading its tree;
+//! - sections: `kind` = `section`, `doc_id`, `node`, `rank` (reading order), `text` (the node's
+//!   own content, then its title three times: title terms weigh [`TITLE_WEIGHT`] in tf and in
+//!   length alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5; stored, the content
+//!   being its first value), and a stored `record` (structure number, title, ancestors,
+//!   lines/pages) so a hit is shown as a [`SectionRecord`] without loading its tree;
 //! - cards: `kind` = `card`, `doc_id`, `identity` (what built the tree), `card` (title, outline, summary, top
 //!   terms).
 //!
@@ -97,7 +97,7 @@ fn schema() -> (Schema, Fields) {
         node: b.add_u64_field("node", FAST),
         rank: b.add_u64_field("rank", FAST),
         identity: b.add_text_field("identity", STRING | FAST),
-        text: b.add_text_field("text", text_options()),
+        text: b.add_text_field("text", text_options().set_stored()),
         card: b.add_text_field("card", text_options()),
         record: b.add_text_field("record", STORED),
     };

@@ -42,8 +42,9 @@ pub struct SectionRecord {
     /// Own pages `[start, end)`, 1-based (PDF).
     #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<[u32; 2]>,
-    /// The node's own text (not its children's).
-    #[serde(rename = "c")]
+    /// The node's own text (not its children's); stored as the first value of `text`, not in
+    /// the record.
+    #[serde(skip)]
     pub content: String,
 }
 

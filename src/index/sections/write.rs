@@ -118,10 +118,11 @@ fn entries(f: Fields, card: &DocCard, tree: &Tree, identity: &str) -> DocumentEn
             doc.add_text(f.doc_id, &card.doc_id);
             doc.add_u64(f.node, u64::from(id.0));
             doc.add_u64(f.rank, rank as u64);
+            // The content first: it is the stored value a hit shows ([`stored_record`]).
+            doc.add_text(f.text, &node.content);
             for _ in 0..TITLE_WEIGHT {
                 doc.add_text(f.text, &node.title);
             }
-            doc.add_text(f.text, &node.content);
             let mut ancestors = tree.ancestors_and_self(id);
             ancestors.pop();
             let record = SectionRecord {
@@ -130,7 +131,7 @@ fn entries(f: Fields, card: &DocCard, tree: &Tree, identity: &str) -> DocumentEn
                 ancestors: ancestors.into_iter().map(|a| a.0).collect(),
                 lines: node.lines.clone().map(|r| [r.start, r.end]),
                 pages: node.pages.clone().map(|r| [r.start, r.end]),
-                content: node.content.clone(),
+                content: String::new(),
             };
             doc.add_text(f.record, record.encode());
             entries.push(doc);
@@ -211,8 +212,11 @@ impl SectionWriter {
     }
 }
 
-/// Read back the stored record of a section entry (used by search).
+/// Read back the stored record of a section entry (used by search): the `record` field, and
+/// the content from the first stored value of `text`.
 pub(super) fn stored_record(doc: &TantivyDocument, f: Fields) -> Option<SectionRecord> {
     let text = doc.get_first(f.record)?.as_str()?;
-    SectionRecord::decode(text)
+    let mut record = SectionRecord::decode(text)?;
+    record.content = doc.get_first(f.text)?.as_str()?.to_string();
+    Some(record)
 }
