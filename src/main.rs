@@ -1,5 +1,12 @@
 use std::process::ExitCode;
 
+/// mimalloc instead of the system allocator: a command reads thousands of DocCards (hundreds of
+/// thousands of small strings) and an index run allocates per token; with glibc's malloc,
+/// allocating and freeing them was most of `docnav exec 'ls /'`'s CPU on a 10,000-document
+/// workspace (BENCHMARKS.md, "Scale").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     match docnav::cli::run() {
         Ok(code) => code,

@@ -101,28 +101,53 @@ pub fn ask_lexical(
     })
 }
 
-/// The first `k` deduplicated hits ([`dedup`]), fetching more of the ranking until dedup can
-/// stop or the ranking is exhausted.
+/// The first `k` deduplicated hits ([`dedup`]). The ranking is read in growing pages until
+/// dedup can stop; once `k` hits are kept, only a kept hit's own descendants can still change
+/// the result (taking its place), so those are looked up below each kept hit instead of reading
+/// on down the ranking — in a large workspace thousands of sections can score within half of
+/// the best ones.
 fn top_deduplicated(prepared: &PreparedSearch, k: usize) -> Result<Vec<Hit>, SectionIndexError> {
     if k == 0 {
         return Ok(Vec::new());
     }
-    let mut limit = (k * 8).max(32);
+    let with_ancestors = |hit: SectionHit| -> Result<Hit, SectionIndexError> {
+        let ancestors = prepared.record(&hit)?.ancestors;
+        Ok(Hit { hit, ancestors })
+    };
+    let mut limit = (k * 4).max(16);
     let mut hits: Vec<Hit> = Vec::new();
     loop {
         let ranked = prepared.top(limit)?;
         let exhausted = ranked.len() < limit;
         for hit in ranked.into_iter().skip(hits.len()) {
-            let ancestors = prepared.record(&hit)?.ancestors;
-            hits.push(Hit { hit, ancestors });
+            hits.push(with_ancestors(hit)?);
         }
         let (kept, complete) = dedup(&hits, k);
         if complete || exhausted {
             return Ok(kept);
         }
+        if kept.len() >= k {
+            let mut pool = hits;
+            for h in &kept {
+                for hit in prepared.top_below(&h.hit.doc_id, h.hit.node, DESCENDANTS_LOOKED_UP)? {
+                    if !pool
+                        .iter()
+                        .any(|p| p.hit.doc_id == hit.doc_id && p.hit.node == hit.node)
+                    {
+                        pool.push(with_ancestors(hit)?);
+                    }
+                }
+            }
+            pool.sort_by(|a, b| prepared.compare(&a.hit, &b.hit));
+            return Ok(dedup(&pool, k).0);
+        }
         limit *= 4;
     }
 }
+
+/// Descendants of a kept hit that can take its place are looked up this many at a time (best
+/// first; a replacement needs at least [`DESCENDANT_REPLACES_AT`] of the kept score).
+const DESCENDANTS_LOOKED_UP: usize = 64;
 
 /// A descendant replaces a kept ancestor when it scores at least this fraction of the ancestor's
 /// score. The ancestor's evidence text contains the descendant's, so the deeper section is the

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use pretty_assertions::assert_eq;
 
 use super::*;
-use crate::tree::BuildOptions;
+use crate::index::Scope;
+use crate::tree::{BuildOptions, NodeId};
 use crate::workspace::InMemoryLibrary;
 
 fn fixture(name: &str) -> PathBuf {
@@ -170,5 +171,51 @@ fn every_evidence_explains_its_score() {
         let sum: f32 = x.terms.iter().map(|t| t.contribution).sum();
         assert!((sum - e.score).abs() < 1e-4, "{sum} vs {}", e.score);
         assert!(x.terms.iter().all(|t| t.tf > 0.0 && t.idf > 0.0));
+    }
+}
+
+/// Reading the ranking page by page, then only below the kept hits, keeps exactly what a scan
+/// of the whole ranking keeps (the brute force the optimisation replaces).
+#[test]
+fn paged_dedup_keeps_what_a_scan_of_the_whole_ranking_keeps() {
+    let lib = library(&[
+        "ripgrep__GUIDE.md",
+        "ripgrep__FAQ.md",
+        "nodejs-doc__fs.md",
+        "docker-doc__builder.md",
+        "R-intro.pdf",
+    ]);
+    let sections = lib.sections().unwrap();
+    for q in [
+        "search every known file type at once with --type",
+        "file",
+        "how do I search compressed files",
+        "fs.Stats bigint mode",
+        "build argument stage",
+        "vector",
+    ] {
+        let prepared = sections.prepare(q, Scope::All).unwrap();
+        let all: Vec<Hit> = prepared
+            .top(100_000)
+            .unwrap()
+            .into_iter()
+            .map(|hit| {
+                let ancestors = prepared.record(&hit).unwrap().ancestors;
+                Hit { hit, ancestors }
+            })
+            .collect();
+        for k in [1, 2, 5, 12] {
+            let want: Vec<(String, NodeId)> = dedup(&all, k)
+                .0
+                .into_iter()
+                .map(|h| (h.hit.doc_id, h.hit.node))
+                .collect();
+            let got: Vec<(String, NodeId)> = top_deduplicated(&prepared, k)
+                .unwrap()
+                .into_iter()
+                .map(|h| (h.hit.doc_id, h.hit.node))
+                .collect();
+            assert_eq!(got, want, "{q} k={k}");
+        }
     }
 }

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::GlobalArgs;
 use crate::tree::BuildOptions;
 use crate::workspace::indexer::{IndexProgress, NoProgress};
-use crate::workspace::{IndexOptions, Workspace};
+use crate::workspace::{IndexOptions, Library, Workspace};
 
 /// Arguments of `docnav index`.
 #[derive(Debug, clap::Args)]
@@ -52,9 +52,11 @@ impl IndexProgress for Bar {
 /// Run `docnav index`. Exit 1 when any input failed (after indexing all the others); exit 2
 /// without paths when there is no workspace to refresh.
 pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
-    if args.paths.is_empty() && !global.workspace.join("catalog.json").exists() {
+    let nothing_to_refresh =
+        || Workspace::open_or_empty(&global.workspace).is_ok_and(|w| w.cards().is_empty());
+    if args.paths.is_empty() && nothing_to_refresh() {
         eprintln!(
-            "error: no paths given, and no workspace at `{}` to refresh\n\
+            "error: no paths given, and no documents in workspace `{}` to refresh\n\
              hint: docnav index <files|folders|globs…>",
             global.workspace.display()
         );

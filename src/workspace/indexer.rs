@@ -12,8 +12,9 @@ use globset::Glob;
 use super::sync::{search_error, WriterLock};
 use super::{
     atomic::{sync_dir, write_atomic, write_atomic_unsynced_dir},
-    build_key, decode_tree_file, encode_tree_file, fingerprint, slugify, tree_file_name,
-    unique_slug, Catalog, CatalogEntry, Document, Workspace, WorkspaceError, FORMAT_VERSION,
+    build_key, decode_tree_file, encode_catalog, encode_tree_file, fingerprint, slugify,
+    tree_file_name, unique_slug, Catalog, CatalogEntry, Document, Workspace, WorkspaceError,
+    FORMAT_VERSION,
 };
 use crate::index::sections::DocumentEntries;
 use crate::index::{SectionIndex, SectionWriter};
@@ -266,7 +267,7 @@ fn starting_catalog(dir: &Path) -> Result<(Catalog, Option<u32>), WorkspaceError
             struct Rows {
                 documents: Vec<CatalogEntry>,
             }
-            let path = dir.join("catalog.json");
+            let path = super::legacy_catalog_path(dir);
             let rows: Rows = std::fs::read(&path)
                 .ok()
                 .and_then(|b| serde_json::from_slice(&b).ok())
@@ -431,7 +432,11 @@ impl Workspace {
         // Compute threads (one per core) parse, build and serialize; a few writer threads write and
         // fsync tree files, so fsync waits (milliseconds each) overlap the CPU work instead of
         // stalling it.
-        let (to_writers, writes) = std::sync::mpsc::channel::<(usize, PendingWrite)>();
+        // Bounded: a built document waits here with its tree and index entries in memory, and the
+        // writer threads are slower than parsing whenever tantivy is busy (unbounded, a
+        // 10,000-document run held 3.7 GB).
+        let (to_writers, writes) =
+            std::sync::mpsc::sync_channel::<(usize, PendingWrite)>(WRITER_THREADS * 2);
         let writes = Mutex::new(writes);
         std::thread::scope(|scope| {
             for _ in 0..WRITER_THREADS {
@@ -559,13 +564,15 @@ impl Workspace {
             index_generation: generation,
             documents,
         };
-        let catalog_path = dir.join("catalog.json");
-        let bytes = serde_json::to_vec(&catalog).map_err(|e| WorkspaceError::Corrupt {
+        let catalog_path = super::catalog_path(dir);
+        let bytes = encode_catalog(&catalog).map_err(|reason| WorkspaceError::Corrupt {
             path: catalog_path.clone(),
-            reason: e.to_string(),
+            reason,
         })?;
         write_atomic(&catalog_path, &bytes).map_err(io(&catalog_path))?;
         crash_point("after-catalog");
+        // An older workspace's JSON catalog, now superseded.
+        let _ = std::fs::remove_file(super::legacy_catalog_path(dir));
         remove_unreferenced(&docs_dir, &catalog);
         report.errors = errors;
         report.elapsed = started.elapsed();

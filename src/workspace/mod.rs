@@ -1,10 +1,12 @@
-//! The workspace (DESIGN.md §3): a directory holding `catalog.json` (all DocCards), one tree
-//! file per document under `docs/` (loaded only when a command touches that document) and the
-//! section index under `index/` (tantivy; every search goes through it).
+//! The workspace (DESIGN.md §3): a directory holding the catalog `catalog.bin` (all DocCards),
+//! one tree file per document under `docs/` (loaded only when a command touches that document)
+//! and the section index under `index/` (tantivy; every search goes through it).
 //!
 //! Tree files are binary: [`TREE_FILE_MAGIC`], the format version, then the [`Document`] in
-//! postcard, LZ4-compressed ([`encode_tree_file`]). `catalog.json` stays JSON (read by people
-//! and scripts).
+//! postcard, LZ4-compressed ([`encode_tree_file`]). The catalog is binary too
+//! ([`CATALOG_MAGIC`], version, postcard): every command reads it whole, and at 10,000
+//! documents parsing it as JSON took 120 ms of CPU, most of a command's own time. People and
+//! scripts read it through `docnav docs --json`.
 //!
 //! Crash safety: tree files are named by doc id *and* a hash of the source fingerprint and the
 //! build key (`docs/guide-1a2b3c4d5e6f.bin`), so a re-index writes new files next to the old
@@ -38,13 +40,14 @@ pub use indexer::{IndexOptions, IndexReport};
 
 use crate::index::{DocCard, SectionIndex};
 
-/// Version of `catalog.json` and tree files this build reads and writes. Version 2: tree files
+/// Version of the catalog and tree files this build reads and writes. Version 2: tree files
 /// are binary (postcard) instead of JSON — loading a 7 MB tree (R-fullrefman.pdf) was most of a
 /// cold `ask`'s own time. Version 3: the per-document keyword index left the tree files for the
 /// workspace-wide section index (`index/`), and the catalog records the index generation it
 /// matches. Version 4: tree files are LZ4-compressed (a workspace was 1.8× its Markdown sources,
-/// now about 1×; decompression runs at GB/s). A change in what the parsers and the build
-/// stage produce, with the same layout, bumps [`TREE_BUILDER_VERSION`] instead.
+/// now about 1×; decompression runs at GB/s), and the catalog is `catalog.bin` (postcard)
+/// instead of `catalog.json`. A change in what the parsers and the build stage produce, with
+/// the same layout, bumps [`TREE_BUILDER_VERSION`] instead.
 pub const FORMAT_VERSION: u32 = 4;
 
 /// Version of the trees the parsers and build stage make from a source. Bump it whenever the same
@@ -66,6 +69,19 @@ pub fn build_key(options: &crate::tree::BuildOptions) -> String {
 
 /// First bytes of a tree file, before its little-endian `u32` format version.
 pub const TREE_FILE_MAGIC: &[u8; 8] = b"DOCNAVT\n";
+
+/// First bytes of the catalog file, before its little-endian `u32` format version.
+pub const CATALOG_MAGIC: &[u8; 8] = b"DOCNAVC\n";
+
+/// The catalog file of the workspace in `dir` (`catalog.bin`).
+pub fn catalog_path(dir: &Path) -> PathBuf {
+    dir.join("catalog.bin")
+}
+
+/// Where workspaces before format 4 kept their catalog (JSON).
+pub(crate) fn legacy_catalog_path(dir: &Path) -> PathBuf {
+    dir.join("catalog.json")
+}
 
 /// Default workspace directory (relative to the current directory).
 pub const DEFAULT_DIR: &str = ".docnav";
@@ -156,7 +172,7 @@ pub fn tree_file_name(doc_id: &str, fingerprint: &str, build_key: &str) -> Strin
     format!("{doc_id}-{}.bin", &hash[..12])
 }
 
-/// `catalog.json`.
+/// The catalog (`catalog.bin`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Catalog {
     /// [`FORMAT_VERSION`] of the writer.
@@ -238,13 +254,54 @@ pub fn decode_tree_file(path: &Path, bytes: &[u8]) -> Result<Document, Workspace
     postcard::from_bytes(&body).map_err(|e| corrupt(e.to_string()))
 }
 
-/// An opened workspace: the catalog in memory, the section index open on the commit the
-/// catalog matches, tree files loaded on first use and cached.
+/// Encode the catalog file: [`CATALOG_MAGIC`], [`FORMAT_VERSION`] as little-endian `u32`, then
+/// the [`Catalog`] in postcard.
+///
+/// Errors: a serialization failure (a bug: every field is serializable), as a message.
+pub fn encode_catalog(catalog: &Catalog) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(catalog.documents.len() * 1024 + 16);
+    out.extend_from_slice(CATALOG_MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    postcard::to_io(catalog, &mut out).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// Decode a catalog file read from `path` (see [`encode_catalog`]).
+///
+/// Errors: [`WorkspaceError::Corrupt`] without the magic bytes or when the body does not
+/// decode; [`WorkspaceError::Version`] for another format version.
+pub fn decode_catalog(path: &Path, bytes: &[u8]) -> Result<Catalog, WorkspaceError> {
+    let corrupt = |reason: String| WorkspaceError::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let Some(rest) = bytes.strip_prefix(CATALOG_MAGIC.as_slice()) else {
+        return Err(corrupt("not a docnav catalog (bad magic bytes)".into()));
+    };
+    let Some((version, body)) = rest.split_at_checked(4) else {
+        return Err(corrupt("truncated header".into()));
+    };
+    let found = u32::from_le_bytes([version[0], version[1], version[2], version[3]]);
+    if found != FORMAT_VERSION {
+        return Err(WorkspaceError::Version {
+            path: path.to_path_buf(),
+            found,
+            expected: FORMAT_VERSION,
+        });
+    }
+    postcard::from_bytes(body).map_err(|e| corrupt(e.to_string()))
+}
+
+/// An opened workspace: the cards in memory, the section index open on the commit the catalog
+/// matches, tree files loaded on first use and cached.
 #[derive(Debug)]
 pub struct Workspace {
     dir: PathBuf,
-    catalog: Catalog,
+    /// Cards sorted by `doc_id`.
     cards: Vec<DocCard>,
+    /// Tree file name of each card, in the same order.
+    tree_files: Vec<String>,
+    index_generation: u64,
     cache: Mutex<HashMap<String, Arc<Document>>>,
     /// The open index, or why it could not be opened (reported by [`Library::sections`]).
     sections: Result<SectionIndex, String>,
@@ -275,15 +332,34 @@ fn read_versioned<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, Worksp
     serde_json::from_slice(&bytes).map_err(corrupt)
 }
 
-/// Read `catalog.json` in `dir`. Errors: [`WorkspaceError::Missing`] without one;
-/// [`WorkspaceError::Outdated`] for a catalog of an older format; `Corrupt`/`Version`/`Io` for
-/// a bad one.
-fn read_catalog(dir: &Path) -> Result<Catalog, WorkspaceError> {
-    let path = dir.join("catalog.json");
-    if !path.exists() {
-        return Err(WorkspaceError::Missing(dir.to_path_buf()));
-    }
-    match read_versioned(&path) {
+/// Read the catalog in `dir`. Errors: [`WorkspaceError::Missing`] without one;
+/// [`WorkspaceError::Outdated`] for a workspace of an older format (a `catalog.json`, or an
+/// older version number); `Corrupt`/`Version`/`Io` for a bad one.
+pub(crate) fn read_catalog(dir: &Path) -> Result<Catalog, WorkspaceError> {
+    let path = catalog_path(dir);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let legacy = legacy_catalog_path(dir);
+            if !legacy.exists() {
+                return Err(WorkspaceError::Missing(dir.to_path_buf()));
+            }
+            return match read_versioned::<Catalog>(&legacy) {
+                Err(WorkspaceError::Version { found, .. })
+                | Err(WorkspaceError::Outdated { found, .. }) => Err(WorkspaceError::Outdated {
+                    dir: dir.to_path_buf(),
+                    found,
+                }),
+                Err(e) => Err(e),
+                Ok(_) => Err(WorkspaceError::Outdated {
+                    dir: dir.to_path_buf(),
+                    found: FORMAT_VERSION,
+                }),
+            };
+        }
+        Err(source) => return Err(WorkspaceError::Io { path, source }),
+    };
+    match decode_catalog(&path, &bytes) {
         Err(WorkspaceError::Version { found, .. }) if found < FORMAT_VERSION => {
             Err(WorkspaceError::Outdated {
                 dir: dir.to_path_buf(),
@@ -301,7 +377,7 @@ impl Workspace {
     /// missing or damaged index does not stop the catalog from being read (listing works) but
     /// every search then fails with [`WorkspaceError::Search`].
     ///
-    /// Errors: [`WorkspaceError::Missing`] when `dir` has no `catalog.json`;
+    /// Errors: [`WorkspaceError::Missing`] when `dir` has no catalog;
     /// [`WorkspaceError::Outdated`] for a workspace of an older docnav; `Corrupt`/`Version`/`Io`
     /// for a bad catalog; [`WorkspaceError::Search`] when a needed repair fails.
     pub fn open(dir: &Path) -> Result<Workspace, WorkspaceError> {
@@ -328,11 +404,16 @@ impl Workspace {
         catalog: Catalog,
         sections: Result<SectionIndex, String>,
     ) -> Workspace {
-        let cards = catalog.documents.iter().map(|e| e.card.clone()).collect();
+        let (cards, tree_files) = catalog
+            .documents
+            .into_iter()
+            .map(|e| (e.card, e.tree_file))
+            .unzip();
         Workspace {
             dir: dir.to_path_buf(),
-            catalog,
             cards,
+            tree_files,
+            index_generation: catalog.index_generation,
             cache: Mutex::new(HashMap::new()),
             sections,
         }
@@ -340,7 +421,7 @@ impl Workspace {
 
     /// The catalog's index generation (see the module docs).
     pub fn index_generation(&self) -> u64 {
-        self.catalog.index_generation
+        self.index_generation
     }
 
     /// Where the section index lives.
@@ -353,9 +434,13 @@ impl Workspace {
         &self.dir
     }
 
-    /// Catalog rows, sorted by `doc_id`.
-    pub fn entries(&self) -> &[CatalogEntry] {
-        &self.catalog.documents
+    /// The tree file (a name inside `docs/`) of `doc_id`, `None` for an unknown id.
+    pub fn tree_file(&self, doc_id: &str) -> Option<&str> {
+        self.cards
+            .binary_search_by(|c| c.doc_id.as_str().cmp(doc_id))
+            .ok()
+            .and_then(|i| self.tree_files.get(i))
+            .map(String::as_str)
     }
 
     /// Where the shell keeps its history.
@@ -372,7 +457,7 @@ impl Workspace {
         self.dir.join("docs")
     }
 
-    /// Read `catalog.json` again and load `doc_id` from it, unless it names `stale_file` again
+    /// Read the catalog again and load `doc_id` from it, unless it names `stale_file` again
     /// (then `missing` is the error) or no longer lists the document (`NotFound`).
     fn load_from_fresh_catalog(
         &self,
@@ -380,7 +465,7 @@ impl Workspace {
         stale_file: &str,
         missing: WorkspaceError,
     ) -> Result<Document, WorkspaceError> {
-        let catalog: Catalog = read_versioned(&self.dir.join("catalog.json"))?;
+        let catalog = read_catalog(&self.dir)?;
         let entry = catalog
             .documents
             .iter()
@@ -389,11 +474,11 @@ impl Workspace {
         if entry.tree_file == stale_file {
             return Err(missing);
         }
-        self.load(entry)
+        self.load(&entry.tree_file)
     }
 
-    fn load(&self, entry: &CatalogEntry) -> Result<Document, WorkspaceError> {
-        let path = self.docs_dir().join(&entry.tree_file);
+    fn load(&self, tree_file: &str) -> Result<Document, WorkspaceError> {
+        let path = self.docs_dir().join(tree_file);
         let bytes = std::fs::read(&path).map_err(|source| WorkspaceError::Io {
             path: path.clone(),
             source,
@@ -419,19 +504,15 @@ impl Library for Workspace {
                 return Ok(doc.clone());
             }
         }
-        let entry = self
-            .catalog
-            .documents
-            .binary_search_by(|e| e.card.doc_id.as_str().cmp(doc_id))
-            .ok()
-            .and_then(|i| self.catalog.documents.get(i))
+        let tree_file = self
+            .tree_file(doc_id)
             .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))?;
-        let doc = match self.load(entry) {
+        let doc = match self.load(tree_file) {
             Err(WorkspaceError::Io { path, source })
                 if source.kind() == std::io::ErrorKind::NotFound =>
             {
                 let missing = WorkspaceError::Io { path, source };
-                self.load_from_fresh_catalog(doc_id, &entry.tree_file, missing)?
+                self.load_from_fresh_catalog(doc_id, tree_file, missing)?
             }
             other => other?,
         };

@@ -18,16 +18,36 @@ fn slugify_is_readable() {
 #[test]
 fn unknown_format_version_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("catalog.json"),
-        r#"{"format_version": 99, "docnav_version": "9", "documents": []}"#,
-    )
-    .unwrap();
+    let mut bytes = CATALOG_MAGIC.to_vec();
+    bytes.extend_from_slice(&99u32.to_le_bytes());
+    std::fs::write(catalog_path(dir.path()), bytes).unwrap();
     let err = Workspace::open(dir.path()).unwrap_err().to_string();
     assert!(
         err.contains("format version 99")
             && err.contains(&format!("reads version {FORMAT_VERSION}")),
         "{err}"
+    );
+    std::fs::write(catalog_path(dir.path()), b"{}").unwrap();
+    let err = Workspace::open(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("not a docnav catalog"), "{err}");
+}
+
+#[test]
+fn a_json_catalog_of_an_older_format_is_an_outdated_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("catalog.json"),
+        r#"{"format_version": 2, "docnav_version": "0.1.0", "documents": []}"#,
+    )
+    .unwrap();
+    let err = Workspace::open(dir.path()).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "workspace `{}` was made by an older docnav (format 2, without a search index) \
+             (hint: run `docnav index` to rebuild it)",
+            dir.path().display()
+        )
     );
 }
 
@@ -118,7 +138,7 @@ fn missing_tree_file_named_by_the_current_catalog_is_an_io_error() {
     )
     .unwrap();
     let ws = Workspace::open(&ws_dir).unwrap();
-    let file = ws_dir.join("docs").join(&ws.entries()[0].tree_file);
+    let file = ws_dir.join("docs").join(ws.tree_file("notes").unwrap());
     std::fs::remove_file(&file).unwrap();
     let err = ws.document("notes").unwrap_err().to_string();
     assert!(
@@ -171,14 +191,10 @@ fn unchanged_sources_are_rebuilt_when_the_build_differs() {
     assert_eq!(index(&small_leaves), (0, 1));
 
     // A row written by an older build (no build key): rebuilt once, then reused.
-    let catalog_path = ws_dir.join("catalog.json");
-    let mut catalog: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&catalog_path).unwrap()).unwrap();
-    catalog["documents"][0]
-        .as_object_mut()
-        .unwrap()
-        .remove("build_key");
-    std::fs::write(&catalog_path, serde_json::to_vec(&catalog).unwrap()).unwrap();
+    let path = catalog_path(&ws_dir);
+    let mut catalog = decode_catalog(&path, &std::fs::read(&path).unwrap()).unwrap();
+    catalog.documents[0].build_key.clear();
+    std::fs::write(&path, encode_catalog(&catalog).unwrap()).unwrap();
     assert_eq!(index(&options), (1, 0));
     assert_eq!(node_count(), 2);
     assert_eq!(index(&options), (0, 1));

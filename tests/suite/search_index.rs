@@ -244,12 +244,20 @@ fn a_workspace_of_an_older_docnav_is_detected_and_rebuilt_by_index() {
     let ws = dir.path().join("ws");
     ok(index(&ws, &["notes.txt", "ripgrep__FAQ.md"]));
     let before = ok(run(&ws, &["exec", "find compressed"])).stdout;
-    // What docnav 0.1 with format 2 left: its catalog, tree files of that format, no index.
-    let catalog = ws.join("catalog.json");
-    let text = std::fs::read_to_string(&catalog).unwrap();
-    let current = format!("\"format_version\":{}", docnav::workspace::FORMAT_VERSION);
-    assert!(text.contains(&current));
-    std::fs::write(&catalog, text.replace(&current, "\"format_version\":2")).unwrap();
+    // What docnav 0.1 with format 2 left: a JSON catalog, tree files of that format, no index.
+    let cards: Vec<Value> =
+        serde_json::from_str(&ok(run(&ws, &["docs", "--json"])).stdout).unwrap();
+    let rows: Vec<Value> = cards
+        .into_iter()
+        .map(|card| {
+            serde_json::json!({"card": card, "tree_file": "gone.bin", "source_len": 0,
+                               "mtime_ms": 0, "build_key": ""})
+        })
+        .collect();
+    let legacy = serde_json::json!({"format_version": 2, "docnav_version": "0.1.0",
+                                    "documents": rows});
+    std::fs::write(ws.join("catalog.json"), legacy.to_string()).unwrap();
+    std::fs::remove_file(docnav::workspace::catalog_path(&ws)).unwrap();
     std::fs::remove_dir_all(ws.join("index")).unwrap();
     for args in [
         vec!["docs"],
@@ -274,6 +282,7 @@ fn a_workspace_of_an_older_docnav_is_detected_and_rebuilt_by_index() {
     );
     assert!(r.stderr.contains("indexed 2 documents"), "{}", r.stderr);
     assert_eq!(ok(run(&ws, &["exec", "find compressed"])).stdout, before);
+    assert!(!ws.join("catalog.json").exists(), "the old catalog is gone");
 }
 
 #[test]

@@ -10,7 +10,8 @@
 //! holds.
 //!
 //! Fields (one schema, two kinds of entries):
-//! - sections: `kind` = `section`, `doc_id`, `node`, `rank` (reading order), `text` (the node's
+//! - sections: `kind` = `section`, `doc_id`, `node`, `rank` (reading order), `ancestor` (every
+//!   ancestor's node id, to search one subtree), `text` (the node's
 //!   own content, then its title three times: title terms weigh [`TITLE_WEIGHT`] in tf and in
 //!   length alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5; stored, the content
 //!   being its first value), and a stored `record` (structure number, title, ancestors,
@@ -28,7 +29,7 @@ mod write;
 use std::path::{Path, PathBuf};
 
 use tantivy::schema::{
-    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED, STRING,
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::{Index, IndexReader, ReloadPolicy};
 
@@ -75,6 +76,7 @@ pub(crate) struct Fields {
     doc_id: Field,
     node: Field,
     rank: Field,
+    ancestor: Field,
     identity: Field,
     text: Field,
     card: Field,
@@ -96,6 +98,7 @@ fn schema() -> (Schema, Fields) {
         doc_id: b.add_text_field("doc_id", STRING | FAST),
         node: b.add_u64_field("node", FAST),
         rank: b.add_u64_field("rank", FAST),
+        ancestor: b.add_u64_field("ancestor", INDEXED),
         identity: b.add_text_field("identity", STRING | FAST),
         text: b.add_text_field("text", text_options().set_stored()),
         card: b.add_text_field("card", text_options()),

@@ -1,8 +1,12 @@
 //! Searching the section index: BM25 over sections in a [`Scope`], their stored records,
 //! tantivy's `Explanation` of each score, and snippets around the matched terms.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
+use tantivy::columnar::{Column, StrColumn};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
@@ -85,6 +89,7 @@ pub struct PreparedSearch {
     /// The scope's documents in tie-break order (`None`: all, ties by `doc_id`).
     order: Option<Vec<String>>,
     place: String,
+    columns: ColumnCache,
 }
 
 impl SectionIndex {
@@ -111,37 +116,9 @@ impl SectionIndex {
                 .unwrap_or(0)
         });
         let terms: Vec<String> = terms.into_iter().take(MAX_QUERY_TERMS).collect();
-        let should: Vec<(Occur, Box<dyn Query>)> = terms
-            .iter()
-            .map(|t| {
-                let q: Box<dyn Query> = Box::new(TermQuery::new(
-                    Term::from_field_text(f.text, t),
-                    IndexRecordOption::WithFreqs,
-                ));
-                (Occur::Should, q)
-            })
-            .collect();
-        let text_query: Box<dyn Query> = Box::new(BooleanQuery::new(should));
-        let query: Box<dyn Query> = match scope {
-            Scope::All => text_query,
-            Scope::Documents(ids) => {
-                let docs: Vec<(Occur, Box<dyn Query>)> = ids
-                    .iter()
-                    .map(|id| {
-                        let q: Box<dyn Query> = Box::new(TermQuery::new(
-                            Term::from_field_text(f.doc_id, id),
-                            IndexRecordOption::Basic,
-                        ));
-                        (Occur::Should, q)
-                    })
-                    .collect();
-                let filter: Box<dyn Query> =
-                    Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(docs)), 0.0));
-                Box::new(BooleanQuery::new(vec![
-                    (Occur::Must, text_query),
-                    (Occur::Must, filter),
-                ]))
-            }
+        let query = match scope {
+            Scope::All => terms_query(f, &terms),
+            Scope::Documents(ids) => filtered_query(f, &terms, ids),
         };
         Ok(PreparedSearch {
             searcher,
@@ -154,6 +131,7 @@ impl SectionIndex {
                 Scope::Documents(ids) => Some(ids.to_vec()),
             },
             place: self.place.clone(),
+            columns: ColumnCache::default(),
         })
     }
 
@@ -189,9 +167,11 @@ impl SectionIndex {
                 &TopDocs::with_limit(limit.max(1)).order_by_score(),
                 &stats,
             )?;
+            let columns = ColumnCache::default();
             let mut out = Vec::with_capacity(top.len());
             for (score, address) in top {
-                if let Some(id) = fast_doc_id(&searcher, address)? {
+                let segment = columns.get(&searcher, address.segment_ord)?;
+                if let Some(id) = segment.doc_id(address.doc_id)? {
                     out.push((id, score));
                 }
             }
@@ -203,17 +183,89 @@ impl SectionIndex {
     }
 }
 
-fn fast_doc_id(searcher: &Searcher, address: DocAddress) -> tantivy::Result<Option<String>> {
-    let segment = searcher.segment_reader(address.segment_ord);
-    let Some(ids) = segment.fast_fields().str("doc_id")? else {
-        return Ok(None);
-    };
-    let Some(ord) = ids.term_ords(address.doc_id).next() else {
-        return Ok(None);
-    };
-    let mut out = String::new();
-    ids.ord_to_str(ord, &mut out)?;
-    Ok(Some(out))
+/// BM25 over `terms` in the `text` field: one optional clause per term.
+fn terms_query(f: Fields, terms: &[String]) -> Box<dyn Query> {
+    let should: Vec<(Occur, Box<dyn Query>)> = terms
+        .iter()
+        .map(|t| {
+            let q: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_text(f.text, t),
+                IndexRecordOption::WithFreqs,
+            ));
+            (Occur::Should, q)
+        })
+        .collect();
+    Box::new(BooleanQuery::new(should))
+}
+
+/// [`terms_query`] restricted to the sections of `doc_ids` (the filter adds 0 to scores).
+fn filtered_query(f: Fields, terms: &[String], doc_ids: &[String]) -> Box<dyn Query> {
+    let docs: Vec<(Occur, Box<dyn Query>)> = doc_ids
+        .iter()
+        .map(|id| {
+            let q: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_text(f.doc_id, id),
+                IndexRecordOption::Basic,
+            ));
+            (Occur::Should, q)
+        })
+        .collect();
+    let filter: Box<dyn Query> =
+        Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(docs)), 0.0));
+    Box::new(BooleanQuery::new(vec![
+        (Occur::Must, terms_query(f, terms)),
+        (Occur::Must, filter),
+    ]))
+}
+
+/// The fast-field columns of one segment a hit is read from. Opening a column reads its block
+/// index (work in proportion to the segment's size), so it is done once per segment and search,
+/// not once per hit: per hit, a 10,000-document workspace spent a second in it.
+struct SegmentColumns {
+    node: Column<u64>,
+    rank: Column<u64>,
+    doc_id: Option<StrColumn>,
+}
+
+/// [`SegmentColumns`] by segment ordinal, opened on first use.
+#[derive(Default)]
+struct ColumnCache(Mutex<HashMap<u32, Arc<SegmentColumns>>>);
+
+impl ColumnCache {
+    fn get(&self, searcher: &Searcher, segment_ord: u32) -> tantivy::Result<Arc<SegmentColumns>> {
+        if let Some(c) = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&segment_ord).cloned())
+        {
+            return Ok(c);
+        }
+        let fast = searcher.segment_reader(segment_ord).fast_fields();
+        let columns = Arc::new(SegmentColumns {
+            node: fast.u64("node")?,
+            rank: fast.u64("rank")?,
+            doc_id: fast.str("doc_id")?,
+        });
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(segment_ord, columns.clone());
+        }
+        Ok(columns)
+    }
+}
+
+impl SegmentColumns {
+    fn doc_id(&self, doc: tantivy::DocId) -> tantivy::Result<Option<String>> {
+        let Some(ids) = &self.doc_id else {
+            return Ok(None);
+        };
+        let Some(ord) = ids.term_ords(doc).next() else {
+            return Ok(None);
+        };
+        let mut out = String::new();
+        ids.ord_to_str(ord, &mut out)?;
+        Ok(Some(out))
+    }
 }
 
 impl PreparedSearch {
@@ -232,23 +284,74 @@ impl PreparedSearch {
     ///
     /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
     pub fn top(&self, limit: usize) -> Result<Vec<SectionHit>, SectionIndexError> {
+        self.run_top(self.query.as_ref(), limit)
+    }
+
+    /// The best `limit` sections below `node` (its descendants, not itself) in document
+    /// `doc_id`, scored with this search's statistics (so scores compare with
+    /// [`PreparedSearch::top`]'s), best first, ties in reading order.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
+    pub fn top_below(
+        &self,
+        doc_id: &str,
+        node: NodeId,
+        limit: usize,
+    ) -> Result<Vec<SectionHit>, SectionIndexError> {
+        let within: Box<dyn Query> = Box::new(ConstScoreQuery::new(
+            Box::new(TermQuery::new(
+                Term::from_field_u64(self.fields.ancestor, u64::from(node.0)),
+                IndexRecordOption::Basic,
+            )),
+            0.0,
+        ));
+        let query = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                filtered_query(self.fields, &self.terms, &[doc_id.to_string()]),
+            ),
+            (Occur::Must, within),
+        ]);
+        self.run_top(&query, limit)
+    }
+
+    /// The order of [`PreparedSearch::top`]: score descending, then scope order (`doc_id` for
+    /// [`Scope::All`]), then reading order.
+    pub fn compare(&self, a: &SectionHit, b: &SectionHit) -> std::cmp::Ordering {
+        let position = |id: &str| -> usize {
+            self.order
+                .as_ref()
+                .and_then(|o| o.iter().position(|x| x == id))
+                .unwrap_or(0)
+        };
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| position(&a.doc_id).cmp(&position(&b.doc_id)))
+            .then_with(|| a.doc_id.cmp(&b.doc_id))
+            .then_with(|| a.rank.cmp(&b.rank))
+    }
+
+    fn run_top(
+        &self,
+        query: &dyn Query,
+        limit: usize,
+    ) -> Result<Vec<SectionHit>, SectionIndexError> {
         if self.terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
         let run = || -> tantivy::Result<Vec<SectionHit>> {
             let top = self.searcher.search_with_statistics_provider(
-                self.query.as_ref(),
+                query,
                 &TopDocs::with_limit(limit).order_by_score(),
                 &self.stats,
             )?;
             let mut hits = Vec::with_capacity(top.len());
             for (score, address) in top {
-                let segment = self.searcher.segment_reader(address.segment_ord);
-                let fast = segment.fast_fields();
-                let node = fast.u64("node")?.first(address.doc_id);
-                let rank = fast.u64("rank")?.first(address.doc_id);
+                let segment = self.columns.get(&self.searcher, address.segment_ord)?;
+                let node = segment.node.first(address.doc_id);
+                let rank = segment.rank.first(address.doc_id);
                 let (Some(node), Some(rank), Some(doc_id)) =
-                    (node, rank, fast_doc_id(&self.searcher, address)?)
+                    (node, rank, segment.doc_id(address.doc_id)?)
                 else {
                     continue;
                 };
@@ -260,19 +363,7 @@ impl PreparedSearch {
                     address,
                 });
             }
-            let position = |id: &str| -> usize {
-                self.order
-                    .as_ref()
-                    .and_then(|o| o.iter().position(|x| x == id))
-                    .unwrap_or(0)
-            };
-            hits.sort_by(|a, b| {
-                b.score
-                    .total_cmp(&a.score)
-                    .then_with(|| position(&a.doc_id).cmp(&position(&b.doc_id)))
-                    .then_with(|| a.doc_id.cmp(&b.doc_id))
-                    .then_with(|| a.rank.cmp(&b.rank))
-            });
+            hits.sort_by(|a, b| self.compare(a, b));
             Ok(hits)
         };
         run().map_err(|e| self.error(e))
