@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::GlobalArgs;
+use super::{output, GlobalArgs};
 use crate::tree::BuildOptions;
 use crate::workspace::indexer::{IndexProgress, NoProgress};
 use crate::workspace::{IndexOptions, Workspace};
@@ -79,10 +79,10 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
         bar.0.finish_and_clear();
     }
     for warning in &report.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", output::for_terminal(&warning.to_string()));
     }
     for error in &report.errors {
-        eprintln!("error: {error}");
+        eprintln!("error: {}", output::for_terminal(&error.to_string()));
     }
     let pruned = if report.pruned > 0 {
         format!(", {} pruned", report.pruned)

@@ -14,5 +14,6 @@ pub mod parse_pdf;
 pub mod references;
 pub mod shell;
 pub mod shell_agent;
+pub mod terminal_safety;
 pub mod trace;
 pub mod trace_replay;
