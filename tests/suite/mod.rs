@@ -6,6 +6,7 @@ pub mod cli_inputs;
 pub mod common;
 pub mod eval;
 pub mod eval_agent;
+pub mod faults;
 pub mod index;
 pub mod llm;
 pub mod nav;
