@@ -224,13 +224,17 @@ pub fn split_paragraph_chunks(text: &str, max_tokens: u32) -> Vec<Range<usize>> 
     let mut cuts = Vec::new();
     let mut fence: Option<(char, usize)> = None;
     let mut prev_blank = false;
+    // Blank lines before the first text are no paragraph break: cutting there would make an
+    // empty `Part 1` (a one-paragraph leaf after its heading's blank line did).
+    let mut seen_text = false;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
         let blank = trimmed.trim().is_empty();
-        if prev_blank && !blank && fence.is_none() && offset > 0 {
+        if prev_blank && !blank && fence.is_none() && seen_text {
             cuts.push(offset);
         }
+        seen_text |= !blank;
         if let Some(marker) = fence_marker(trimmed) {
             match fence {
                 None => fence = Some(marker),
@@ -440,6 +444,20 @@ mod tests {
             expected_start = range.end;
         }
         assert_eq!(expected_start, tree.node(big).lines.clone().unwrap().end);
+    }
+
+    /// Regression (issue 11): a huge one-paragraph leaf whose content starts with the blank line
+    /// under its heading was split into an empty `Part 1` and the paragraph.
+    #[test]
+    fn leading_blank_lines_are_not_a_paragraph_break() {
+        let text = format!("\n\n{}\n", "word ".repeat(2000));
+        assert_eq!(split_paragraph_chunks(&text, 100), vec![0..text.len()]);
+        let two = format!("\n{}\n\n{}\n", "a ".repeat(300), "b ".repeat(300));
+        let cut = two.find('b').unwrap();
+        assert_eq!(
+            split_paragraph_chunks(&two, 100),
+            vec![0..cut, cut..two.len()]
+        );
     }
 
     #[test]

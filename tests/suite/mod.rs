@@ -7,6 +7,7 @@ pub mod common;
 pub mod eval;
 pub mod eval_agent;
 pub mod faults;
+pub mod hostile_inputs;
 pub mod index;
 pub mod llm;
 pub mod nav;
