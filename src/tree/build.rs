@@ -129,17 +129,27 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
     tree
 }
 
-/// The h1 becomes the root: text before it and the h1's own content are joined.
+/// The h1 becomes the root: text before it and the h1's own content are joined. The h1's own
+/// line(s) become empty lines in between (the title is the root's heading), so the content keeps
+/// the source's line layout and `Part N` splits of it get the right source lines.
 fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
     let keep_preamble = !preamble.content.trim().is_empty();
     let content = if keep_preamble {
-        format!("{}\n\n{}", preamble.content.trim_end(), h1.content)
+        let heading_lines = match (&h1.lines, h1.content_first_line) {
+            (Some(l), Some(first)) => first.saturating_sub(l.start).max(1),
+            _ => 1,
+        };
+        let mut joined = preamble.content;
+        joined.push_str(&"\n".repeat(heading_lines as usize));
+        joined.push_str(&h1.content);
+        joined
     } else {
         h1.content
     };
-    let lines = match (&preamble.lines, &h1.lines, keep_preamble) {
-        (Some(p), Some(h), true) => Some(p.start..h.end),
-        (_, h, _) => h.clone(),
+    // The root spans the preamble too, blank or not, so every source line stays in a node.
+    let lines = match (&preamble.lines, &h1.lines) {
+        (Some(p), Some(h)) => Some(p.start.min(h.start)..h.end),
+        (_, h) => h.clone(),
     };
     RawSection {
         level: 0,
