@@ -41,7 +41,10 @@ impl IndexProgress for Bar {
     }
     fn file_done(&self, path: &Path) {
         if let Some(name) = path.file_name() {
-            self.0.set_message(name.to_string_lossy().into_owned());
+            // One line on a terminal: a file name's control characters (a newline too) escaped.
+            let name = name.to_string_lossy();
+            self.0
+                .set_message(output::for_terminal(&name).replace('\n', "\\n"));
         }
         self.0.inc(1);
     }

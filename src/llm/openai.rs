@@ -266,6 +266,16 @@ impl OpenAiCompatible {
                 Ok(None) => break,
                 Err(e) => {
                     let cut = String::from_utf8_lossy(&bytes);
+                    if !(200..300).contains(&status) {
+                        // An error status stays an HTTP error (a 401 is not retried because its
+                        // body was cut off).
+                        let body = excerpt(redact(&cut, key).trim(), BODY_EXCERPT_CHARS);
+                        return Err(Failure::Http {
+                            status,
+                            body: format!("{body} (body cut off)"),
+                            retry_after,
+                        });
+                    }
                     return Err(Failure::Malformed(Malformed(format!(
                         "a body cut off after {} bytes (HTTP {status}; {}): {:?}",
                         bytes.len(),

@@ -185,6 +185,33 @@ async fn hangs_rate_limits_and_5xx_keep_their_own_errors() {
     );
 }
 
+/// A cut-off body keeps an error status an HTTP error: a 401 is not retried.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_error_status_with_a_cut_off_body_is_not_retried() {
+    let body = r#"{"error": {"message": "invalid API key, see the documentation"}}"#;
+    let server = FaultServer::scripted(vec![Step::Cut {
+        status: 401,
+        body: body.into(),
+    }]);
+    let err = client(&server, 3).complete(request()).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LlmError::Http {
+                status: 401,
+                attempts: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .ends_with(r#"(1 attempt): {"error": {"message": "invalid A (body cut off)"#),
+        "{err}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_body_echoing_the_key_is_quoted_redacted() {
     let page = format!("<html>invalid key {SECRET} for this proxy</html>");

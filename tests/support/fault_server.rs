@@ -110,6 +110,8 @@ pub enum Step {
         content_type: String,
         body: String,
     },
+    /// This status with headers announcing `body`, then half of it, then the connection closes.
+    Cut { status: u16, body: String },
 }
 
 /// The right answer for a request body (the message content of a good completion).
@@ -356,7 +358,7 @@ async fn serve(
         }
         let step = next_step(&mut state.mode, &body, &request);
         match &step {
-            Some(Step::Reply(_) | Step::Raw { .. }) => state.stats.replies += 1,
+            Some(Step::Reply(_) | Step::Raw { .. } | Step::Cut { .. }) => state.stats.replies += 1,
             Some(Step::Fault(f)) => *state.stats.faults.entry(*f).or_insert(0) += 1,
             None => state.stats.unexpected += 1,
         }
@@ -381,6 +383,7 @@ async fn serve(
             content_type,
             body,
         }) => respond(&mut socket, status, &content_type, &body, &[]).await,
+        Some(Step::Cut { status, body }) => cut_off(&mut socket, status, &body).await,
         Some(Step::Fault(fault)) => {
             let right = match &state_oracle(&state) {
                 Some(oracle) => oracle(&request),
@@ -537,18 +540,20 @@ async fn send_fault(
             tokio::time::sleep(timing.hang).await;
             Ok(())
         }
-        Fault::ClosedMidBody => {
-            let full = completion(model, right);
-            let head = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                full.len()
-            );
-            socket.write_all(head.as_bytes()).await?;
-            socket.write_all(half(&full).as_bytes()).await?;
-            socket.flush().await?;
-            socket.shutdown().await
-        }
+        Fault::ClosedMidBody => cut_off(socket, 200, &completion(model, right)).await,
     }
+}
+
+/// Status line and headers announcing all of `body`, half of it, then close.
+async fn cut_off(socket: &mut TcpStream, status: u16, body: &str) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status} Status\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    socket.write_all(head.as_bytes()).await?;
+    socket.write_all(half(body).as_bytes()).await?;
+    socket.flush().await?;
+    socket.shutdown().await
 }
 
 async fn respond_json(socket: &mut TcpStream, status: u16, body: &str) -> std::io::Result<()> {
