@@ -11,7 +11,10 @@ fn main() -> ExitCode {
     match docnav::cli::run() {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {}", one_line_message(&err));
+            eprintln!(
+                "error: {}",
+                docnav::cli::output::for_terminal(&one_line_message(&err))
+            );
             ExitCode::from(1)
         }
     }

@@ -105,7 +105,7 @@ impl EventSink for ProgressSink {
         if line.chars().count() > 160 {
             short.push('…');
         }
-        eprintln!("[{}] {short}", r.actor);
+        eprintln!("[{}] {}", r.actor, output::for_terminal(&short));
     }
 }
 
@@ -200,9 +200,12 @@ pub fn run_agent(
             return Err(e.into());
         }
     };
-    output::print(&render(&run.answer, format)?)?;
+    output::print_answer(&render(&run.answer, format)?, format)?;
     for (worker, message) in &run.worker_errors {
-        eprintln!("error: worker {worker} failed: {message}");
+        eprintln!(
+            "error: worker {worker} failed: {}",
+            output::for_terminal(message)
+        );
     }
     if let Some(p) = &trace_note {
         eprintln!("trace: `{p}`");

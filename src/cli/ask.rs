@@ -63,6 +63,6 @@ pub fn run(global: &GlobalArgs, args: AskArgs) -> anyhow::Result<ExitCode> {
     let ws = Workspace::open(&global.workspace)?;
     let scope = (!args.docs.is_empty()).then_some(args.docs.as_slice());
     let answer = ask_lexical(&ws, &args.question, scope, args.k)?;
-    output::print(&render(&answer, format)?)?;
+    output::print_answer(&render(&answer, format)?, format)?;
     Ok(ExitCode::SUCCESS)
 }

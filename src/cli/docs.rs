@@ -18,10 +18,10 @@ pub struct DocsArgs {
 /// Run `docnav docs`.
 pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
     let ws = Workspace::open(&global.workspace)?;
-    let text = if args.json {
+    if args.json {
         let mut s = serde_json::to_string_pretty(ws.cards())?;
         s.push('\n');
-        s
+        output::print(&s)?;
     } else {
         let width = ws
             .cards()
@@ -45,8 +45,7 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
                 c.title
             );
         }
-        s
-    };
-    output::print(&text)?;
+        output::print_human(&s)?;
+    }
     Ok(ExitCode::SUCCESS)
 }

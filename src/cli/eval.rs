@@ -95,19 +95,18 @@ pub fn run(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
             "error: {}:{}: {}",
             args.qa.display(),
             q.line,
-            q.error.as_deref().unwrap_or_default()
+            output::for_terminal(q.error.as_deref().unwrap_or_default())
         );
     }
     let json = serde_json::to_string_pretty(&report)? + "\n";
     if let Some(dir) = &args.out {
         write_out(dir, &json, &report)?;
     }
-    let shown = if args.json {
-        json
+    if args.json {
+        output::print(&json)?;
     } else {
-        render_table(&report)
-    };
-    output::print(&shown)?;
+        output::print_human(&render_table(&report))?;
+    }
     let failed = report.summary.data_errors + report.summary.nav_errors;
     Ok(if failed == 0 {
         ExitCode::SUCCESS

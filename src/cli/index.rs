@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::GlobalArgs;
+use super::{output, GlobalArgs};
 use crate::tree::BuildOptions;
 use crate::workspace::indexer::{IndexProgress, NoProgress};
 use crate::workspace::{IndexOptions, Library, Workspace};
@@ -43,7 +43,10 @@ impl IndexProgress for Bar {
     }
     fn file_done(&self, path: &Path) {
         if let Some(name) = path.file_name() {
-            self.0.set_message(name.to_string_lossy().into_owned());
+            // One line on a terminal: a file name's control characters (a newline too) escaped.
+            let name = name.to_string_lossy();
+            self.0
+                .set_message(output::for_terminal(&name).replace('\n', "\\n"));
         }
         self.0.inc(1);
     }
@@ -95,10 +98,10 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
         eprintln!("note: {notice}");
     }
     for warning in &report.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", output::for_terminal(&warning.to_string()));
     }
     for error in &report.errors {
-        eprintln!("error: {error}");
+        eprintln!("error: {}", output::for_terminal(&error.to_string()));
     }
     let pruned = if report.pruned > 0 {
         format!(", {} pruned", report.pruned)

@@ -43,7 +43,7 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
             }
             s
         } else {
-            render_transcript(&trace)
+            output::for_terminal(&render_transcript(&trace)).into_owned()
         };
         output::print(&text)?;
         return Ok(ExitCode::SUCCESS);
@@ -80,7 +80,7 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     let cut = trace.truncated_at_line.is_some() || !outcome.in_flight.is_empty();
     if let Some(d) = &outcome.divergence {
-        eprintln!("{d}");
+        eprintln!("{}", output::for_terminal(&d.to_string()));
         return Ok(ExitCode::from(1));
     }
     match &outcome.run {
@@ -111,7 +111,10 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("error: replay failed: {e}");
+            eprintln!(
+                "error: replay failed: {}",
+                output::for_terminal(&e.to_string())
+            );
             Ok(ExitCode::from(1))
         }
     }
@@ -143,7 +146,7 @@ fn step(trace: &crate::trace::Trace) -> anyhow::Result<ExitCode> {
             out,
             "[{}/{total}] {}   (Enter: next, q: quit) ",
             i + 1,
-            line.text
+            output::for_terminal(&line.text)
         )?;
         out.flush()?;
         let mut answer = String::new();

@@ -87,10 +87,10 @@ pub fn run(global: &GlobalArgs, args: TreeArgs) -> anyhow::Result<ExitCode> {
     let doc = ws.document(&args.doc_id)?;
     let tree = &doc.tree;
     let max_depth = args.depth.unwrap_or(u32::MAX);
-    let text = if args.json {
+    if args.json {
         let mut s = serde_json::to_string_pretty(&to_json(tree, NodeId::ROOT, max_depth))?;
         s.push('\n');
-        s
+        output::print(&s)?;
     } else {
         let mut s = String::new();
         for id in tree.preorder(NodeId::ROOT) {
@@ -106,8 +106,7 @@ pub fn run(global: &GlobalArgs, args: TreeArgs) -> anyhow::Result<ExitCode> {
             };
             let _ = writeln!(s, "{label}  ({})", location(tree, id));
         }
-        s
-    };
-    output::print(&text)?;
+        output::print_human(&s)?;
+    }
     Ok(ExitCode::SUCCESS)
 }

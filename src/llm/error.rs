@@ -76,13 +76,21 @@ pub enum LlmError {
         attempts: u32,
     },
 
-    /// HTTP 200, but the body is not a chat completion with a message.
-    #[error("model server {url} sent a response that is not a chat completion: {message}")]
+    /// A success status, but the body is not a chat completion with text (not JSON, cut off,
+    /// another shape, no choices, no content), on every attempt.
+    #[error(
+        "model server {url} sent a malformed response ({}): the last was {message} (hint: \
+         check that `--base-url` / `OPENAI_BASE_URL` points at an OpenAI-compatible API)",
+        attempts_label(*.attempts)
+    )]
     BadResponse {
         /// The chat-completions URL.
         url: String,
-        /// What is wrong, with a body excerpt.
+        /// What the last attempt got, with a body excerpt (key redacted), e.g. `a chat
+        /// completion with no choices: "{…}"`.
         message: String,
+        /// Attempts made.
+        attempts: u32,
     },
 
     /// Replaying a trace: the run asked for something the recording does not have (a request that

@@ -16,6 +16,7 @@ mod decision;
 mod error;
 mod extract;
 mod openai;
+mod response;
 mod retry;
 mod usage;
 

@@ -3,8 +3,8 @@
 //! The request body is built from async-openai's `CreateChatCompletionRequest` (so the wire format
 //! follows the crate that tracks OpenAI's API) and sent with reqwest directly: async-openai's own
 //! client hides the response headers, so it cannot honour `Retry-After`, and it has no retries
-//! without its middleware feature. The response is read leniently (only `choices[0].message.content`,
-//! `usage` and `model`) because local servers omit fields OpenAI always sends.
+//! without its middleware feature. The response is read by [`super::response`]; a success status
+//! whose body is not a usable completion is retried like a 5xx.
 
 use std::fmt;
 use std::sync::Arc;
@@ -16,28 +16,35 @@ use async_openai::types::chat::{
     CreateChatCompletionRequest, ResponseFormat, ResponseFormatJsonSchema,
 };
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE};
-use serde::Deserialize;
 use tokio::sync::Semaphore;
 
 use super::config::ModelConfig;
 use super::error::{excerpt, redact, LlmError};
+use super::response::{parse_completion, Completion, Malformed};
 use super::retry::{is_retryable_status, parse_retry_after};
 use super::usage::UsageLog;
-use super::{BoxFuture, ChatModel, ChatRequest, ChatResponse, Role, Usage};
+use super::{BoxFuture, ChatModel, ChatRequest, ChatResponse, Role};
 
 /// Chars of an error body kept in [`LlmError::Http`].
 const BODY_EXCERPT_CHARS: usize = 300;
+
+/// Largest response body read, in bytes (32 MiB); a longer body is a malformed reply, so a
+/// hostile or broken server cannot exhaust memory within the timeout.
+const MAX_BODY_BYTES: usize = 32 << 20;
 
 /// A client for one model on one OpenAI-compatible server.
 ///
 /// Every call: waits for one of `concurrency` slots, sends with `temperature: 0` and (when the
 /// request has a schema and [`ModelConfig::json_schema`] is on) `response_format` json_schema,
-/// bounds each attempt by [`ModelConfig::timeout`], retries timeouts, transport errors and HTTP
-/// 408/429/5xx per [`ModelConfig::retry`] (honouring `Retry-After`), and records usage and
+/// bounds each attempt by [`ModelConfig::timeout`], retries timeouts, transport errors, HTTP
+/// 408/429/5xx and malformed successes (a body that is not a chat completion with text, or one
+/// cut off mid-way) per [`ModelConfig::retry`] (honouring `Retry-After`), and records usage and
 /// latency in its [`UsageLog`]. The slot is released during backoff waits.
 pub struct OpenAiCompatible {
     config: ModelConfig,
     url: String,
+    /// `url` as shown in messages and logs: a password in the URL is replaced by `***`.
+    shown_url: String,
     http: reqwest::Client,
     headers: HeaderMap,
     slots: Semaphore,
@@ -48,7 +55,7 @@ impl fmt::Debug for OpenAiCompatible {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiCompatible")
             .field("config", &self.config)
-            .field("url", &self.url)
+            .field("url", &self.shown_url)
             .finish()
     }
 }
@@ -62,41 +69,17 @@ enum Failure {
         retry_after: Option<Duration>,
     },
     Transport(String),
-    BadResponse(String),
+    /// A success status with a body that is not a usable completion, or cut off.
+    Malformed(Malformed),
 }
 
 impl Failure {
     fn retryable(&self) -> bool {
         match self {
-            Failure::Timeout | Failure::Transport(_) => true,
+            Failure::Timeout | Failure::Transport(_) | Failure::Malformed(_) => true,
             Failure::Http { status, .. } => is_retryable_status(*status),
-            Failure::BadResponse(_) => false,
         }
     }
-}
-
-/// The parts of a chat-completion response we read.
-#[derive(Deserialize)]
-struct WireResponse {
-    model: Option<String>,
-    choices: Vec<WireChoice>,
-    usage: Option<WireUsage>,
-}
-
-#[derive(Deserialize)]
-struct WireChoice {
-    message: WireMessage,
-}
-
-#[derive(Deserialize)]
-struct WireMessage {
-    content: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct WireUsage {
-    prompt_tokens: Option<u64>,
-    completion_tokens: Option<u64>,
 }
 
 impl OpenAiCompatible {
@@ -128,6 +111,7 @@ impl OpenAiCompatible {
             .map_err(|e| LlmError::InvalidConfig(format!("cannot build the HTTP client: {e}")))?;
         Ok(Self {
             url: config.chat_url(),
+            shown_url: without_password(&config.chat_url()),
             slots: Semaphore::new(config.concurrency),
             config,
             http,
@@ -198,7 +182,7 @@ impl OpenAiCompatible {
             attempts += 1;
             let outcome = {
                 let _slot = self.slots.acquire().await.map_err(|_| LlmError::Shutdown {
-                    url: self.url.clone(),
+                    url: self.shown_url.clone(),
                 })?;
                 match tokio::time::timeout(self.config.timeout, self.attempt(&body)).await {
                     Ok(result) => result,
@@ -206,11 +190,12 @@ impl OpenAiCompatible {
                 }
             };
             let failure = match outcome {
-                Ok((text, usage, model)) => {
+                Ok(Completion { text, usage, model }) => {
+                    let model = model.unwrap_or_else(|| self.config.model.clone());
                     let latency_ms = elapsed_ms(started);
                     self.usage.record_success(usage, attempts, latency_ms);
                     tracing::debug!(
-                        model = %model, url = %self.url, attempts, latency_ms,
+                        model = %model, url = %self.shown_url, attempts, latency_ms,
                         prompt_tokens = usage.prompt_tokens, completion_tokens = usage.completion_tokens,
                         "model call succeeded"
                     );
@@ -233,22 +218,25 @@ impl OpenAiCompatible {
                 self.usage.record_failure(attempts, latency_ms);
                 let err = self.to_error(failure, attempts, sent_schema);
                 // The caller reports the error; a warning here would print it twice.
-                tracing::debug!(url = %self.url, attempts, latency_ms, error = %err, "model call failed");
+                tracing::debug!(url = %self.shown_url, attempts, latency_ms, error = %err, "model call failed");
                 return Err(err);
             }
             let wait = policy.delay(attempts - 1, retry_after);
             tracing::warn!(
-                url = %self.url, attempt = attempts, wait_ms = wait.as_millis() as u64,
+                url = %self.shown_url, attempt = attempts, wait_ms = wait.as_millis() as u64,
                 reason = %self.describe(&failure), "model call failed, retrying"
             );
             tokio::time::sleep(wait).await;
         }
     }
 
-    /// One HTTP attempt: send `body`, read the whole response, parse it.
-    async fn attempt(&self, body: &serde_json::Value) -> Result<(String, Usage, String), Failure> {
+    /// One HTTP attempt: send `body`, read the whole response (at most [`MAX_BODY_BYTES`]),
+    /// parse it. A connection that fails before the status line is [`Failure::Transport`]; one
+    /// that fails while the body streams in (closed mid-body, a body shorter than its
+    /// `Content-Length`) is a cut-off [`Failure::Malformed`] reply.
+    async fn attempt(&self, body: &serde_json::Value) -> Result<Completion, Failure> {
         let key = self.key();
-        let response = self
+        let mut response = self
             .http
             .post(&self.url)
             .headers(self.headers.clone())
@@ -258,37 +246,55 @@ impl OpenAiCompatible {
             .map_err(|e| Failure::Transport(redact(&transport_message(&e), key)))?;
         let status = response.status().as_u16();
         let retry_after = parse_retry_after(response.headers());
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| Failure::Transport(redact(&transport_message(&e), key)))?;
-        let text = String::from_utf8_lossy(&bytes);
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let mut bytes: Vec<u8> = Vec::new();
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+                        return Err(Failure::Malformed(Malformed(format!(
+                            "a body larger than {} MiB (HTTP {status})",
+                            MAX_BODY_BYTES >> 20
+                        ))));
+                    }
+                    bytes.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    let cut = String::from_utf8_lossy(&bytes);
+                    if !(200..300).contains(&status) {
+                        // An error status stays an HTTP error (a 401 is not retried because its
+                        // body was cut off).
+                        let body = excerpt(redact(&cut, key).trim(), BODY_EXCERPT_CHARS);
+                        return Err(Failure::Http {
+                            status,
+                            body: format!("{body} (body cut off)"),
+                            retry_after,
+                        });
+                    }
+                    return Err(Failure::Malformed(Malformed(format!(
+                        "a body cut off after {} bytes (HTTP {status}; {}): {:?}",
+                        bytes.len(),
+                        redact(&transport_message(&e), key),
+                        excerpt(&redact(&cut, key), 200)
+                    ))));
+                }
+            }
+        }
         if !(200..300).contains(&status) {
-            let body = redact(&excerpt(text.trim(), BODY_EXCERPT_CHARS), key);
+            let text = String::from_utf8_lossy(&bytes);
+            let body = excerpt(redact(&text, key).trim(), BODY_EXCERPT_CHARS);
             return Err(Failure::Http {
                 status,
                 body,
                 retry_after,
             });
         }
-        let wire: WireResponse = serde_json::from_str(&text).map_err(|e| {
-            Failure::BadResponse(redact(
-                &format!("{e}; body began: {:?}", excerpt(&text, 200)),
-                key,
-            ))
-        })?;
-        let Some(choice) = wire.choices.into_iter().next() else {
-            return Err(Failure::BadResponse("no choices in the response".into()));
-        };
-        let usage = wire.usage.map_or(Usage::default(), |u| Usage {
-            prompt_tokens: u.prompt_tokens.unwrap_or(0),
-            completion_tokens: u.completion_tokens.unwrap_or(0),
-        });
-        let model = wire
-            .model
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| self.config.model.clone());
-        Ok((choice.message.content.unwrap_or_default(), usage, model))
+        parse_completion(&bytes, content_type.as_deref(), key).map_err(Failure::Malformed)
     }
 
     fn key(&self) -> Option<&str> {
@@ -299,12 +305,13 @@ impl OpenAiCompatible {
         match failure {
             Failure::Timeout => format!("timed out after {} ms", self.config.timeout.as_millis()),
             Failure::Http { status, .. } => format!("HTTP {status}"),
-            Failure::Transport(message) | Failure::BadResponse(message) => message.clone(),
+            Failure::Transport(message) => message.clone(),
+            Failure::Malformed(Malformed(what)) => format!("sent {what}"),
         }
     }
 
     fn to_error(&self, failure: Failure, attempts: u32, sent_schema: bool) -> LlmError {
-        let url = self.url.clone();
+        let url = self.shown_url.clone();
         match failure {
             Failure::Timeout => LlmError::Timeout {
                 url,
@@ -330,7 +337,11 @@ impl OpenAiCompatible {
                 message,
                 attempts,
             },
-            Failure::BadResponse(message) => LlmError::BadResponse { url, message },
+            Failure::Malformed(Malformed(message)) => LlmError::BadResponse {
+                url,
+                message,
+                attempts,
+            },
         }
     }
 }
@@ -355,6 +366,17 @@ fn transport_message(err: &reqwest::Error) -> String {
     }
 }
 
+/// `url` with a password replaced by `***` (`http://user:***@host/v1`); unchanged otherwise.
+fn without_password(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
 fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
@@ -366,5 +388,20 @@ impl ChatModel for OpenAiCompatible {
 
     fn model_id(&self) -> &str {
         &self.config.model
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_in_the_url_is_never_shown() {
+        assert_eq!(
+            without_password("http://user:hunter2@127.0.0.1:8080/v1/chat/completions"),
+            "http://user:***@127.0.0.1:8080/v1/chat/completions"
+        );
+        let plain = "http://127.0.0.1:8080/v1/chat/completions";
+        assert_eq!(without_password(plain), plain);
     }
 }

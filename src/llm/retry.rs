@@ -11,7 +11,8 @@ use std::time::Duration;
 use rand::Rng;
 use reqwest::header::HeaderMap;
 
-/// How transient failures (timeouts, transport errors, HTTP 408/429/5xx) are retried.
+/// How transient failures (timeouts, transport errors, HTTP 408/429/5xx, and success statuses
+/// whose body is not a usable chat completion) are retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Retries after the first attempt (default 3, so at most 4 attempts).

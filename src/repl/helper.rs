@@ -8,6 +8,7 @@ use rustyline::hint::Hinter;
 use rustyline::validate::Validator;
 use rustyline::{Context, Helper};
 
+use crate::cli::output::for_terminal;
 use crate::nav::session::word_start;
 use crate::nav::Session;
 
@@ -29,6 +30,9 @@ impl Completer for ShellHelper {
         _ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<String>)> {
         let mut candidates = self.session.complete(line, pos);
+        // A title with control or bidi characters is not offered (it would be echoed raw into
+        // the line being edited); `ls` shows it escaped, and its number reaches it.
+        candidates.retain(|c| matches!(for_terminal(c), Cow::Borrowed(_)));
         // Complete a single command name with a trailing space, as shells do.
         if candidates.len() == 1 && line[..word_start(line, pos)].trim().is_empty() {
             candidates[0].push(' ');

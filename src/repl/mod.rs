@@ -20,6 +20,7 @@ use rustyline::{CompletionType, Config, Editor};
 pub use agent::ShellAgent;
 pub use helper::ShellHelper;
 
+use crate::cli::output::for_terminal;
 use crate::nav::{find_command, Role, Session, Status, DEFAULT_BUDGET};
 use crate::workspace::Library;
 
@@ -131,7 +132,7 @@ pub fn run_shell(
         let _ = std::fs::create_dir_all(dir);
     }
     while let Some(helper) = editor.helper() {
-        let prompt = format!("docnav:{}> ", helper.session.pwd()?);
+        let prompt = format!("docnav:{}> ", for_terminal(&helper.session.pwd()?));
         let line = match editor.readline(&prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
@@ -184,7 +185,7 @@ pub fn run_shell(
 /// Show a transcript line and wait for Enter; `q` (or end of input) stops.
 fn wait_for_enter(line: &str) -> bool {
     let mut out = std::io::stdout().lock();
-    let _ = write!(out, "{line}   (Enter: next, q: stop) ");
+    let _ = write!(out, "{}   (Enter: next, q: stop) ", for_terminal(line));
     let _ = out.flush();
     let mut answer = String::new();
     match std::io::stdin().read_line(&mut answer) {
@@ -193,11 +194,13 @@ fn wait_for_enter(line: &str) -> bool {
     }
 }
 
-/// Print one command's output: errors in red when colour is on, long output through the pager.
+/// Print one command's output ([`for_terminal`]: document text cannot drive the terminal):
+/// errors in red when colour is on, long output through the pager.
 fn show(text: &str, status: Status, options: &ShellOptions) {
     if text.is_empty() {
         return;
     }
+    let text = &*for_terminal(text);
     if let Some(pager) = &options.pager {
         if text.lines().count() > PAGER_MIN_LINES && page_through(pager, text).is_ok() {
             return;

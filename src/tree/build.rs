@@ -129,17 +129,27 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
     tree
 }
 
-/// The h1 becomes the root: text before it and the h1's own content are joined.
+/// The h1 becomes the root: text before it and the h1's own content are joined. The h1's own
+/// line(s) become empty lines in between (the title is the root's heading), so the content keeps
+/// the source's line layout and `Part N` splits of it get the right source lines.
 fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
     let keep_preamble = !preamble.content.trim().is_empty();
     let content = if keep_preamble {
-        format!("{}\n\n{}", preamble.content.trim_end(), h1.content)
+        let heading_lines = match (&h1.lines, h1.content_first_line) {
+            (Some(l), Some(first)) => first.saturating_sub(l.start).max(1),
+            _ => 1,
+        };
+        let mut joined = preamble.content;
+        joined.push_str(&"\n".repeat(heading_lines as usize));
+        joined.push_str(&h1.content);
+        joined
     } else {
         h1.content
     };
-    let lines = match (&preamble.lines, &h1.lines, keep_preamble) {
-        (Some(p), Some(h), true) => Some(p.start..h.end),
-        (_, h, _) => h.clone(),
+    // The root spans the preamble too, blank or not, so every source line stays in a node.
+    let lines = match (&preamble.lines, &h1.lines) {
+        (Some(p), Some(h)) => Some(p.start.min(h.start)..h.end),
+        (_, h) => h.clone(),
     };
     RawSection {
         level: 0,
@@ -173,14 +183,23 @@ fn split_large_leaves(tree: &mut Tree, first_lines: &[Option<u32>], max_tokens: 
         let first_line = first_lines.get(i).copied().flatten();
         let node_lines_end = node.lines.as_ref().map(|l| l.end);
         let content = std::mem::take(&mut tree.nodes[i].content);
+        // Line of each chunk's start, counted once over the whole content (linear, however
+        // many chunks a large leaf makes).
+        let mut starts = Vec::with_capacity(chunks.len());
+        let mut newlines = 0u32;
+        let mut counted = 0;
+        for chunk in &chunks {
+            newlines = newlines.saturating_add(count_newlines(&content[counted..chunk.start]));
+            counted = chunk.start;
+            starts.push(newlines);
+        }
         let mut children = Vec::new();
         for (n, chunk) in chunks.iter().enumerate() {
             let lines = first_line.map(|first| {
-                let start = first + newlines_before(&content, chunk.start);
-                let end = if n + 1 == chunks.len() {
-                    node_lines_end.unwrap_or(start + 1)
-                } else {
-                    first + newlines_before(&content, chunks[n + 1].start)
+                let start = first + starts[n];
+                let end = match starts.get(n + 1) {
+                    Some(next) => first + next,
+                    None => node_lines_end.unwrap_or(start + 1),
                 };
                 start..end.max(start + 1)
             });
@@ -204,14 +223,8 @@ fn split_large_leaves(tree: &mut Tree, first_lines: &[Option<u32>], max_tokens: 
     }
 }
 
-fn newlines_before(text: &str, byte: usize) -> u32 {
-    u32::try_from(
-        text.as_bytes()[..byte]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count(),
-    )
-    .unwrap_or(u32::MAX)
+fn count_newlines(text: &str) -> u32 {
+    u32::try_from(text.bytes().filter(|b| *b == b'\n').count()).unwrap_or(u32::MAX)
 }
 
 /// Byte ranges of `text` that each hold at most about `max_tokens` tokens, cut only at blank
@@ -221,13 +234,17 @@ pub fn split_paragraph_chunks(text: &str, max_tokens: u32) -> Vec<Range<usize>> 
     let mut cuts = Vec::new();
     let mut fence: Option<(char, usize)> = None;
     let mut prev_blank = false;
+    // Blank lines before the first text are no paragraph break: cutting there would make an
+    // empty `Part 1` (a one-paragraph leaf after its heading's blank line did).
+    let mut seen_text = false;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
         let blank = trimmed.trim().is_empty();
-        if prev_blank && !blank && fence.is_none() && offset > 0 {
+        if prev_blank && !blank && fence.is_none() && seen_text {
             cuts.push(offset);
         }
+        seen_text |= !blank;
         if let Some(marker) = fence_marker(trimmed) {
             match fence {
                 None => fence = Some(marker),
@@ -248,14 +265,19 @@ pub fn split_paragraph_chunks(text: &str, max_tokens: u32) -> Vec<Range<usize>> 
     let mut chunks = Vec::new();
     let mut start = 0;
     let mut last_cut = 0;
+    // Chars of `text[start..last_cut]`, kept as a running count so each char is counted once.
+    let mut held = 0usize;
     for &cut in &cuts {
-        if text[start..cut].chars().count() > max_chars && last_cut > start {
+        let piece = text[last_cut..cut].chars().count();
+        if held + piece > max_chars && last_cut > start {
             chunks.push(start..last_cut);
             start = last_cut;
+            held = 0;
         }
+        held += piece;
         last_cut = cut;
     }
-    if text[start..].chars().count() > max_chars && last_cut > start {
+    if held + text[last_cut..].chars().count() > max_chars && last_cut > start {
         chunks.push(start..last_cut);
         start = last_cut;
     }
@@ -273,26 +295,30 @@ pub(super) fn fence_marker(trimmed: &str) -> Option<(char, usize)> {
     (n >= 3).then_some((c, n))
 }
 
-/// Fill in structure numbers, depths, token counts and summaries.
+/// Fill in structure numbers, depths, token counts and summaries. Linear in the number of nodes:
+/// a parent numbers its children as it is visited (pre-order visits a parent first), so no
+/// child looks for its own position among its siblings (that search made 100,000 sibling
+/// headings take seconds).
 fn finish(tree: &mut Tree) {
+    let root = &mut tree.nodes[NodeId::ROOT.index()];
+    root.structure = String::new();
+    root.depth = 0;
     for id in tree.preorder(NodeId::ROOT) {
-        let (structure, depth) = match tree.nodes[id.index()].parent {
-            None => (String::new(), 0),
-            Some(p) => {
-                let parent = &tree.nodes[p.index()];
-                let pos = parent.children.iter().position(|c| *c == id).unwrap_or(0) + 1;
-                let structure = if parent.structure.is_empty() {
-                    pos.to_string()
-                } else {
-                    format!("{}.{pos}", parent.structure)
-                };
-                (structure, parent.depth + 1)
-            }
-        };
-        let node = &mut tree.nodes[id.index()];
-        node.structure = structure;
-        node.depth = depth;
-        node.token_count = estimate_tokens(&node.title) + estimate_tokens(&node.content);
+        let parent = &mut tree.nodes[id.index()];
+        parent.token_count = estimate_tokens(&parent.title) + estimate_tokens(&parent.content);
+        let (prefix, depth) = (parent.structure.clone(), parent.depth + 1);
+        let children = std::mem::take(&mut parent.children);
+        for (i, child) in children.iter().enumerate() {
+            let pos = i + 1;
+            let node = &mut tree.nodes[child.index()];
+            node.structure = if prefix.is_empty() {
+                pos.to_string()
+            } else {
+                format!("{prefix}.{pos}")
+            };
+            node.depth = depth;
+        }
+        tree.nodes[id.index()].children = children;
     }
     // Summaries: the node's own prose, else the first descendant with prose.
     let order = tree.preorder(NodeId::ROOT);
@@ -313,6 +339,7 @@ fn finish(tree: &mut Tree) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -370,6 +397,77 @@ mod tests {
             ]
         );
         assert_eq!(tree.by_structure("1.2"), tree.by_title_path(&["a", "A.Y"]));
+    }
+
+    /// Regression (issue 11): numbering children searched each child's position among its
+    /// siblings, quadratic in sibling headings (100,000 took 3.2 s).
+    #[test]
+    fn many_siblings_get_their_numbers_and_depths() {
+        let sections = (0..3000)
+            .map(|i| section(2, &format!("S{i}"), "x"))
+            .chain([section(3, "Deep", "y")])
+            .collect();
+        let tree = build_tree(doc(sections), &BuildOptions::default());
+        let root = tree.node(NodeId::ROOT);
+        assert_eq!(root.children.len(), 3000);
+        for (i, id) in root.children.iter().enumerate() {
+            let node = tree.node(*id);
+            assert_eq!(
+                (node.structure.as_str(), node.depth),
+                (&*(i + 1).to_string(), 1)
+            );
+            assert_eq!(node.title, format!("S{i}"));
+        }
+        let deep = tree
+            .by_structure("3000.1")
+            .map(|id| tree.node(id).title.clone());
+        assert_eq!(deep.as_deref(), Some("Deep"));
+    }
+
+    /// Each `Part N` starts on the source line of its first paragraph and ends where the next
+    /// part starts (the last one where its parent ends).
+    #[test]
+    fn parts_carry_the_source_lines_of_their_paragraphs() {
+        let body: String = (0..40)
+            .map(|n| format!("{}{n}\n\n", "word ".repeat(60)))
+            .collect();
+        let text = format!("# Title\n\n## Big\n\n{body}## After\n\nend\n");
+        let doc = crate::parse::markdown::parse_markdown(&text);
+        let tree = build_tree(
+            doc,
+            &BuildOptions {
+                max_leaf_tokens: 300,
+                ..BuildOptions::default()
+            },
+        );
+        let big = tree.by_structure("1").unwrap();
+        let parts = &tree.node(big).children;
+        assert!(parts.len() >= 5, "{}", parts.len());
+        let lines: Vec<&str> = text.lines().collect();
+        let mut expected_start = tree.node(big).lines.clone().unwrap().start + 1;
+        for id in parts {
+            let part = tree.node(*id);
+            let range = part.lines.clone().unwrap();
+            assert_eq!(range.start, expected_start, "{}", part.title);
+            let source = lines[range.start as usize - 1..range.end as usize - 1].join("\n");
+            assert_eq!(source.trim(), part.content.trim(), "{}", part.title);
+            expected_start = range.end;
+        }
+        assert_eq!(expected_start, tree.node(big).lines.clone().unwrap().end);
+    }
+
+    /// Regression (issue 11): a huge one-paragraph leaf whose content starts with the blank line
+    /// under its heading was split into an empty `Part 1` and the paragraph.
+    #[test]
+    fn leading_blank_lines_are_not_a_paragraph_break() {
+        let text = format!("\n\n{}\n", "word ".repeat(2000));
+        assert_eq!(split_paragraph_chunks(&text, 100), vec![0..text.len()]);
+        let two = format!("\n{}\n\n{}\n", "a ".repeat(300), "b ".repeat(300));
+        let cut = two.find('b').unwrap();
+        assert_eq!(
+            split_paragraph_chunks(&two, 100),
+            vec![0..cut, cut..two.len()]
+        );
     }
 
     #[test]

@@ -256,10 +256,20 @@ impl Tree {
 
     /// The node's text followed by its subtree in reading order, each descendant under its
     /// heading (`#` repeated by relative depth + 1). The node's own heading comes first.
+    ///
+    /// The string is allocated once at its final size (an upper bound), so reading a 30 MB
+    /// section holds the tree and one copy of its text, not the 2× of a doubling buffer.
     pub fn text_of(&self, id: NodeId) -> String {
-        let mut out = String::new();
+        let order = self.preorder(id);
+        // Per node: up to 6 `#`, a space, the title, the separators and a line end.
+        let bound: usize = order
+            .iter()
+            .map(|n| self.node(*n))
+            .map(|n| n.title.len() + n.content.len() + 12)
+            .sum();
+        let mut out = String::with_capacity(bound);
         let base = self.node(id).depth;
-        for n in self.preorder(id) {
+        for n in order {
             let node = self.node(n);
             let level = (node.depth - base + 1).min(6) as usize;
             if !node.title.is_empty() {

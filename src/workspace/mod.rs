@@ -55,7 +55,9 @@ pub const FORMAT_VERSION: u32 = 4;
 /// index` rebuilds unchanged sources indexed by an older build instead of keeping stale trees.
 /// 1: `Node::references` filled (trees before have none), table-of-contents lines reference
 /// nothing. Catalog rows from before this field have `build_key` "" and are rebuilt.
-pub const TREE_BUILDER_VERSION: u32 = 1;
+/// 2: a leaf's leading blank lines are no paragraph break (no empty `Part 1`); a document rooted
+/// at its only h1 keeps the line layout of the text around the h1 (right `Part N` lines).
+pub const TREE_BUILDER_VERSION: u32 = 2;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose

@@ -297,12 +297,16 @@ async fn unreachable_server_is_a_transport_error() {
 
 #[tokio::test]
 async fn success_status_with_a_non_completion_body_is_bad_response() {
-    let fake = FakeModel::start(vec![Reply::raw(200, r#"{"object": "list", "data": []}"#)]).await;
-    let err = client(&fake, |_| {})
+    let body = r#"{"object": "list", "data": []}"#;
+    let fake = FakeModel::start(vec![Reply::raw(200, body), Reply::raw(200, body)]).await;
+    let err = client(&fake, |c| c.retry.max_retries = 1)
         .complete(ChatRequest::new(conversation()))
         .await
         .unwrap_err();
-    assert!(matches!(err, LlmError::BadResponse { .. }), "{err}");
+    assert!(
+        matches!(err, LlmError::BadResponse { attempts: 2, .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("missing field `choices`"), "{err}");
     fake.verify().unwrap();
 }

@@ -228,7 +228,7 @@ fn corpus_pdfs_parse_and_outline_counts_match_manifest() {
 }
 
 /// A one-page PDF saying `text`, built with lopdf.
-fn one_page_pdf(text: &str) -> lopdf::Document {
+pub fn one_page_pdf(text: &str) -> lopdf::Document {
     use lopdf::{dictionary, Object, Stream};
     let mut doc = lopdf::Document::with_version("1.5");
     let pages_id = doc.new_object_id();
@@ -262,7 +262,7 @@ fn one_page_pdf(text: &str) -> lopdf::Document {
     doc
 }
 
-fn save(mut doc: lopdf::Document) -> Vec<u8> {
+pub fn save(mut doc: lopdf::Document) -> Vec<u8> {
     let mut bytes = Vec::new();
     doc.save_to(&mut bytes).unwrap();
     bytes

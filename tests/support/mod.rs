@@ -3,3 +3,5 @@
 #![allow(dead_code)]
 
 pub mod fake_model;
+pub mod fault_server;
+pub mod oracle;
