@@ -8,7 +8,8 @@
 //! `DOCNAV_BENCH_ONLY` (comma-separated `latency`, `corpus`, `replay`, `calls`) runs only those
 //! groups of figures: `latency` 1–2, `corpus` 3–5 (the trace recording overhead is 5), `replay` 6,
 //! `calls` issue 14's sequential calls, prompt tokens and routing ([`calls`]; it keeps its corpus
-//! workspace in `target/bench-ws/` between runs, re-indexing only what changed).
+//! workspace in `target/bench-ws/` between runs, re-indexing only what changed), `concepts` how the
+//! key concepts make the Worker's first `find` (issue 14.2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -351,6 +352,11 @@ fn main() {
         }
 
         // Issue 14: calls, tokens and routing with a scripted typical path.
+        if want("concepts") {
+            let keep = root.join("target/bench-ws");
+            let all_fixtures = index(&keep.join("fixtures"), &[root.join("fixtures/docs")]);
+            calls::concepts_figure(root, all_fixtures.as_ref());
+        }
         if want("calls") && corpus.is_dir() {
             let keep = root.join("target/bench-ws");
             // The 43 documents (not the corpus README).

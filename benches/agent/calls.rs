@@ -522,3 +522,71 @@ fn synthetic_library(n: usize) -> Arc<dyn Library> {
         .collect();
     Arc::new(InMemoryLibrary::new(documents))
 }
+
+/// Issue 14.2: key concepts as one combined `find` query, or one query per concept merged by
+/// reciprocal rank fusion (Cormack, Clarke & Büttcher 2009: Σ 1 / (60 + rank)), over the gold
+/// document of each question of `fixtures/qa.jsonl`; a hit counts when it is the gold section or
+/// inside it. Prints hit@1/3/10 and MRR@10 of both.
+pub fn concepts_figure(root: &Path, fixtures: &dyn Library) {
+    use docnav::tree::NodeId;
+    const K: usize = 10;
+    const RRF_K: f32 = 60.0;
+    let qa = parse_qa(&std::fs::read_to_string(root.join("fixtures/qa.jsonl")).unwrap()).items;
+    let concepts = concepts(root);
+    let golds = gold_docs(fixtures, &qa);
+    let mut gold_index = GoldIndex::new();
+    // (hit@1, hit@3, hit@10, reciprocal ranks) for combined, per-concept.
+    let mut tallies = [(0usize, 0usize, 0usize, 0f32); 2];
+    let mut n = 0;
+    for (item, doc_id) in &golds {
+        let Some(c) = concepts.get(&item.question) else {
+            continue;
+        };
+        let gold = gold_index
+            .find(
+                fixtures,
+                std::slice::from_ref(doc_id),
+                &item.gold_path,
+                &item.answer,
+            )
+            .unwrap();
+        let doc = fixtures.document(doc_id).unwrap();
+        let combined: Vec<NodeId> = doc
+            .index
+            .search(&c.join(" "), K)
+            .into_iter()
+            .map(|h| h.node)
+            .collect();
+        let mut fused: HashMap<NodeId, f32> = HashMap::new();
+        for concept in c {
+            for (rank, hit) in doc.index.search(concept, K).into_iter().enumerate() {
+                *fused.entry(hit.node).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
+            }
+        }
+        let mut per_concept: Vec<(NodeId, f32)> = fused.into_iter().collect();
+        per_concept.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let per_concept: Vec<NodeId> = per_concept.into_iter().take(K).map(|(n, _)| n).collect();
+        n += 1;
+        for (t, list) in [combined, per_concept].iter().enumerate() {
+            let rank = list
+                .iter()
+                .position(|&h| doc.tree.is_ancestor_or_self(gold.node, h));
+            if let Some(r) = rank {
+                tallies[t].0 += usize::from(r < 1);
+                tallies[t].1 += usize::from(r < 3);
+                tallies[t].2 += usize::from(r < K);
+                tallies[t].3 += 1.0 / (r as f32 + 1.0);
+            }
+        }
+    }
+    for (t, name) in ["one combined query", "one query per concept, RRF-merged"]
+        .iter()
+        .enumerate()
+    {
+        let (h1, h3, h10, rr) = tallies[t];
+        println!(
+            "| key concepts as {name} | fixtures/docs, {n} questions, gold document | hit@1 {h1}, @3 {h3}, @10 {h10} of {n}; MRR@10 {:.3} | first find of each Worker |",
+            rr / n as f32
+        );
+    }
+}
