@@ -41,8 +41,9 @@ pub const FORMAT_VERSION: u32 = 2;
 /// source bytes give a different tree (headings, text cuts, summaries, references), so `docnav
 /// index` rebuilds unchanged sources indexed by an older build instead of keeping stale trees.
 /// 1: `Node::references` filled (trees before have none), table-of-contents lines reference
-/// nothing. Catalog rows from before this field have `build_key` "" and are rebuilt.
-pub const TREE_BUILDER_VERSION: u32 = 1;
+/// nothing. 2: `Tree::links` (links to other documents, explicit anchors). Catalog rows from
+/// before this field have `build_key` "" and are rebuilt.
+pub const TREE_BUILDER_VERSION: u32 = 2;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose

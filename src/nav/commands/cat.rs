@@ -16,6 +16,7 @@ use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::{location_header, page};
 use crate::nav::{CommandOutput, Effect, Evidence, NavError, Session, Status};
+use crate::tree::references::external::{anchor_node, target_document};
 use crate::tree::{NodeId, Tree};
 
 /// At most this many sections are named in a `see also` line; the rest are counted.
@@ -145,7 +146,7 @@ impl Command for Cat {
         }
         // On the last page, before its note (the paging note stays the last line).
         if p.chars.end >= p.total {
-            if let Some(line) = see_also(doc_id, tree, *node) {
+            if let Some(line) = see_also(session, doc_id, tree, *node) {
                 out.push_str(&line);
                 out.push('\n');
             }
@@ -234,38 +235,81 @@ fn line_of(text: &str, at: usize) -> usize {
     1 + text.chars().take(at).filter(|&c| c == '\n').count()
 }
 
-/// `[see also: #2.1 Searching, #3 End]` (a reference to the root is `/doc_id Title`): the targets of the cross-references of `node` and its
-/// descendants that lie outside `node`'s subtree, in reading order of first mention, at most
-/// [`SEE_ALSO_MAX`] (then `(+N more)`). `None` when there are none.
-fn see_also(doc_id: &str, tree: &Tree, node: NodeId) -> Option<String> {
-    let mut targets: Vec<NodeId> = Vec::new();
+/// `[see also: #2.1 Searching, /ripgrep-guide/#1.5 Configuration file]`: the sections the text of
+/// `node` and its descendants refers to outside `node`'s subtree, in reading order of the
+/// referring nodes (within one, its references to this document first), at most
+/// [`SEE_ALSO_MAX`] (then `(+N more)`); `None` when there are none.
+///
+/// A section of this document is `#2.1 Title` (its root `/doc_id Title`). A link to another
+/// indexed document (issue 14.5) is resolved now, against the library's catalog
+/// ([`target_document`], [`anchor_node`]) and shown as `/doc_id/#2.1 Title` (`/doc_id Title` for
+/// its root, or when the anchor names no heading there); links to files that are not indexed, or
+/// whose tree cannot be loaded, are left out.
+fn see_also(session: &Session, doc_id: &str, tree: &Tree, node: NodeId) -> Option<String> {
+    let library = session.library();
+    let catalog: Vec<(&str, &str)> = library
+        .cards()
+        .iter()
+        .map(|c| (c.doc_id.as_str(), c.source.as_str()))
+        .collect();
+    let source = library.card(doc_id).map_or("", |c| c.source.as_str());
+    let mut targets: Vec<String> = Vec::new();
+    let mut push = |t: String| {
+        if !targets.contains(&t) {
+            targets.push(t);
+        }
+    };
+    let local = |r: NodeId| {
+        let target = tree.node(r);
+        if target.structure.is_empty() {
+            format!("/{doc_id} {}", target.title)
+        } else {
+            format!("#{} {}", target.structure, target.title)
+        }
+    };
     for n in tree.preorder(node) {
         for &r in &tree.node(n).references {
-            if !tree.is_ancestor_or_self(node, r) && !targets.contains(&r) {
-                targets.push(r);
+            if !tree.is_ancestor_or_self(node, r) {
+                push(local(r));
+            }
+        }
+        for link in tree.links.external.iter().filter(|l| l.from == n) {
+            let Some(other) = target_document(source, &link.file, &catalog) else {
+                continue;
+            };
+            if other == doc_id {
+                let r = link
+                    .anchor
+                    .as_deref()
+                    .and_then(|a| anchor_node(tree, a))
+                    .unwrap_or(NodeId::ROOT);
+                if !tree.is_ancestor_or_self(node, r) {
+                    push(local(r));
+                }
+                continue;
+            }
+            let Ok(doc) = library.document(other) else {
+                continue;
+            };
+            let t = &doc.tree;
+            let r = link.anchor.as_deref().and_then(|a| anchor_node(t, a));
+            match r.map(|r| t.node(r)) {
+                Some(n) if !n.structure.is_empty() => {
+                    push(format!("/{other}/#{} {}", n.structure, n.title));
+                }
+                _ => push(format!("/{other} {}", t.title())),
             }
         }
     }
     if targets.is_empty() {
         return None;
     }
-    let named: Vec<String> = targets
-        .iter()
-        .take(SEE_ALSO_MAX)
-        .map(|&r| {
-            let target = tree.node(r);
-            if target.structure.is_empty() {
-                format!("/{doc_id} {}", target.title)
-            } else {
-                format!("#{} {}", target.structure, target.title)
-            }
-        })
-        .collect();
     let more = targets.len().saturating_sub(SEE_ALSO_MAX);
+    targets.truncate(SEE_ALSO_MAX);
     let more = if more > 0 {
         format!(" (+{more} more)")
     } else {
         String::new()
     };
-    Some(format!("[see also: {}{more}]", named.join(", ")))
+    Some(format!("[see also: {}{more}]", targets.join(", ")))
 }
