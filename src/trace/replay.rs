@@ -7,10 +7,12 @@
 //! sha256) and model failures; times and usage are ignored. The first difference is reported with
 //! its actor, step, both sides and a short diff ([`super::diff`]).
 
+mod library;
 mod model;
 
 use std::sync::{Arc, Mutex};
 
+pub use library::{check_documents, DocumentCheck, TraceLibrary};
 pub use model::{
     in_flight_actors, recorded_calls, CallOutcome, RecordedCall, ReplayModel, ReplayRouter,
 };
@@ -200,8 +202,12 @@ pub fn first_divergence(
     None
 }
 
-/// Replay `trace` against `library` with the recorded options; never calls a real model.
+/// Replay `trace` against the documents of `library` that its header names ([`TraceLibrary`]:
+/// other documents of the workspace are not seen) with the recorded options; never calls a real
+/// model. Check the documents first with [`check_documents`]: a missing one makes the run fail,
+/// a changed one diverge.
 pub async fn replay(trace: &Trace, library: Arc<dyn Library>) -> ReplayOutcome {
+    let library: Arc<dyn Library> = Arc::new(TraceLibrary::new(&trace.header, library));
     let options: AgentOptions =
         serde_json::from_value(trace.header.options.clone()).unwrap_or_default();
     let sink = Arc::new(MemorySink::default());

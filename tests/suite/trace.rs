@@ -145,26 +145,49 @@ fn canonical_transcript(ws: &Path, trace: &Path) -> String {
     r.stdout.replace(env!("CARGO_PKG_VERSION"), "<VERSION>")
 }
 
+/// Every golden trace replays identically in a workspace holding *all* of `fixtures/docs` (the
+/// README's own workspace), more documents than it was recorded with: replay sees only the
+/// documents its header names (issue 14).
 #[tokio::test(flavor = "multi_thread")]
 async fn golden_traces_replay_identically_and_render_the_same() {
     let update = std::env::var_os("DOCNAV_UPDATE_GOLDEN").is_some();
+    let all = tempfile::tempdir().unwrap();
+    let ws = all.path().join("ws");
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/docs");
+    let r = run(&ws, &["index", docs.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
     for scenario in SCENARIOS {
-        let dir = tempfile::tempdir().unwrap();
         let golden = golden_dir().join(format!("{}.jsonl", scenario.name));
-        let ws = if update {
+        if update {
+            let dir = tempfile::tempdir().unwrap();
             std::fs::create_dir_all(golden_dir()).unwrap();
-            record(scenario, dir.path(), &golden).await.0
-        } else {
-            workspace(dir.path(), scenario.docs)
-        };
+            record(scenario, dir.path(), &golden).await;
+        }
         let r = run(&ws, &["replay", golden.to_str().unwrap()]);
         assert_eq!(r.code, 0, "{}: {}{}", scenario.name, r.stdout, r.stderr);
         assert!(r.stdout.starts_with("replay identical:"), "{}", r.stdout);
+        assert_eq!(r.stderr.matches("note:").count(), 0, "{}", r.stderr);
         insta::assert_snapshot!(
             format!("transcript-{}", scenario.name),
             canonical_transcript(&ws, &golden)
         );
     }
+    // A workspace without one of its documents: said before step 1, exit 1.
+    let other = tempfile::tempdir().unwrap();
+    let partial = workspace(other.path(), &["notes.txt"]);
+    let golden = golden_dir().join("multi-doc-replan.jsonl");
+    let r = run(&partial, &["replay", golden.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        format!(
+            "note: document `multilingual` of the recording is not in this workspace\n\
+             error: cannot replay `{}`: 1 of its 2 document(s) not in this workspace\n\
+             hint: index them (`docnav index <files>`), or replay in the workspace it was recorded in\n",
+            golden.display()
+        )
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
