@@ -90,6 +90,8 @@ pub fn ask_lexical(
             wall_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
             ..AskStats::default()
         },
+        verdict: None,
+        worker_errors: Vec::new(),
     })
 }
 

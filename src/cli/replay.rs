@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::{output, GlobalArgs};
-use crate::trace::read_trace;
 use crate::trace::replay::{check_documents, replay, DocumentCheck};
 use crate::trace::show::{render_transcript, transcript};
+use crate::trace::{read_trace, REPLAY_FORMAT_VERSION};
 use crate::workspace::{Library, Workspace};
 
 /// Arguments of `docnav replay`.
@@ -47,6 +47,17 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
         };
         output::print(&text)?;
         return Ok(ExitCode::SUCCESS);
+    }
+    if trace.header.format_version < REPLAY_FORMAT_VERSION {
+        eprintln!(
+            "error: `{}` is a trace of format version {}, recorded by an older docnav whose \
+             prompts and decisions differ: it cannot be re-run\n\
+             hint: `docnav replay --show {}` shows it; record the question again to replay it",
+            args.file.display(),
+            trace.header.format_version,
+            args.file.display()
+        );
+        return Ok(ExitCode::from(1));
     }
     let ws = Workspace::open(&global.workspace)?;
     // The replay sees only the recording's documents; report those missing or changed before
