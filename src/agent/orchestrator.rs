@@ -365,6 +365,7 @@ async fn dispatch(
                 end: WorkerEnd::Failed,
                 found_nothing: Vec::new(),
                 leads: Vec::new(),
+                last_reason: String::new(),
                 error: Some(format!(
                     "worker task died: {}",
                     lost.as_deref().unwrap_or("unknown")

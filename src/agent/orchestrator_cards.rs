@@ -175,9 +175,10 @@ pub fn ranked_cards<'a>(library: &'a dyn Library, pre: &PreRank, max: usize) -> 
 }
 
 /// The analyze prompt's material in at most about `room` chars: the best [`SECTION_HITS`]
-/// section hits, then the `max_cards` best cards — the first [`FULL_CARDS`] in full (each
-/// clipped to [`FULL_CARD_CHARS`], or less when the room is short), the others one line each —
-/// and how many documents were left out. One-line cards that do not fit are counted with them.
+/// section hits, then the `max_cards` best cards — in full the best ones whose documents hold a
+/// section hit shown (at most [`FULL_CARDS`]; the first [`FULL_CARDS`] when nothing hit), each
+/// clipped to [`FULL_CARD_CHARS`] or less when the room is short; the others one line each — and
+/// how many documents were left out. One-line cards that do not fit are counted with them.
 pub fn analyze_block(
     library: &dyn Library,
     pre: &PreRank,
@@ -210,7 +211,18 @@ pub fn analyze_block(
     }
     let cards = ranked_cards(library, pre, max_cards.max(1));
     let total = library.cards().len();
-    let full = cards.len().min(FULL_CARDS);
+    let shown_hits = &pre.hits[..pre.hits.len().min(SECTION_HITS)];
+    let hit_docs = cards
+        .iter()
+        .take_while(|c| shown_hits.iter().any(|h| h.doc_id == c.doc_id))
+        .count();
+    let full = if shown_hits.is_empty() {
+        FULL_CARDS
+    } else {
+        hit_docs.max(1)
+    }
+    .min(FULL_CARDS)
+    .min(cards.len());
     let _ = writeln!(
         out,
         "DocCards, best first for this question (the first {full} in full, the others one line each; {} of {total} documents):",
@@ -328,7 +340,9 @@ mod tests {
             block.starts_with("Best sections across the workspace (BM25 over section text, best first):\n<document-data source=\"section hits\">\n1. b-logging #1 Logging driver  ("),
             "{block}"
         );
-        assert!(block.contains("DocCards, best first for this question (the first 3 in full, the others one line each; 3 of 4 documents):\n- id: `b-logging`\n"), "{block}");
+        // In full: the documents with a hit shown (b, c); the third one line.
+        assert!(block.contains("DocCards, best first for this question (the first 2 in full, the others one line each; 3 of 4 documents):\n- id: `b-logging`\n"), "{block}");
+        assert!(block.contains("- `a-garden` — Garden (markdown"), "{block}");
         assert!(
             block.ends_with("(1 more documents not shown: the pre-rank found them less related to the question.)\n"),
             "{block}"

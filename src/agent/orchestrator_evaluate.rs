@@ -15,7 +15,7 @@ use crate::agent::budget::clip;
 use crate::agent::decisions::{evaluation_schema, Evaluation, Outcome};
 use crate::agent::events::Emitter;
 use crate::agent::prompts::{room_chars, system_prompt, untrusted, untrusted_inline, Prompt};
-use crate::agent::worker::{ask_model, CollectedEvidence, WorkerEnd, WorkerOutcome};
+use crate::agent::worker::{ask_model, first_line, CollectedEvidence, WorkerEnd, WorkerOutcome};
 use crate::agent::{AgentError, AgentOptions};
 use crate::index::DocCard;
 use crate::llm::{ChatMessage, ChatModel};
@@ -81,7 +81,13 @@ fn tasks_block(outcomes: &[WorkerOutcome]) -> String {
             (None, _, Some(v)) if o.end == WorkerEnd::Checked => {
                 format!("its check said {}: {}", v.verdict.as_str(), v.missing)
             }
-            (None, WorkerEnd::Done, _) => "ended with done".to_string(),
+            (None, WorkerEnd::Done, _) if o.last_reason.trim().is_empty() => {
+                "ended with done".to_string()
+            }
+            (None, WorkerEnd::Done, _) => format!(
+                "ended with done, saying: {}",
+                first_line(&o.last_reason, 200)
+            ),
             (None, WorkerEnd::EvidenceBudget, _) => "stopped at its evidence budget".into(),
             (None, _, _) => format!("stopped after {} commands (its budget)", o.steps),
         };

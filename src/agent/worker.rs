@@ -93,6 +93,8 @@ pub struct WorkerOutcome {
     /// Sections of other documents its text linked to and it did not read
     /// (`/ripgrep-guide/#1.8 Configuration file`), in order seen.
     pub leads: Vec<String>,
+    /// The reason the model gave for its last command (why it ran `done`, say).
+    pub last_reason: String,
     /// Set when the worker failed (e.g. the model's reply did not parse twice); its evidence so
     /// far is still returned.
     pub error: Option<String>,
@@ -178,6 +180,7 @@ pub async fn run_worker(
         end: state.end,
         found_nothing: state.found_nothing,
         leads: state.leads,
+        last_reason: state.last_reason,
         error,
         usage: emitter.usage(),
     }
@@ -192,6 +195,7 @@ struct WorkerState {
     leads: Vec<String>,
     verdict: Option<Verdict>,
     end: WorkerEnd,
+    last_reason: String,
 }
 
 impl Default for WorkerState {
@@ -204,6 +208,7 @@ impl Default for WorkerState {
             leads: Vec::new(),
             verdict: None,
             end: WorkerEnd::StepBudget,
+            last_reason: String::new(),
         }
     }
 }
@@ -309,6 +314,7 @@ async fn drive(
     let first = make_plan(ctx, task, &overview, None, emitter).await?;
     let mut plan = first.plan;
     let mut next = first.command;
+    state.last_reason = first.reason;
     let mut last_observation = overview;
     loop {
         if state.steps >= ctx.options.max_steps {
@@ -348,6 +354,7 @@ async fn drive(
                 .await?;
                 plan = replanned.plan;
                 next = replanned.command;
+                state.last_reason = replanned.reason;
                 last_observation = Observation::note(format!(
                     "check said the evidence is not sufficient yet. Missing: {}\nNew plan made.",
                     verdict.missing
@@ -432,6 +439,7 @@ async fn drive(
         )
         .await?;
         next = step.command;
+        state.last_reason = step.reason;
     }
 }
 

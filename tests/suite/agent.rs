@@ -350,7 +350,7 @@ async fn fans_out_to_several_documents_in_parallel() {
     // Evaluate saw how each Worker ended.
     let evaluate = requests_containing(&fake, EVALUATE_TAG);
     assert!(
-        evaluate[0].contains("- r1-w1-notes on `notes`: workspace flag\n  → ended with done; 1 excerpt(s)\n- r1-w2-multilingual on `multilingual`: how café crème is made\n  → ended with done; 1 excerpt(s)\n"),
+        evaluate[0].contains("- r1-w1-notes on `notes`: workspace flag\n  → ended with done, saying: next: done; 1 excerpt(s)\n- r1-w2-multilingual on `multilingual`: how café crème is made\n  → ended with done, saying: next: done; 1 excerpt(s)\n"),
         "{}",
         evaluate[0]
     );
