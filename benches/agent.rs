@@ -76,21 +76,23 @@ impl Script {
             .pointer("/response_format/json_schema/name")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        let understanding = json!({"intent": "factual", "key_concepts": ["options", "usage"], "strategy": "focused"});
+        let tasks: Vec<Value> = self
+            .docs
+            .iter()
+            .map(|d| json!({"doc_id": d, "task": "find the usage section"}))
+            .collect();
         match schema {
-            "query_plan" => {
-                return json!({"intent": "factual", "key_concepts": ["options", "usage"], "strategy": "focused"}).to_string();
+            "query_plan" => return understanding.to_string(),
+            "analysis" => {
+                let mut v = understanding;
+                v["tasks"] = json!(tasks);
+                return v.to_string();
             }
-            "task_list" => {
-                let tasks: Vec<Value> = self
-                    .docs
-                    .iter()
-                    .map(|d| json!({"doc_id": d, "task": "find the usage section"}))
-                    .collect();
-                return json!({ "tasks": tasks }).to_string();
+            "check" | "evaluation" => {
+                return json!({"verdict": "sufficient", "missing": "", "tasks": []}).to_string();
             }
-            "plan" => return json!({"plan": ["look around", "read a section"]}).to_string(),
-            "verdict" => return json!({"sufficient": true, "missing": ""}).to_string(),
-            "nav_step" => {}
+            "plan_step" | "nav_step" => {}
             other => panic!("bench server: unexpected response_format schema {other:?}"),
         }
         // Navigate: steps taken = history lines; cycle through real commands, then done.
@@ -117,7 +119,8 @@ impl Script {
                 _ => "cat .".to_string(),
             }
         };
-        json!({"reason": "bench", "command": command}).to_string()
+        json!({"plan": ["look around", "read a section"], "reason": "bench", "command": command})
+            .to_string()
     }
 }
 

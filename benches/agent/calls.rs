@@ -42,6 +42,8 @@ enum Route {
 #[derive(Clone, Debug)]
 struct Plan {
     concepts: Vec<String>,
+    /// `focused` for one-section questions, `exploratory` for questions with two parts.
+    strategy: &'static str,
     route: Route,
     /// Documents the first evaluate asks for in a second round (with what is missing).
     second_round: Option<(Vec<String>, String)>,
@@ -139,7 +141,7 @@ impl Responder {
         let understanding = json!({
             "intent": "factual",
             "key_concepts": plan.concepts,
-            "strategy": "focused",
+            "strategy": plan.strategy,
         });
         let chosen = |n: &Route| match n {
             Route::Docs(d) => d.clone(),
@@ -373,6 +375,7 @@ pub async fn run(root: &Path, corpus: Arc<dyn Library>, fixtures: Arc<dyn Librar
     for (item, doc) in &golds {
         let plan = Plan {
             concepts: concepts_of(&item.question),
+            strategy: "focused",
             route: Route::Docs(vec![doc.clone()]),
             second_round: None,
         };
@@ -427,12 +430,14 @@ pub async fn run(root: &Path, corpus: Arc<dyn Library>, fixtures: Arc<dyn Librar
             let plan = if replan {
                 Plan {
                     concepts: c.clone(),
+                    strategy: "exploratory",
                     route: Route::Docs(vec![da.clone()]),
                     second_round: Some((vec![db.clone()], "the second part".into())),
                 }
             } else {
                 Plan {
                     concepts: c.clone(),
+                    strategy: "exploratory",
                     route: Route::Docs(vec![da.clone(), db.clone()]),
                     second_round: None,
                 }
@@ -462,6 +467,7 @@ pub async fn run(root: &Path, corpus: Arc<dyn Library>, fixtures: Arc<dyn Librar
             for (item, doc) in &golds {
                 let plan = Plan {
                     concepts: concepts_of(&item.question),
+                    strategy: "focused",
                     route: Route::FirstListed(k),
                     second_round: None,
                 };
@@ -483,6 +489,7 @@ pub async fn run(root: &Path, corpus: Arc<dyn Library>, fixtures: Arc<dyn Librar
     let big = synthetic_library(10_000);
     let plan = Plan {
         concepts: vec!["topic 4242".into(), "install".into()],
+        strategy: "focused",
         route: Route::FirstListed(1),
         second_round: None,
     };

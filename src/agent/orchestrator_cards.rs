@@ -349,6 +349,52 @@ mod tests {
         );
     }
 
+    /// Cards only: enough for the prompt blocks.
+    struct Cards(Vec<DocCard>);
+
+    impl Library for Cards {
+        fn cards(&self) -> &[DocCard] {
+            &self.0
+        }
+        fn document(
+            &self,
+            doc_id: &str,
+        ) -> Result<std::sync::Arc<crate::workspace::Document>, crate::workspace::WorkspaceError>
+        {
+            Err(crate::workspace::WorkspaceError::NotFound(doc_id.into()))
+        }
+    }
+
+    /// Issue 14: at 10,000 documents the analyze block stays within its room (the prompt cap):
+    /// at most `max_cards` cards, the rest counted.
+    #[test]
+    fn ten_thousand_cards_fit_the_room() {
+        let lib = Cards(
+            (0..10_000)
+                .map(|i| {
+                    let mut c = card(&format!("manual-{i:05}"), "a manual about one topic");
+                    c.outline = (0..30)
+                        .map(|k| format!("Section {k} of manual {i}"))
+                        .collect();
+                    c
+                })
+                .collect(),
+        );
+        let pre = PreRank {
+            docs: lib.0.iter().map(|c| c.doc_id.clone()).collect(),
+            hits: Vec::new(),
+        };
+        let room = 20_000;
+        let block = analyze_block(&lib, &pre, 50, room);
+        assert!(block.chars().count() <= room, "{}", block.chars().count());
+        assert_eq!(block.matches("- id: `manual-").count(), FULL_CARDS);
+        assert_eq!(block.matches("- `manual-").count(), 50 - FULL_CARDS);
+        assert!(block.ends_with("(9950 more documents not shown: the pre-rank found them less related to the question.)\n"), "{block}");
+        // A small room: fewer cards, never more than it.
+        let small = analyze_block(&lib, &pre, 50, 3_000);
+        assert!(small.chars().count() <= 3_000, "{}", small.chars().count());
+    }
+
     #[test]
     fn a_card_in_a_prompt_is_its_id_then_its_text_fenced_and_clipped() {
         let mut c = card(

@@ -230,6 +230,32 @@ async fn happy_path_on_one_document() {
     );
 }
 
+/// Issue 14.1: a key concept that starts with dashes reaches the Worker's first `find` as a word
+/// (`find -- …`), not as an unknown option.
+#[tokio::test]
+async fn a_key_concept_with_leading_dashes_reaches_find() {
+    let fake = FakeModel::start(vec![
+        analysis(&["--workspace", "DIR"], &[("notes", "the workspace flag")]),
+        plan("notes", &["cat 1.1"], "done"),
+        evaluation("insufficient", "nothing read", &[]),
+    ])
+    .await;
+    run(
+        &fake,
+        library(&["notes.txt"]),
+        AgentOptions::default(),
+        "which flag picks the workspace?",
+    )
+    .await
+    .unwrap();
+    fake.verify().unwrap();
+    let plan_prompt = sent(&fake, 1);
+    assert!(
+        plan_prompt.contains("$ find -- \"--workspace DIR\"\n<document-data source=\"find -- '--workspace DIR'\">\n/notes/1/1  "),
+        "{plan_prompt}"
+    );
+}
+
 /// Issue 14: the typical single-document question takes four sequential calls — analyze (with
 /// the understanding), plan with its first `cat`, `check`, and check's verdict; the one Worker's
 /// check judged the whole evidence, so no evaluate call follows.
