@@ -8,10 +8,11 @@
 //! `"explain"` ([`ScoreExplain`]: `{"units", "length", "average_length", "terms": [{"term", "tf",
 //! "df", "idf", "contribution"}]}`) is an addition to the documented fields: why the item scored
 //! what it did. Both the agent and the lexical navigator fill it; it is left out when unknown.
-//! The agent ends the answer with `"verdict": {"verdict": "sufficient" | "insufficient" |
-//! "absent", "missing", "judged_by"}` ([`AnswerVerdict`], issue 14.9; absent from the lexical
-//! navigator's answers, which nothing judges) and `"worker_errors": [{"worker", "doc_id", "task",
-//! "error"}]` ([`WorkerFailure`], issue 11.2; empty when every Worker finished).
+//! Then `"worker_errors": [{"worker", "doc_id", "task", "error"}]` ([`WorkerFailure`], issue
+//! 11.2; empty when every Worker finished), and the agent ends the answer with `"verdict":
+//! {"verdict": "sufficient" | "insufficient" | "absent", "missing", "judged_by"}`
+//! ([`AnswerVerdict`], issue 14.9; absent from the lexical navigator's answers, which nothing
+//! judges).
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -187,12 +188,12 @@ pub struct Answer {
     pub evidence: Vec<Evidence>,
     /// What the run cost.
     pub stats: AskStats,
-    /// The agent's final verdict; `None` for the lexical navigator (left out of the JSON).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<AnswerVerdict>,
     /// Workers that failed (always present in the JSON; empty when none did).
     #[serde(default)]
     pub worker_errors: Vec<WorkerFailure>,
+    /// The agent's final verdict, last in the JSON; `None` for the lexical navigator (left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<AnswerVerdict>,
 }
 
 impl AnswerVerdict {
