@@ -5,8 +5,11 @@
 //! Run: `cargo bench --bench agent` (the corpus figures need `../shared/corpus`; they are skipped
 //! with a message otherwise). `DOCNAV_BENCH_RUNS` (default 5) runs per figure; medians reported;
 //! `DOCNAV_BENCH_DELAY_MS` (default 300) is the per-call delay of the latency figures.
-//! `DOCNAV_BENCH_ONLY` (comma-separated `latency`, `corpus`, `replay`) runs only those groups of
-//! figures: `latency` 1–2, `corpus` 3–5 (the trace recording overhead is 5), `replay` 6.
+//! `DOCNAV_BENCH_ONLY` (comma-separated `latency`, `corpus`, `replay`, `calls`) runs only those
+//! groups of figures: `latency` 1–2, `corpus` 3–5 (the trace recording overhead is 5), `replay` 6,
+//! `calls` issue 14's sequential calls, prompt tokens and routing ([`calls`]; it keeps its corpus
+//! workspace in `target/bench-ws/` between runs, re-indexing only what changed), `concepts` how the
+//! key concepts make the Worker's first `find` (issue 14.2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -23,6 +26,9 @@ use docnav::workspace::{IndexOptions, Library, Workspace};
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+#[path = "agent/calls.rs"]
+mod calls;
 
 /// What the reactive fake answers.
 struct Script {
@@ -70,21 +76,23 @@ impl Script {
             .pointer("/response_format/json_schema/name")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        let understanding = json!({"intent": "factual", "key_concepts": ["options", "usage"], "strategy": "focused"});
+        let tasks: Vec<Value> = self
+            .docs
+            .iter()
+            .map(|d| json!({"doc_id": d, "task": "find the usage section"}))
+            .collect();
         match schema {
-            "query_plan" => {
-                return json!({"intent": "factual", "key_concepts": ["options", "usage"], "strategy": "focused"}).to_string();
+            "query_plan" => return understanding.to_string(),
+            "analysis" => {
+                let mut v = understanding;
+                v["tasks"] = json!(tasks);
+                return v.to_string();
             }
-            "task_list" => {
-                let tasks: Vec<Value> = self
-                    .docs
-                    .iter()
-                    .map(|d| json!({"doc_id": d, "task": "find the usage section"}))
-                    .collect();
-                return json!({ "tasks": tasks }).to_string();
+            "check" | "evaluation" => {
+                return json!({"verdict": "sufficient", "missing": "", "tasks": []}).to_string();
             }
-            "plan" => return json!({"plan": ["look around", "read a section"]}).to_string(),
-            "verdict" => return json!({"sufficient": true, "missing": ""}).to_string(),
-            "nav_step" => {}
+            "plan_step" | "nav_step" => {}
             other => panic!("bench server: unexpected response_format schema {other:?}"),
         }
         // Navigate: steps taken = history lines; cycle through real commands, then done.
@@ -111,7 +119,8 @@ impl Script {
                 _ => "cat .".to_string(),
             }
         };
-        json!({"reason": "bench", "command": command}).to_string()
+        json!({"plan": ["look around", "read a section"], "reason": "bench", "command": command})
+            .to_string()
     }
 }
 
@@ -277,7 +286,12 @@ fn main() {
         }
 
         // 3–6 on the corpus workspace.
-        let corpus = root.join("../shared/corpus");
+        // `../shared/corpus` from the main checkout, `../../shared/corpus` from a worktree.
+        let corpus = ["../shared/corpus", "../../shared/corpus"]
+            .iter()
+            .map(|p| root.join(p))
+            .find(|p| p.join("MANIFEST.tsv").is_file())
+            .unwrap_or_else(|| root.join("../shared/corpus"));
         if want("corpus") && corpus.is_dir() {
             let corpus_dir = tmp.path().join("corpus-ws");
             let started = Instant::now();
@@ -338,6 +352,22 @@ fn main() {
             }
         } else if want("corpus") {
             println!("| corpus figures | skipped: ../shared/corpus not found | | |");
+        }
+
+        // Issue 14: calls, tokens and routing with a scripted typical path.
+        if want("concepts") {
+            let keep = root.join("target/bench-ws");
+            let all_fixtures = index(&keep.join("fixtures"), &[root.join("fixtures/docs")]);
+            calls::concepts_figure(root, all_fixtures.as_ref());
+        }
+        if want("calls") && corpus.is_dir() {
+            let keep = root.join("target/bench-ws");
+            // The 43 documents (not the corpus README).
+            let corpus_lib = index(&keep.join("corpus43"), &[corpus.join("md"), corpus.join("pdf")]);
+            let all_fixtures = index(&keep.join("fixtures"), &[root.join("fixtures/docs")]);
+            calls::run(root, corpus_lib, all_fixtures).await;
+        } else if want("calls") {
+            println!("| calls figures | skipped: ../shared/corpus not found | | |");
         }
 
         // 6. Replay of a 200-step trace.

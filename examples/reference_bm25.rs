@@ -141,6 +141,8 @@ fn main() -> ExitCode {
                 question: item.question.clone(),
                 evidence,
                 stats,
+                verdict: None,
+                worker_errors: Vec::new(),
             },
             trace: None,
         })

@@ -26,18 +26,41 @@ pub struct Task {
     pub task: String,
 }
 
-/// Analyze / replan → tasks.
+/// Analyze → the understanding of the question and the tasks, in one reply (DESIGN.md §6.1–2:
+/// understanding is folded into the analysis of the DocCards, so it costs no call of its own).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TaskList {
-    /// Tasks, best first; may be empty after a replan.
+pub struct Analysis {
+    /// `factual`, `analytical`, `navigational` or `summary`.
+    pub intent: String,
+    /// Short search phrases (2–6); joined into each Worker's first `find`.
+    pub key_concepts: Vec<String>,
+    /// `focused`, `exploratory`, `comparative` or `summary`.
+    pub strategy: String,
+    /// Tasks, best first; empty when no listed document can cover the question.
     pub tasks: Vec<Task>,
 }
 
-/// Worker plan.
+impl Analysis {
+    /// The understanding part.
+    pub fn query_plan(&self) -> QueryPlan {
+        QueryPlan {
+            intent: self.intent.clone(),
+            key_concepts: self.key_concepts.clone(),
+            strategy: self.strategy.clone(),
+        }
+    }
+}
+
+/// Worker plan, with the first command (the plan and its first step in one reply).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Plan {
+pub struct PlanStep {
     /// Up to 5 steps.
     pub plan: Vec<String>,
+    /// Why the first command, one sentence.
+    #[serde(default)]
+    pub reason: String,
+    /// The first command line.
+    pub command: String,
 }
 
 /// One navigation step (also the shell's `suggest`).
@@ -50,14 +73,51 @@ pub struct NavStep {
     pub command: String,
 }
 
-/// Check (worker) and evaluate (orchestrator) verdicts.
+/// What a judge (a Worker's `check`, the Orchestrator's evaluate) found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The evidence holds the passages that answer.
+    Sufficient,
+    /// Something is missing and may still be found (the `missing` text says what).
+    Insufficient,
+    /// The documents (a Worker's check: this document) do not cover it: searching on is useless.
+    Absent,
+}
+
+impl Outcome {
+    /// `sufficient`, `insufficient` or `absent`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Sufficient => "sufficient",
+            Outcome::Insufficient => "insufficient",
+            Outcome::Absent => "absent",
+        }
+    }
+}
+
+/// A Worker's `check`: does its evidence answer its task?
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
-    /// The evidence answers the task/question.
-    pub sufficient: bool,
-    /// What is missing; empty when sufficient.
+    /// The judgement.
+    pub verdict: Outcome,
+    /// What is missing (insufficient) or not covered (absent); empty when sufficient.
     #[serde(default)]
     pub missing: String,
+}
+
+/// The Orchestrator's evaluate: is the union of the evidence sufficient for the question, and if
+/// not, what do the next round's Workers look for (replan folded into the same reply)?
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// The judgement.
+    pub verdict: Outcome,
+    /// What is missing (insufficient) or not covered (absent); empty when sufficient.
+    #[serde(default)]
+    pub missing: String,
+    /// Tasks for the next round (insufficient, when a round is left); empty otherwise.
+    #[serde(default)]
+    pub tasks: Vec<Task>,
 }
 
 fn strings() -> serde_json::Value {
@@ -77,23 +137,38 @@ pub fn query_plan_schema() -> ResponseSchema {
     )
 }
 
-/// Schema of [`TaskList`].
-pub fn task_list_schema() -> ResponseSchema {
+fn tasks_schema() -> serde_json::Value {
+    json!({"type": "array", "items": {
+        "type": "object", "additionalProperties": false, "required": ["doc_id", "task"],
+        "properties": {"doc_id": {"type": "string"}, "task": {"type": "string"}}}})
+}
+
+fn outcome_schema() -> serde_json::Value {
+    json!({"type": "string", "enum": ["sufficient", "insufficient", "absent"]})
+}
+
+/// Schema of [`Analysis`].
+pub fn analysis_schema() -> ResponseSchema {
     ResponseSchema::new(
-        "task_list",
-        json!({"type": "object", "additionalProperties": false, "required": ["tasks"],
-               "properties": {"tasks": {"type": "array", "items": {
-                 "type": "object", "additionalProperties": false, "required": ["doc_id", "task"],
-                 "properties": {"doc_id": {"type": "string"}, "task": {"type": "string"}}}}}}),
+        "analysis",
+        json!({"type": "object", "additionalProperties": false,
+               "required": ["intent", "key_concepts", "strategy", "tasks"],
+               "properties": {
+                 "intent": {"type": "string", "enum": ["factual", "analytical", "navigational", "summary"]},
+                 "key_concepts": strings(),
+                 "strategy": {"type": "string", "enum": ["focused", "exploratory", "comparative", "summary"]},
+                 "tasks": tasks_schema()}}),
     )
 }
 
-/// Schema of [`Plan`].
-pub fn plan_schema() -> ResponseSchema {
+/// Schema of [`PlanStep`].
+pub fn plan_step_schema() -> ResponseSchema {
     ResponseSchema::new(
-        "plan",
-        json!({"type": "object", "additionalProperties": false, "required": ["plan"],
-               "properties": {"plan": strings()}}),
+        "plan_step",
+        json!({"type": "object", "additionalProperties": false,
+               "required": ["plan", "reason", "command"],
+               "properties": {"plan": strings(), "reason": {"type": "string"},
+                              "command": {"type": "string"}}}),
     )
 }
 
@@ -106,11 +181,43 @@ pub fn nav_step_schema() -> ResponseSchema {
     )
 }
 
-/// Schema of [`Verdict`].
-pub fn verdict_schema() -> ResponseSchema {
+/// Schema of [`Verdict`] (a Worker's `check`).
+pub fn check_schema() -> ResponseSchema {
     ResponseSchema::new(
-        "verdict",
-        json!({"type": "object", "additionalProperties": false, "required": ["sufficient", "missing"],
-               "properties": {"sufficient": {"type": "boolean"}, "missing": {"type": "string"}}}),
+        "check",
+        json!({"type": "object", "additionalProperties": false, "required": ["verdict", "missing"],
+               "properties": {"verdict": outcome_schema(), "missing": {"type": "string"}}}),
     )
+}
+
+/// Schema of [`Evaluation`].
+pub fn evaluation_schema() -> ResponseSchema {
+    ResponseSchema::new(
+        "evaluation",
+        json!({"type": "object", "additionalProperties": false,
+               "required": ["verdict", "missing", "tasks"],
+               "properties": {"verdict": outcome_schema(), "missing": {"type": "string"},
+                              "tasks": tasks_schema()}}),
+    )
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_have_three_outcomes_in_snake_case() {
+        let v: Evaluation =
+            serde_json::from_str(r#"{"verdict": "absent", "missing": "no word on Windows"}"#)
+                .unwrap();
+        assert_eq!(
+            (v.verdict, v.missing.as_str(), v.tasks.len()),
+            (Outcome::Absent, "no word on Windows", 0)
+        );
+        let v: Verdict = serde_json::from_str(r#"{"verdict": "insufficient"}"#).unwrap();
+        assert_eq!(v.verdict.as_str(), "insufficient");
+        assert!(serde_json::from_str::<Verdict>(r#"{"verdict": true}"#).is_err());
+        assert!(serde_json::from_str::<Verdict>(r#"{"sufficient": true}"#).is_err());
+    }
 }

@@ -61,7 +61,8 @@ pub enum AgentEvent {
         latency_ms: u64,
     },
     /// A parsed decision (`understand`, `analyze`, `plan`, `navigate`, `check`, `evaluate`,
-    /// `replan`, `suggest`).
+    /// `replan`, `suggest`), or the orchestrator's final `verdict` (its value an
+    /// [`crate::agent::evidence::AnswerVerdict`], whoever judged).
     Decision {
         /// Which decision.
         kind: String,

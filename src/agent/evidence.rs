@@ -8,12 +8,18 @@
 //! `"explain"` ([`ScoreExplain`]: `{"units", "length", "average_length", "terms": [{"term", "tf",
 //! "df", "idf", "contribution"}]}`) is an addition to the documented fields: why the item scored
 //! what it did. Both the agent and the lexical navigator fill it; it is left out when unknown.
+//! Then `"worker_errors": [{"worker", "doc_id", "task", "error"}]` ([`WorkerFailure`], issue
+//! 11.2; empty when every Worker finished), and the agent ends the answer with `"verdict":
+//! {"verdict": "sufficient" | "insufficient" | "absent", "missing", "judged_by"}`
+//! ([`AnswerVerdict`], issue 14.9; absent from the lexical navigator's answers, which nothing
+//! judges).
 
 use std::fmt::Write as _;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
+use super::decisions::Outcome;
 use crate::index::bm25::Bm25Explanation;
 use crate::tree::{NodeId, Tree};
 
@@ -145,7 +151,35 @@ pub struct AskStats {
     pub workers: Vec<WorkerStats>,
 }
 
-/// The answer to a question: ranked evidence (best first) and run stats.
+/// Whether the evidence answers the question, as the agent's last judge found (issue 14.9).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerVerdict {
+    /// `sufficient`, `insufficient` (something is missing) or `absent` (the documents do not
+    /// cover the question).
+    pub verdict: Outcome,
+    /// What is missing or not covered; empty when sufficient.
+    pub missing: String,
+    /// Who judged: `evaluate` (the Orchestrator, after the last round), `check r1-w1-doc` (the
+    /// one Worker's own check, which judged the same evidence), or `analyze` (no document could
+    /// cover the question, no Worker ran).
+    pub judged_by: String,
+}
+
+/// A Worker that failed; the others' evidence is still in the answer (issue 11.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerFailure {
+    /// Worker id (`r1-w2-doc_id`).
+    pub worker: String,
+    /// Its document.
+    pub doc_id: String,
+    /// Its task.
+    pub task: String,
+    /// What failed (after the model client's retries and the repair round).
+    pub error: String,
+}
+
+/// The answer to a question: ranked evidence (best first), run stats and, from the agent, the
+/// final verdict and the Workers that failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Answer {
     /// The question as asked.
@@ -154,6 +188,29 @@ pub struct Answer {
     pub evidence: Vec<Evidence>,
     /// What the run cost.
     pub stats: AskStats,
+    /// Workers that failed (always present in the JSON; empty when none did).
+    #[serde(default)]
+    pub worker_errors: Vec<WorkerFailure>,
+    /// The agent's final verdict, last in the JSON; `None` for the lexical navigator (left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<AnswerVerdict>,
+}
+
+impl AnswerVerdict {
+    /// `verdict: sufficient (judged by evaluate)`, `verdict: insufficient — missing: …`,
+    /// `verdict: absent — not covered: …`.
+    pub fn line(&self) -> String {
+        let detail = match (self.verdict, self.missing.trim()) {
+            (Outcome::Sufficient, _) | (_, "") => String::new(),
+            (Outcome::Insufficient, m) => format!(" — missing: {m}"),
+            (Outcome::Absent, m) => format!(" — not covered: {m}"),
+        };
+        format!(
+            "verdict: {}{detail} (judged by {})",
+            self.verdict.as_str(),
+            self.judged_by
+        )
+    }
 }
 
 /// A half-open 1-based range `start..end` as inclusive `[start, end - 1]` (an empty range
@@ -263,7 +320,8 @@ pub fn render(answer: &Answer, format: AnswerFormat) -> Result<String, serde_jso
 
 /// Render an answer for people: each evidence as its [`Evidence::header`], a rule, the verbatim
 /// text, a blank line; then one stats line (`5 evidence · 0 model calls · 0 prompt + 0
-/// completion tokens · 3 ms`). No evidence renders as `no evidence found` plus the stats line.
+/// completion tokens · 3 ms`); then, from the agent, one line per failed Worker and the final
+/// [`AnswerVerdict::line`], last. No evidence renders as `no evidence found` plus those lines.
 pub fn render_text(answer: &Answer) -> String {
     render_text_with(answer, false)
 }
@@ -297,6 +355,17 @@ pub fn render_text_with(answer: &Answer, explain: bool) -> String {
         s.completion_tokens,
         s.wall_ms
     );
+    for f in &answer.worker_errors {
+        let _ = writeln!(
+            out,
+            "worker {} on {} failed: {}",
+            f.worker, f.doc_id, f.error
+        );
+    }
+    if let Some(v) = &answer.verdict {
+        out.push_str(&v.line());
+        out.push('\n');
+    }
     out
 }
 

@@ -54,6 +54,8 @@ fn json_shape_matches_the_documented_fields() {
             explain: Some(explain()),
         }],
         stats: AskStats::default(),
+        verdict: None,
+        worker_errors: vec![],
     };
     let v = serde_json::to_value(&answer).unwrap();
     let stats = serde_json::json!({"llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
@@ -67,11 +69,45 @@ fn json_shape_matches_the_documented_fields() {
                 "explain": {"units": 4, "length": 12.0, "average_length": 20.5,
                     "terms": [{"term": "b", "tf": 2.0, "df": 1, "idf": 1.5,
                         "contribution": 1.5}]}}],
-            "stats": stats
+            "stats": stats,
+            "worker_errors": []
         })
     );
     let back: Answer = serde_json::from_value(v).unwrap();
     assert_eq!(back, answer);
+
+    // The agent's answer ends with its verdict and the Workers that failed (issues 14.9, 11.2).
+    let mut judged = answer.clone();
+    judged.verdict = Some(AnswerVerdict {
+        verdict: crate::agent::Outcome::Insufficient,
+        missing: "the Windows default".into(),
+        judged_by: "evaluate".into(),
+    });
+    judged.worker_errors = vec![WorkerFailure {
+        worker: "r1-w2-faq".into(),
+        doc_id: "faq".into(),
+        task: "find x".into(),
+        error: "model reply is not a valid decision".into(),
+    }];
+    let v = serde_json::to_value(&judged).unwrap();
+    assert_eq!(
+        (&v["verdict"], &v["worker_errors"]),
+        (
+            &serde_json::json!({"verdict": "insufficient", "missing": "the Windows default",
+                "judged_by": "evaluate"}),
+            &serde_json::json!([{"worker": "r1-w2-faq", "doc_id": "faq", "task": "find x",
+                "error": "model reply is not a valid decision"}])
+        )
+    );
+    assert_eq!(serde_json::from_value::<Answer>(v).unwrap(), judged);
+    let text = render_text(&judged);
+    assert!(
+        text.ends_with(
+            "worker r1-w2-faq on faq failed: model reply is not a valid decision\n\
+             verdict: insufficient — missing: the Windows default (judged by evaluate)\n"
+        ),
+        "{text}"
+    );
 
     // Without an explanation the documented fields are exactly what is printed, and JSON
     // written before `explain` existed still reads.
@@ -106,6 +142,8 @@ fn answer_with(e: Evidence) -> Answer {
             wall_ms: 7,
             ..AskStats::default()
         },
+        verdict: None,
+        worker_errors: vec![],
     }
 }
 

@@ -98,7 +98,62 @@ pub fn ask_lexical(
             wall_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
             ..AskStats::default()
         },
+        verdict: None,
+        worker_errors: Vec::new(),
     })
+}
+
+/// A ranked section as the section index knows it (no tree loaded).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedSection {
+    /// Its document.
+    pub doc_id: String,
+    /// The node.
+    pub node: crate::tree::NodeId,
+    /// Its structure number (`""` for a document's root).
+    pub structure: String,
+    /// Its own title.
+    pub title: String,
+    /// BM25 score.
+    pub score: f32,
+}
+
+/// The sections [`ask_lexical`] would return for `question`, best first, from the section
+/// index alone: no tree is loaded (the Orchestrator's pre-rank reads 40 of them per question).
+/// Arguments as [`ask_lexical`].
+///
+/// Errors: [`LexicalError::Workspace`] for an unknown id in `doc_ids` or an unusable index.
+pub fn rank_sections(
+    library: &dyn Library,
+    question: &str,
+    doc_ids: Option<&[String]>,
+    k: usize,
+) -> Result<Vec<RankedSection>, LexicalError> {
+    if let Some(ids) = doc_ids {
+        if let Some(missing) = ids.iter().find(|id| library.card(id).is_none()) {
+            return Err(WorkspaceError::NotFound(missing.clone()).into());
+        }
+    }
+    let sections = library.sections()?;
+    let search = |e: SectionIndexError| WorkspaceError::Search {
+        dir: sections.place().into(),
+        reason: e.to_string(),
+    };
+    let prepared = sections
+        .prepare(question, doc_ids.map_or(Scope::All, Scope::Documents))
+        .map_err(search)?;
+    let mut out = Vec::new();
+    for h in top_deduplicated(&prepared, k).map_err(search)? {
+        let record = prepared.record(&h.hit).map_err(search)?;
+        out.push(RankedSection {
+            doc_id: h.hit.doc_id,
+            node: h.hit.node,
+            structure: record.structure,
+            title: record.title,
+            score: h.hit.score,
+        });
+    }
+    Ok(out)
 }
 
 /// The first `k` deduplicated hits ([`dedup`]). The ranking is read in growing pages until

@@ -1,5 +1,6 @@
 //! The agent (DESIGN.md §5–6): an Orchestrator reads DocCards, fans out one Worker per document,
-//! evaluates sufficiency, replans, and reranks the raw evidence.
+//! evaluates sufficiency, replans, and reranks the raw evidence; see [`orchestrator`] for which
+//! stages share a model call.
 //!
 //! Model fails, we fail: there is no heuristic fallback. The lexical navigator ([`lexical`]) is a
 //! separate, explicitly requested mode.
@@ -16,7 +17,7 @@ pub mod worker;
 
 use std::sync::Arc;
 
-pub use decisions::QueryPlan;
+pub use decisions::{Outcome, QueryPlan};
 pub use events::{AgentEvent, EventRecord, EventSink, NullSink};
 pub use orchestrator::ask;
 
@@ -30,7 +31,8 @@ pub struct AgentOptions {
     pub max_steps: usize,
     /// Dispatch rounds, the first included (default 3).
     pub rounds: usize,
-    /// DocCards shown to analyze; more are BM25-pre-ranked down to this (default 50).
+    /// DocCards shown to analyze, pre-ranked for the question: the best few in full, the others
+    /// one line each (default 50).
     pub max_cards: usize,
     /// Tasks (documents) per round (default 4).
     pub max_docs: usize,
@@ -77,7 +79,7 @@ pub enum AgentError {
     /// The workspace has no documents.
     #[error("the workspace has no documents (hint: run `docnav index <files>` first)")]
     NoDocuments,
-    /// The model chose no document that exists.
+    /// The model named only documents that do not exist.
     #[error("the model chose no indexed document for this question")]
     NoTasks,
 }
@@ -93,6 +95,8 @@ pub struct AgentRun {
     pub query_plan: QueryPlan,
     /// `(worker id, message)` of Workers that failed; the others' evidence is in `answer`.
     pub worker_errors: Vec<(String, String)>,
+    /// The final verdict (also `answer.verdict`).
+    pub verdict: evidence::AnswerVerdict,
 }
 
 /// Which model each actor talks to. A live run gives every actor the same model; replay gives each

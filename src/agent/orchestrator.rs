@@ -1,38 +1,58 @@
-//! The Orchestrator (DESIGN.md §6): understand → analyze DocCards → dispatch Workers in parallel →
-//! evaluate → replan rounds → rerank.
+//! The Orchestrator (DESIGN.md §6): analyze (understanding folded in) → dispatch Workers in
+//! parallel → evaluate (replan folded in) → more rounds → rerank.
+//!
+//! Sequential model calls are what a user waits for, so each stage that can share a reply does
+//! (issue 14): the analysis of the DocCards also returns the understanding of the question (its
+//! key concepts feed the Workers' first `find`); a Worker's plan also returns its first command;
+//! evaluate also returns the next round's tasks; and when a single Worker's own `check` already
+//! judged its evidence sufficient, that evidence is the whole evidence of the question, so no
+//! separate evaluate runs (when the question was understood as `focused`: one section likely
+//! answers it). Every stage is still a decision of its own in the trace. The typical
+//! single-document question is then analyze → plan + first `cat` → `check` → check's verdict:
+//! four calls.
+//!
+//! The final verdict (sufficient / insufficient: what is missing / absent: not covered) ends the
+//! answer. A failed Worker does not fail the question (issue 11.2): its error is recorded (trace,
+//! [`AgentRun::worker_errors`], the answer's `worker_errors`), evaluate sees which task failed and
+//! may dispatch it again.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use super::budget::clip;
-use super::decisions::{
-    query_plan_schema, task_list_schema, verdict_schema, QueryPlan, Task, TaskList, Verdict,
-};
+use super::decisions::{analysis_schema, query_plan_schema, Analysis, Outcome, QueryPlan, Task};
 use super::events::{AgentEvent, Emitter, EventSink, ORCHESTRATOR};
-use super::evidence::{Answer, AskStats, WorkerStats};
-use super::prompts::{room_chars, system_prompt, untrusted, Prompt};
+use super::evidence::{Answer, AnswerVerdict, AskStats, WorkerFailure, WorkerStats};
+use super::prompts::{room_chars, system_prompt, Prompt};
 use super::rerank::rerank;
-use super::worker::{ask_model, run_worker, CollectedEvidence, WorkerContext, WorkerOutcome};
+use super::worker::{
+    ask_model, run_worker, CollectedEvidence, WorkerContext, WorkerEnd, WorkerOutcome,
+};
 use super::{AgentError, AgentOptions, AgentRun, ModelRouter};
 use crate::llm::ChatMessage;
 use crate::workspace::Library;
 
 #[path = "orchestrator_cards.rs"]
 mod cards;
-use cards::cards_block;
-pub use cards::{card_body, card_for_prompt, card_text, cards_for_prompt};
+pub use cards::{
+    analyze_block, card_body, card_for_prompt, card_text, one_line_cards, pre_rank, ranked_cards,
+    PreRank, SectionHit, EVALUATE_CARDS, FULL_CARDS, SECTION_HITS,
+};
+
+#[path = "orchestrator_evaluate.rs"]
+mod evaluate;
+use evaluate::evaluate;
 
 /// Run the whole pipeline for `question`.
 ///
 /// Errors: [`AgentError`] when an orchestrator step fails (the model is unreachable, or its reply
-/// does not parse after the repair round), when no documents are indexed, or when `--doc` names an
-/// unknown id. A failing *Worker* is not an error: its message is in [`AgentRun::worker_errors`]
-/// and the other Workers' evidence is returned.
+/// does not parse after the repair round), when no documents are indexed, when `--doc` names an
+/// unknown id, or when analyze names only documents that do not exist. A failing *Worker* is not
+/// an error: its message is in [`AgentRun::worker_errors`] and the other Workers' evidence is
+/// returned, with the final verdict.
 pub async fn ask(
     library: Arc<dyn Library>,
     models: Arc<dyn ModelRouter>,
@@ -53,61 +73,71 @@ pub async fn ask(
         }
     }
 
-    let understand = vec![
-        ChatMessage::system(system_prompt(Prompt::Understand, options, &[])),
-        ChatMessage::user(format!("Question: {question}")),
-    ];
-    let plan: QueryPlan = ask_model(
-        model.as_ref(),
-        &orchestrator,
-        "understand",
-        understand,
-        &query_plan_schema(),
-        cap,
-    )
-    .await?;
-    let query = format!("{question} {}", plan.key_concepts.join(" "));
-
-    let mut tasks: Vec<Task> = if options.doc_ids.is_empty() {
-        let cards = cards_for_prompt(library.as_ref(), &query, options.max_cards)?;
+    // The catalog ranked for the question: the analyze prompt's order, evaluate's document list.
+    let pre = if options.doc_ids.is_empty() {
+        pre_rank(library.as_ref(), question)
+    } else {
+        PreRank {
+            docs: options.doc_ids.clone(),
+            hits: Vec::new(),
+        }
+    };
+    let (plan, mut tasks) = if options.doc_ids.is_empty() {
         let system = system_prompt(Prompt::Analyze, options, &[]);
-        let mut user = format!(
-            "Question: {question}\nKey concepts: {}\n\nDocCards:\n",
-            plan.key_concepts.join(", ")
+        let head = format!("Question: {question}\n\n");
+        let room = room_chars(cap, &[&system, &head]);
+        let user = format!(
+            "{head}{}",
+            analyze_block(library.as_ref(), &pre, options.max_cards, room)
         );
-        user.push_str(&cards_block(&cards, room_chars(cap, &[&system, &user])));
         let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];
-        let list: TaskList = ask_model(
+        let analysis: Analysis = ask_model(
             model.as_ref(),
             &orchestrator,
             "analyze",
             messages,
-            &task_list_schema(),
+            &analysis_schema(),
             cap,
         )
         .await?;
-        known_tasks(
+        let named = analysis.tasks.len();
+        let tasks = known_tasks(
             library.as_ref(),
-            list.tasks,
+            analysis.tasks.clone(),
             options.max_docs,
             &orchestrator,
-        )
+        );
+        if tasks.is_empty() && named > 0 {
+            orchestrator.emit(AgentEvent::Error {
+                message: "analyze chose no known document".into(),
+            });
+            return Err(AgentError::NoTasks);
+        }
+        (analysis.query_plan(), tasks)
     } else {
-        options
+        let understand = vec![
+            ChatMessage::system(system_prompt(Prompt::Understand, options, &[])),
+            ChatMessage::user(format!("Question: {question}")),
+        ];
+        let plan: QueryPlan = ask_model(
+            model.as_ref(),
+            &orchestrator,
+            "understand",
+            understand,
+            &query_plan_schema(),
+            cap,
+        )
+        .await?;
+        let tasks = options
             .doc_ids
             .iter()
             .map(|id| Task {
                 doc_id: id.clone(),
                 task: question.to_string(),
             })
-            .collect()
+            .collect();
+        (plan, tasks)
     };
-    if tasks.is_empty() {
-        orchestrator.emit(AgentEvent::Error {
-            message: "analyze chose no known document".into(),
-        });
-        return Err(AgentError::NoTasks);
-    }
 
     let ctx = Arc::new(WorkerContext {
         library: library.clone(),
@@ -118,57 +148,70 @@ pub async fn ask(
     });
     let mut collected: Vec<CollectedEvidence> = Vec::new();
     let mut outcomes: Vec<WorkerOutcome> = Vec::new();
-    let mut ran: Vec<Task> = Vec::new();
     let mut rounds = 0;
-    for round in 1..=options.rounds.max(1) {
-        rounds = round;
-        let round_outcomes = dispatch(
-            &ctx,
-            models.as_ref(),
-            &sink,
-            round,
-            &tasks,
-            options.concurrency,
-        )
-        .await;
-        for outcome in &round_outcomes {
-            collected.extend(outcome.evidence.iter().cloned());
+    let last_round = options.rounds.max(1);
+    let verdict = if tasks.is_empty() {
+        // Analyze said no listed document covers the question: nothing to search.
+        AnswerVerdict {
+            verdict: Outcome::Absent,
+            missing: String::new(),
+            judged_by: "analyze".into(),
         }
-        outcomes.extend(round_outcomes);
-        ran.append(&mut tasks);
-        if round == options.rounds.max(1) {
-            break;
+    } else {
+        loop {
+            rounds += 1;
+            let round_outcomes = dispatch(
+                &ctx,
+                models.as_ref(),
+                &sink,
+                rounds,
+                &tasks,
+                options.concurrency,
+            )
+            .await;
+            for outcome in &round_outcomes {
+                collected.extend(outcome.evidence.iter().cloned());
+            }
+            outcomes.extend(round_outcomes);
+            if let Some(v) = judged_by_its_only_worker(&plan, &outcomes) {
+                break v;
+            }
+            let evaluation = evaluate(
+                model.as_ref(),
+                &orchestrator,
+                library.as_ref(),
+                options,
+                (rounds, last_round),
+                question,
+                &pre,
+                &outcomes,
+                &collected,
+            )
+            .await?;
+            let next = if rounds < last_round && evaluation.verdict == Outcome::Insufficient {
+                known_tasks(
+                    library.as_ref(),
+                    evaluation.tasks,
+                    options.max_docs,
+                    &orchestrator,
+                )
+            } else {
+                Vec::new()
+            };
+            if next.is_empty() {
+                break AnswerVerdict {
+                    verdict: evaluation.verdict,
+                    missing: evaluation.missing,
+                    judged_by: "evaluate".into(),
+                };
+            }
+            tasks = next;
         }
-        let verdict = evaluate(
-            model.as_ref(),
-            &orchestrator,
-            library.as_ref(),
-            options,
-            round,
-            question,
-            &collected,
-        )
-        .await?;
-        if verdict.sufficient {
-            break;
-        }
-        tasks = replan(
-            model.as_ref(),
-            &orchestrator,
-            library.as_ref(),
-            options,
-            round + 1,
-            question,
-            &query,
-            &verdict.missing,
-            &ran,
-        )
-        .await?;
-        if tasks.is_empty() {
-            break;
-        }
-    }
+    };
 
+    // The final verdict is a decision of its own in the trace, whoever judged.
+    orchestrator.decision("verdict", &verdict);
+    let query = format!("{question} {}", plan.key_concepts.join(" "));
     let ranked = rerank(library.as_ref(), collected, &query);
     let (mut calls, mut prompt_tokens, mut completion_tokens) = orchestrator.usage();
     for o in &outcomes {
@@ -191,19 +234,52 @@ pub async fn ask(
             })
             .collect(),
     };
-    let worker_errors = outcomes
+    let failures: Vec<WorkerFailure> = outcomes
         .iter()
-        .filter_map(|o| o.error.as_ref().map(|e| (o.worker_id.clone(), e.clone())))
+        .filter_map(|o| {
+            o.error.as_ref().map(|e| WorkerFailure {
+                worker: o.worker_id.clone(),
+                doc_id: o.doc_id.clone(),
+                task: o.task.clone(),
+                error: e.clone(),
+            })
+        })
         .collect();
     Ok(AgentRun {
         answer: Answer {
             question: question.to_string(),
             evidence: ranked.iter().map(|r| r.evidence.clone()).collect(),
             stats,
+            verdict: Some(verdict.clone()),
+            worker_errors: failures.clone(),
         },
         ranked,
         query_plan: plan,
-        worker_errors,
+        worker_errors: failures.into_iter().map(|f| (f.worker, f.error)).collect(),
+        verdict,
+    })
+}
+
+/// The final verdict without an evaluate call: when only one Worker ran in the whole question,
+/// its own `check` judged its evidence — the whole evidence — sufficient, and its task was the
+/// whole question: the understanding said one section likely answers it (strategy `focused`).
+/// A question understood as needing several places (exploratory, comparative, summary) is judged
+/// by evaluate, which sees the question rather than one task.
+fn judged_by_its_only_worker(
+    plan: &QueryPlan,
+    outcomes: &[WorkerOutcome],
+) -> Option<AnswerVerdict> {
+    let [only] = outcomes else {
+        return None;
+    };
+    if plan.strategy != "focused" {
+        return None;
+    }
+    let verdict = only.verdict.as_ref()?;
+    (only.error.is_none() && verdict.verdict == Outcome::Sufficient).then(|| AnswerVerdict {
+        verdict: Outcome::Sufficient,
+        missing: String::new(),
+        judged_by: format!("check {}", only.worker_id),
     })
 }
 
@@ -265,109 +341,37 @@ async fn dispatch(
             )
         });
     }
-    let mut results: Vec<(usize, WorkerOutcome)> = Vec::new();
+    let mut results: Vec<Option<WorkerOutcome>> = vec![None; tasks.len()];
+    let mut lost = None;
     while let Some(joined) = set.join_next().await {
         match joined {
-            Ok(r) => results.push(r),
-            Err(e) => tracing::error!("worker task failed: {e}"),
+            Ok((i, outcome)) => results[i] = Some(outcome),
+            Err(e) => lost = Some(e.to_string()),
         }
     }
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, o)| o).collect()
-}
-
-/// Every evidence text fenced as untrusted data, labelled `doc_id #structure` (titles are
-/// document text, so they stay inside the fence, in the text's own heading), each clipped to an
-/// equal share of `budget_chars`.
-fn evidence_block(
-    library: &dyn Library,
-    collected: &[CollectedEvidence],
-    budget_chars: usize,
-) -> String {
-    if collected.is_empty() {
-        return "(no evidence collected)\n".into();
-    }
-    let per_item = (budget_chars / collected.len()).saturating_sub(96);
-    let mut s = String::new();
-    for (i, ev) in collected.iter().enumerate() {
-        let label = library
-            .document(&ev.doc_id)
-            .map(|d| format!("{} #{}", ev.doc_id, d.tree.node(ev.node).structure))
-            .unwrap_or_else(|_| ev.doc_id.clone());
-        let _ = writeln!(
-            s,
-            "[{}] {}",
-            i + 1,
-            untrusted(&label, &clip(&ev.text, per_item))
-        );
-    }
-    s
-}
-
-/// Evaluate after round `round` (1-based): is the evidence sufficient for the question?
-async fn evaluate(
-    model: &dyn crate::llm::ChatModel,
-    emitter: &Emitter,
-    library: &dyn Library,
-    options: &AgentOptions,
-    round: usize,
-    question: &str,
-    collected: &[CollectedEvidence],
-) -> Result<Verdict, AgentError> {
-    let cap = options.prompt_cap_tokens;
-    let system = system_prompt(Prompt::Evaluate, options, &[("round", round.to_string())]);
-    let head = format!("Question: {question}\n\nEvidence:\n");
-    let room = room_chars(cap, &[&system, &head]);
-    let user = format!("{head}{}", evidence_block(library, collected, room));
-    let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];
-    Ok(ask_model(model, emitter, "evaluate", messages, &verdict_schema(), cap).await?)
-}
-
-/// New tasks for round `round` (1-based), for what evaluate found `missing`.
-#[allow(clippy::too_many_arguments)]
-async fn replan(
-    model: &dyn crate::llm::ChatModel,
-    emitter: &Emitter,
-    library: &dyn Library,
-    options: &AgentOptions,
-    round: usize,
-    question: &str,
-    query: &str,
-    missing: &str,
-    ran: &[Task],
-) -> Result<Vec<Task>, AgentError> {
-    let mut user = format!("Question: {question}\nMissing: {missing}\n\nTasks already run:\n");
-    for t in ran {
-        let _ = writeln!(user, "- `{}`: {}", t.doc_id, t.task);
-    }
-    user.push_str("\nDocCards:\n");
-    let cards = if options.doc_ids.is_empty() {
-        cards_for_prompt(library, query, options.max_cards)?
-    } else {
-        library
-            .cards()
-            .iter()
-            .filter(|c| options.doc_ids.contains(&c.doc_id))
-            .collect()
-    };
-    let system = system_prompt(Prompt::Replan, options, &[("round", round.to_string())]);
-    user.push_str(&cards_block(
-        &cards,
-        room_chars(options.prompt_cap_tokens, &[&system, &user]),
-    ));
-    let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];
-    let list: TaskList = ask_model(
-        model,
-        emitter,
-        "replan",
-        messages,
-        &task_list_schema(),
-        options.prompt_cap_tokens,
-    )
-    .await?;
-    let mut tasks = known_tasks(library, list.tasks, options.max_docs, emitter);
-    if !options.doc_ids.is_empty() {
-        tasks.retain(|t| options.doc_ids.contains(&t.doc_id));
-    }
-    Ok(tasks)
+    // A Worker whose task died (a panic) is a failed Worker, not a lost one.
+    results
+        .into_iter()
+        .zip(tasks)
+        .enumerate()
+        .map(|(i, (outcome, task))| {
+            outcome.unwrap_or_else(|| WorkerOutcome {
+                worker_id: format!("r{round}-w{}-{}", i + 1, task.doc_id),
+                doc_id: task.doc_id.clone(),
+                task: task.task.clone(),
+                steps: 0,
+                evidence: Vec::new(),
+                verdict: None,
+                end: WorkerEnd::Failed,
+                found_nothing: Vec::new(),
+                leads: Vec::new(),
+                last_reason: String::new(),
+                error: Some(format!(
+                    "worker task died: {}",
+                    lost.as_deref().unwrap_or("unknown")
+                )),
+                usage: (0, 0, 0),
+            })
+        })
+        .collect()
 }

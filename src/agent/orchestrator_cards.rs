@@ -1,15 +1,130 @@
-//! DocCards in the orchestrator's prompts (analyze, replan): the BM25 pre-rank of a large
-//! catalog, and each card fenced as untrusted data, since titles, outlines and summaries are
-//! document text.
+//! DocCards in the orchestrator's prompts: the pre-rank of the catalog for a question
+//! ([`pre_rank`], the one place that decides which documents the model sees first), the analyze
+//! prompt's section hits and cards (the best in full, the rest one line each), and the one-line
+//! document list of evaluate. Titles, outlines and summaries are document text, so every card
+//! and hit is fenced as untrusted data.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use crate::agent::budget::clip;
+use crate::agent::lexical::rank_sections;
 use crate::agent::prompts::untrusted;
-use crate::agent::AgentError;
 use crate::index::doccard::human_bytes;
 use crate::index::DocCard;
+use crate::nav::render::one_line;
 use crate::workspace::Library;
+
+/// Cards the analyze prompt shows in full (the best ranked); the others get one line each.
+pub const FULL_CARDS: usize = 5;
+
+/// A full card's document text is clipped to this many chars (the long outlines of large
+/// documents would otherwise take most of the prompt).
+pub const FULL_CARD_CHARS: usize = 1_200;
+
+/// Section hits the analyze prompt shows.
+pub const SECTION_HITS: usize = 8;
+
+/// Section hits the pre-rank reads (deduplicated along ancestor/descendant lines) to rank the
+/// documents by their best sections.
+pub const HIT_POOL: usize = 40;
+
+/// Documents the evaluate prompt lists, one line each, when a round is left.
+pub const EVALUATE_CARDS: usize = 15;
+
+/// A section that matches the question, across the workspace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionHit {
+    /// Its document.
+    pub doc_id: String,
+    /// Its structure number (`""` for a document's root).
+    pub structure: String,
+    /// Its title (the document's title for a root).
+    pub title: String,
+    /// BM25 score.
+    pub score: f32,
+}
+
+/// The catalog ranked for one question.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PreRank {
+    /// Every document id of the library, best first (those nothing matched last, in catalog
+    /// order).
+    pub docs: Vec<String>,
+    /// The best sections across the workspace, best first (at most [`HIT_POOL`]).
+    pub hits: Vec<SectionHit>,
+}
+
+/// Rank every document of `library` for `question`: the one function behind the order of the
+/// DocCards in the analyze and evaluate prompts.
+///
+/// Both rankings come from the workspace's section index, so no tree is loaded and the cost
+/// does not grow with the catalog (`bench/scale`): documents rank by their best section — the
+/// lexical navigator's top [`HIT_POOL`] sections across the workspace ([`rank_sections`]: BM25
+/// over each section's own text, deduplicated along ancestor/descendant lines), a document
+/// placed where its first hit is. Documents without a hit follow by BM25 over their DocCard
+/// entries (id, title, outline, summary, top terms; statistics over the cards), then in catalog
+/// order. Measured on the 45 questions of `fixtures/qa.jsonl` with a scripted model taking the
+/// first listed documents (`cargo bench --bench agent`, `calls`): the gold document came first
+/// for 40 of 45 over `fixtures/docs` and 34 of 42 over the corpus by sections, 30 and 20 by
+/// cards, 37 and 28 with the two fused by reciprocal rank. An unusable index leaves the ranking
+/// in catalog order (logged); the agent itself then fails at its Workers' `find`, loudly.
+pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
+    let cards = library.cards();
+    let hits: Vec<SectionHit> = match rank_sections(library, question, None, HIT_POOL) {
+        Ok(ranked) => ranked
+            .into_iter()
+            .map(|r| SectionHit {
+                title: if r.structure.is_empty() {
+                    library
+                        .card(&r.doc_id)
+                        .map(|c| c.title.clone())
+                        .unwrap_or(r.title)
+                } else {
+                    r.title
+                },
+                doc_id: r.doc_id,
+                structure: r.structure,
+                score: r.score,
+            })
+            .collect(),
+        Err(e) => {
+            tracing::warn!("pre-rank without section hits: {e}");
+            Vec::new()
+        }
+    };
+    let mut docs: Vec<String> = Vec::with_capacity(cards.len());
+    let mut placed: HashSet<&str> = HashSet::with_capacity(cards.len());
+    for hit in &hits {
+        if let Some(card) = library.card(&hit.doc_id) {
+            if placed.insert(card.doc_id.as_str()) {
+                docs.push(card.doc_id.clone());
+            }
+        }
+    }
+    let by_card = library.sections().map_err(|e| e.to_string()).and_then(|s| {
+        s.rank_cards(question, cards.len())
+            .map_err(|e| e.to_string())
+    });
+    match by_card {
+        Ok(ranked) => {
+            for (id, _) in ranked {
+                if let Some(card) = library.card(&id) {
+                    if placed.insert(card.doc_id.as_str()) {
+                        docs.push(card.doc_id.clone());
+                    }
+                }
+            }
+        }
+        Err(e) => tracing::warn!("pre-rank without card ranking: {e}"),
+    }
+    for card in cards {
+        if placed.insert(card.doc_id.as_str()) {
+            docs.push(card.doc_id.clone());
+        }
+    }
+    PreRank { docs, hits }
+}
 
 /// Card text: an id line, then [`card_body`] (the section index's card entries hold the same
 /// fields).
@@ -20,13 +135,7 @@ pub fn card_text(card: &DocCard) -> String {
 /// The document-derived part of a card (title, format, size, outline, summary, top terms), one
 /// field per line. In prompts it is fenced as untrusted data, see [`card_for_prompt`].
 pub fn card_body(card: &DocCard) -> String {
-    let mut s = format!(
-        "title: {} ({}, {}, {} sections)\n",
-        card.title,
-        card.format.as_str(),
-        human_bytes(card.bytes),
-        card.node_count
-    );
+    let mut s = format!("title: {}\n", card_head(card));
     if !card.outline.is_empty() {
         let _ = writeln!(s, "outline: {}", card.outline.join("; "));
     }
@@ -39,10 +148,20 @@ pub fn card_body(card: &DocCard) -> String {
     s
 }
 
-/// A card as the analyze/replan prompts show it: the id line (the id is what the model must
+/// `Title (markdown, 40.7 KB, 16 sections)`.
+fn card_head(card: &DocCard) -> String {
+    format!(
+        "{} ({}, {}, {} sections)",
+        one_line(&card.title, 120),
+        card.format.as_str(),
+        human_bytes(card.bytes),
+        card.node_count
+    )
+}
+
+/// A card as the analyze prompt shows it in full: the id line (the id is what the model must
 /// reply with), then [`card_body`] clipped to `max_body_chars` and fenced as untrusted data
-/// (`<document-data source="doccard ID">`), since titles, outlines and summaries are document
-/// text.
+/// (`<document-data source="doccard ID">`).
 pub fn card_for_prompt(card: &DocCard, max_body_chars: usize) -> String {
     format!(
         "- id: `{}`\n{}\n",
@@ -54,48 +173,115 @@ pub fn card_for_prompt(card: &DocCard, max_body_chars: usize) -> String {
     )
 }
 
-/// The cards of a prompt, each fenced, each clipped to an equal share of `room` chars.
-pub(super) fn cards_block(cards: &[&DocCard], room: usize) -> String {
-    let per_card = (room / cards.len().max(1)).saturating_sub(96);
-    cards.iter().map(|c| card_for_prompt(c, per_card)).collect()
+/// Cards one line each, `- \`id\` — Title (pdf, 632.0 KB, 145 sections)`, in one fence.
+pub fn one_line_cards(cards: &[&DocCard]) -> String {
+    let lines: String = cards
+        .iter()
+        .map(|c| format!("- `{}` — {}\n", c.doc_id, card_head(c)))
+        .collect();
+    untrusted("doccards, one line each", &lines)
 }
 
-/// The cards shown to the model: all of them, or the `max_cards` best by BM25 against `query`
-/// when the catalog is larger — ranked by the section index's card entries (id, title,
-/// outline, summary, top terms; statistics of the cards alone), cards matching nothing filling
-/// any room left in catalog order — shown in catalog order.
-///
-/// Errors: [`AgentError::Workspace`] when the catalog is larger than `max_cards` and the
-/// section index cannot be searched.
-pub fn cards_for_prompt<'a>(
-    library: &'a dyn Library,
-    query: &str,
-    max_cards: usize,
-) -> Result<Vec<&'a DocCard>, AgentError> {
-    let cards = library.cards();
-    if cards.len() <= max_cards {
-        return Ok(cards.iter().collect());
-    }
-    let failed = |e: String| AgentError::Workspace(e);
-    let ranked = library
-        .sections()
-        .map_err(|e| failed(e.to_string()))?
-        .rank_cards(query, max_cards)
-        .map_err(|e| failed(e.to_string()))?;
-    let mut keep: Vec<usize> = ranked
+/// The cards of `pre` in rank order, at most `max`.
+pub fn ranked_cards<'a>(library: &'a dyn Library, pre: &PreRank, max: usize) -> Vec<&'a DocCard> {
+    pre.docs
         .iter()
-        .filter_map(|(id, _)| cards.binary_search_by(|c| c.doc_id.as_str().cmp(id)).ok())
-        .collect();
-    for i in 0..cards.len() {
-        if keep.len() >= max_cards {
-            break;
+        .filter_map(|id| library.card(id))
+        .take(max)
+        .collect()
+}
+
+/// The analyze prompt's material in at most about `room` chars: the best [`SECTION_HITS`]
+/// section hits, then the `max_cards` best cards — in full the best ones whose documents hold a
+/// section hit shown (at most [`FULL_CARDS`]; the first [`FULL_CARDS`] when nothing hit), each
+/// clipped to [`FULL_CARD_CHARS`] or less when the room is short; the others one line each — and
+/// how many documents were left out. One-line cards that do not fit are counted with them.
+pub fn analyze_block(
+    library: &dyn Library,
+    pre: &PreRank,
+    max_cards: usize,
+    room: usize,
+) -> String {
+    let mut out = String::new();
+    if !pre.hits.is_empty() {
+        let mut lines = String::new();
+        for (i, h) in pre.hits.iter().take(SECTION_HITS).enumerate() {
+            let at = if h.structure.is_empty() {
+                String::new()
+            } else {
+                format!(" #{}", h.structure)
+            };
+            let _ = writeln!(
+                lines,
+                "{}. {}{at} {}  ({:.1})",
+                i + 1,
+                h.doc_id,
+                one_line(&h.title, 100),
+                h.score
+            );
         }
-        if !keep.contains(&i) {
-            keep.push(i);
+        let _ = writeln!(
+            out,
+            "Best sections across the workspace (BM25 over section text, best first):\n{}\n",
+            untrusted("section hits", &lines)
+        );
+    }
+    let cards = ranked_cards(library, pre, max_cards.max(1));
+    let total = library.cards().len();
+    let shown_hits = &pre.hits[..pre.hits.len().min(SECTION_HITS)];
+    let hit_docs = cards
+        .iter()
+        .take_while(|c| shown_hits.iter().any(|h| h.doc_id == c.doc_id))
+        .count();
+    let full = if shown_hits.is_empty() {
+        FULL_CARDS
+    } else {
+        hit_docs.max(1)
+    }
+    .min(FULL_CARDS)
+    .min(cards.len());
+    let _ = writeln!(
+        out,
+        "DocCards, best first for this question (the first {full} in full, the others one line each; {} of {total} documents):",
+        cards.len()
+    );
+    let line_room: usize = cards[full..]
+        .iter()
+        .map(|c| c.doc_id.len() + card_head(c).chars().count() + 8)
+        .sum::<usize>()
+        + 160;
+    let left = room.saturating_sub(out.chars().count() + line_room);
+    let per_card = (left / full.max(1)).saturating_sub(96).min(FULL_CARD_CHARS);
+    for card in &cards[..full] {
+        out.push_str(&card_for_prompt(card, per_card));
+    }
+    let mut shown = full;
+    if full < cards.len() {
+        let left = room.saturating_sub(out.chars().count() + 160);
+        let mut fit = Vec::new();
+        let mut used = 0;
+        for card in &cards[full..] {
+            let cost = card.doc_id.len() + card_head(card).chars().count() + 8;
+            if used + cost > left {
+                break;
+            }
+            used += cost;
+            fit.push(*card);
+        }
+        shown += fit.len();
+        if !fit.is_empty() {
+            out.push_str(&one_line_cards(&fit));
+            out.push('\n');
         }
     }
-    keep.sort_unstable();
-    Ok(keep.into_iter().map(|i| &cards[i]).collect())
+    if shown < total {
+        let _ = writeln!(
+            out,
+            "({} more documents not shown: the pre-rank found them less related to the question.)",
+            total - shown
+        );
+    }
+    out
 }
 
 #[cfg(test)]
@@ -104,9 +290,6 @@ mod tests {
     use super::*;
     use crate::tree::DocFormat;
     use pretty_assertions::assert_eq;
-
-    use crate::tree::Tree;
-    use crate::workspace::{Document, InMemoryLibrary};
 
     fn card(id: &str, summary: &str) -> DocCard {
         DocCard {
@@ -123,42 +306,118 @@ mod tests {
         }
     }
 
-    fn library(cards: Vec<DocCard>) -> InMemoryLibrary {
-        let documents = cards
-            .into_iter()
-            .map(|card| Document {
-                card,
-                tree: Tree {
-                    nodes: vec![],
-                    format: DocFormat::Markdown,
-                    metadata: vec![],
-                    summary_strategy: Default::default(),
-                    pages_without_text: vec![],
-                    source_units: 0,
-                },
+    fn library(docs: &[(&str, &str)]) -> crate::workspace::InMemoryLibrary {
+        let docs = docs
+            .iter()
+            .map(|(id, text)| {
+                crate::workspace::Document::build(
+                    std::path::Path::new(&format!("/docs/{id}.md")),
+                    text.as_bytes(),
+                    id,
+                    true,
+                    &crate::tree::BuildOptions::default(),
+                )
+                .unwrap()
+                .document
             })
             .collect();
-        InMemoryLibrary::new(documents)
+        crate::workspace::InMemoryLibrary::new(docs)
     }
 
     #[test]
-    fn large_catalogs_are_bm25_pre_ranked_down_to_max_cards_in_catalog_order() {
-        let mut cards: Vec<DocCard> = (0..60)
-            .map(|i| card(&format!("doc{i:02}"), "unrelated prose about gardening"))
-            .collect();
-        cards[7].summary = "configure the docker daemon logging driver".into();
-        cards[42].summary = "docker daemon flags".into();
-        let lib = library(cards.clone());
-        let chosen = cards_for_prompt(&lib, "docker daemon logging", 2).unwrap();
-        let ids: Vec<&str> = chosen.iter().map(|c| c.doc_id.as_str()).collect();
-        assert_eq!(ids, vec!["doc07", "doc42"]);
-        // Room left after the matching cards is filled in catalog order.
-        let chosen = cards_for_prompt(&lib, "docker daemon logging", 4).unwrap();
-        let ids: Vec<&str> = chosen.iter().map(|c| c.doc_id.as_str()).collect();
-        assert_eq!(ids, vec!["doc00", "doc01", "doc07", "doc42"]);
-        // Small catalogs are shown whole.
-        let small = library(cards[..10].to_vec());
-        assert_eq!(cards_for_prompt(&small, "docker", 50).unwrap().len(), 10);
+    fn documents_rank_by_their_best_section_then_by_card() {
+        let lib = library(&[
+            (
+                "a-garden",
+                "# Garden\n\n## Roses\n\nPrune roses in spring.\n",
+            ),
+            (
+                "b-logging",
+                "# Daemon\n\n## Logging driver\n\nThe daemon logging driver sends logs.\n",
+            ),
+            ("c-daemon", "# Daemon notes\n\nNothing here about it.\n"),
+            ("d-other", "# Other\n\nUnrelated words.\n"),
+        ]);
+        let pre = pre_rank(&lib, "which logging driver does the daemon use?");
+        assert_eq!(pre.docs[0], "b-logging");
+        assert_eq!(pre.docs.len(), 4);
+        assert_eq!(
+            (pre.hits[0].doc_id.as_str(), pre.hits[0].structure.as_str()),
+            ("b-logging", "1")
+        );
+        assert_eq!(pre.hits[0].title, "Logging driver");
+        // Every document is ranked once; those nothing matched keep catalog order at the end.
+        let mut sorted = pre.docs.clone();
+        sorted.sort();
+        assert_eq!(sorted, ["a-garden", "b-logging", "c-daemon", "d-other"]);
+        assert_eq!(&pre.docs[2..], ["a-garden", "d-other"]);
+        // The analyze block: the hits, then the cards best first, the first ones in full.
+        let block = analyze_block(&lib, &pre, 3, 10_000);
+        assert!(
+            block.starts_with("Best sections across the workspace (BM25 over section text, best first):\n<document-data source=\"section hits\">\n1. b-logging #1 Logging driver  ("),
+            "{block}"
+        );
+        // In full: the documents with a hit shown (b, c); the third one line.
+        assert!(block.contains("DocCards, best first for this question (the first 2 in full, the others one line each; 3 of 4 documents):\n- id: `b-logging`\n"), "{block}");
+        assert!(block.contains("- `a-garden` — Garden (markdown"), "{block}");
+        assert!(
+            block.ends_with("(1 more documents not shown: the pre-rank found them less related to the question.)\n"),
+            "{block}"
+        );
+    }
+
+    /// Cards only: enough for the prompt blocks.
+    struct Cards(Vec<DocCard>);
+
+    impl Library for Cards {
+        fn cards(&self) -> &[DocCard] {
+            &self.0
+        }
+        fn document(
+            &self,
+            doc_id: &str,
+        ) -> Result<std::sync::Arc<crate::workspace::Document>, crate::workspace::WorkspaceError>
+        {
+            Err(crate::workspace::WorkspaceError::NotFound(doc_id.into()))
+        }
+        fn sections(
+            &self,
+        ) -> Result<&crate::index::SectionIndex, crate::workspace::WorkspaceError> {
+            Err(crate::workspace::WorkspaceError::Search {
+                dir: "none".into(),
+                reason: "cards only".into(),
+            })
+        }
+    }
+
+    /// Issue 14: at 10,000 documents the analyze block stays within its room (the prompt cap):
+    /// at most `max_cards` cards, the rest counted.
+    #[test]
+    fn ten_thousand_cards_fit_the_room() {
+        let lib = Cards(
+            (0..10_000)
+                .map(|i| {
+                    let mut c = card(&format!("manual-{i:05}"), "a manual about one topic");
+                    c.outline = (0..30)
+                        .map(|k| format!("Section {k} of manual {i}"))
+                        .collect();
+                    c
+                })
+                .collect(),
+        );
+        let pre = PreRank {
+            docs: lib.0.iter().map(|c| c.doc_id.clone()).collect(),
+            hits: Vec::new(),
+        };
+        let room = 20_000;
+        let block = analyze_block(&lib, &pre, 50, room);
+        assert!(block.chars().count() <= room, "{}", block.chars().count());
+        assert_eq!(block.matches("- id: `manual-").count(), FULL_CARDS);
+        assert_eq!(block.matches("- `manual-").count(), 50 - FULL_CARDS);
+        assert!(block.ends_with("(9950 more documents not shown: the pre-rank found them less related to the question.)\n"), "{block}");
+        // A small room: fewer cards, never more than it.
+        let small = analyze_block(&lib, &pre, 50, 3_000);
+        assert!(small.chars().count() <= 3_000, "{}", small.chars().count());
     }
 
     #[test]
@@ -180,5 +439,9 @@ mod tests {
         );
         // The pre-rank still scores the id and the whole card.
         assert!(card_text(&c).starts_with("- id: `evil`\ntitle: evil"));
+        assert_eq!(
+            one_line_cards(&[&c]),
+            "<document-data source=\"doccards, one line each\">\n- `evil` — evil (markdown, 1.0 KB, 3 sections)\n</document-data>"
+        );
     }
 }

@@ -11,27 +11,28 @@
 //!   [`AgentOptions`] ([`budget_vars`]) and from live counters such as the steps left.
 
 use super::decisions::{
-    nav_step_schema, plan_schema, query_plan_schema, task_list_schema, verdict_schema,
+    analysis_schema, check_schema, evaluation_schema, nav_step_schema, plan_step_schema,
+    query_plan_schema,
 };
 use super::AgentOptions;
 use crate::llm::ResponseSchema;
 
 /// The command language, stated in every prompt.
 pub const COMMANDS: &str = include_str!("../../prompts/commands.txt");
-/// Understand: question → query plan.
+/// Understand: question → query plan (only when the user names the documents; otherwise
+/// understanding is part of analyze).
 pub const UNDERSTAND: &str = include_str!("../../prompts/understand.txt");
-/// Analyze: DocCards → tasks.
+/// Analyze: question + section hits + DocCards → understanding and tasks.
 pub const ANALYZE: &str = include_str!("../../prompts/analyze.txt");
-/// Worker plan (and worker replan after an insufficient check).
+/// Worker plan and first command (and the worker's replan after an insufficient check).
 pub const PLAN: &str = include_str!("../../prompts/plan.txt");
 /// Worker step: one command.
 pub const NAVIGATE: &str = include_str!("../../prompts/navigate.txt");
 /// Worker `check`: is the evidence sufficient for the task?
 pub const CHECK: &str = include_str!("../../prompts/check.txt");
-/// Orchestrator evaluate: is the union of evidence sufficient for the question?
+/// Orchestrator evaluate: is the union of evidence sufficient for the question, and if not, the
+/// next round's tasks (the replan).
 pub const EVALUATE: &str = include_str!("../../prompts/evaluate.txt");
-/// Orchestrator replan: new tasks for what is missing.
-pub const REPLAN: &str = include_str!("../../prompts/replan.txt");
 /// Shell `suggest`: the next command for a person.
 pub const SUGGEST: &str = include_str!("../../prompts/suggest.txt");
 
@@ -50,22 +51,19 @@ pub enum Prompt {
     Check,
     /// [`EVALUATE`].
     Evaluate,
-    /// [`REPLAN`].
-    Replan,
     /// [`SUGGEST`].
     Suggest,
 }
 
 impl Prompt {
     /// Every prompt.
-    pub const ALL: [Prompt; 8] = [
+    pub const ALL: [Prompt; 7] = [
         Prompt::Understand,
         Prompt::Analyze,
         Prompt::Plan,
         Prompt::Navigate,
         Prompt::Check,
         Prompt::Evaluate,
-        Prompt::Replan,
         Prompt::Suggest,
     ];
 
@@ -78,7 +76,6 @@ impl Prompt {
             Prompt::Navigate => NAVIGATE,
             Prompt::Check => CHECK,
             Prompt::Evaluate => EVALUATE,
-            Prompt::Replan => REPLAN,
             Prompt::Suggest => SUGGEST,
         }
     }
@@ -87,10 +84,11 @@ impl Prompt {
     pub fn schema(self) -> ResponseSchema {
         match self {
             Prompt::Understand => query_plan_schema(),
-            Prompt::Analyze | Prompt::Replan => task_list_schema(),
-            Prompt::Plan => plan_schema(),
+            Prompt::Analyze => analysis_schema(),
+            Prompt::Plan => plan_step_schema(),
             Prompt::Navigate | Prompt::Suggest => nav_step_schema(),
-            Prompt::Check | Prompt::Evaluate => verdict_schema(),
+            Prompt::Check => check_schema(),
+            Prompt::Evaluate => evaluation_schema(),
         }
     }
 
@@ -135,14 +133,6 @@ impl Prompt {
                 "prompt_cap",
             ],
             Prompt::Evaluate => &["round", "rounds", "max_docs", "prompt_cap"],
-            Prompt::Replan => &[
-                "round",
-                "rounds",
-                "max_docs",
-                "max_steps",
-                "evidence_budget",
-                "prompt_cap",
-            ],
             Prompt::Suggest => &["output_budget", "prompt_cap"],
         }
     }
@@ -153,7 +143,7 @@ impl Prompt {
     pub fn live_keys(self) -> &'static [&'static str] {
         match self {
             Prompt::Navigate | Prompt::Check => &["steps_left", "evidence_chars"],
-            Prompt::Evaluate | Prompt::Replan => &["round"],
+            Prompt::Evaluate => &["round"],
             _ => &[],
         }
     }

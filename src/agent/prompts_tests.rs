@@ -160,3 +160,45 @@ fn room_is_what_the_cap_leaves_after_the_fixed_parts() {
     );
     assert_eq!(room_chars(10, &["abc"]), 0);
 }
+
+/// Issue 14: what a capable model stumbled on is now said in the prompts: how the key concepts
+/// make the first `find` (14.2), the line-number convention and the regex syntax (14.3, 14.4),
+/// `--` (14.1), links to other documents (14.5), what `check` costs and returns against `done`
+/// (14.7), that analyze may return no task (14.9), the three verdicts (14.9).
+#[test]
+fn the_prompts_say_what_a_capable_model_had_to_guess() {
+    let options = AgentOptions::default();
+    let text = |p: Prompt| system_prompt(p, &options, &[]).replace('\n', " ");
+    let has = |p: Prompt, needle: &str| {
+        let t = text(p);
+        let squeezed: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(squeezed.contains(needle), "{p:?} lacks {needle:?}:\n{t}");
+    };
+    for p in [Prompt::Analyze, Prompt::Understand] {
+        has(p, "key_concepts are joined with spaces into ONE BM25 query, each Worker's first command `find -- <key concepts>`");
+    }
+    for p in Prompt::ALL {
+        has(
+            p,
+            "`--` ends the options, so a word may start with dashes: `find -- --max-count`",
+        );
+        has(p, "`path:N` starts at line N");
+        has(p, "Rust regex (`a|b`, `(?i)`, `\\b`; no look-around)");
+        has(p, "`path:N: line`, line N of `cat path` (1 = its heading)");
+        has(p, "`[see also: #2.1 Title, /other-doc/#1.5 Title]`");
+        has(p, "check one model call: a judge reads the evidence and says sufficient (stop), insufficient: what is missing (new plan) or absent (not in this document; stop)");
+        has(p, "done finish now (no model call)");
+    }
+    has(
+        Prompt::Analyze,
+        "{\"tasks\": []} says no listed document covers it",
+    );
+    has(Prompt::Navigate, "A see-also section of another document (`/other-doc/#1.5`) that answers your task: `cat` it");
+    for p in [Prompt::Check, Prompt::Evaluate] {
+        has(
+            p,
+            "\"verdict\": \"sufficient\" | \"insufficient\" | \"absent\"",
+        );
+    }
+    has(Prompt::Plan, "\"command\": \"<the first command line>\"");
+}

@@ -2,17 +2,18 @@
 //! question plus the key concepts (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75, Lucene idf; the
 //! statistics are those of the evidence set itself, see [`crate::index::bm25::Bm25Scorer`]).
 //!
-//! Dedup, in order: the same node read by several workers is merged (the longest read wins, in
-//! the place of the first read); of an ancestor and its descendant in one document, the
-//! better-scored is kept (ties keep the descendant, the more exact section); near-identical texts
-//! (Jaccard similarity of their token sets ≥ 0.9) keep the better-scored one (ties keep the one
-//! collected first). Survivors are ranked by score, ties in collection order, each with its
-//! [`ScoreExplain`] (the `"explain"` of `ask --json`).
+//! Dedup, in order: excerpts of the same node (read by one or several workers) that overlap or
+//! touch are merged into their union, in the place of the first (disjoint excerpts of a node stay
+//! separate: each is verbatim, with its own lines; issue 14.8); of an ancestor and its descendant
+//! in one document, the better-scored is kept (ties keep the descendant, the more exact section);
+//! near-identical texts (Jaccard similarity of their token sets ≥ 0.9) keep the better-scored one
+//! (ties keep the one collected first). Survivors are ranked by score, ties in collection order,
+//! each with its [`ScoreExplain`] (the `"explain"` of `ask --json`).
 
 use std::collections::{HashMap, HashSet};
 
 use super::evidence::{Evidence, ScoreExplain};
-use super::worker::CollectedEvidence;
+use super::worker::{CollectedEvidence, Excerpts};
 use crate::index::bm25::{Bm25Explanation, Bm25Scorer};
 use crate::index::tokenize;
 use crate::workspace::Library;
@@ -44,26 +45,25 @@ pub fn rerank(
     collected: Vec<CollectedEvidence>,
     query: &str,
 ) -> Vec<RankedEvidence> {
-    // 1. Same node: keep the longest read.
-    let mut by_node: HashMap<(String, u32), CollectedEvidence> = HashMap::new();
-    let mut order = Vec::new();
+    // 1. Same node: overlapping or touching excerpts merge into their union.
+    let mut texts_of: HashMap<(String, u32), String> = HashMap::new();
+    let mut merged = Excerpts::default();
     for ev in collected {
         let key = (ev.doc_id.clone(), ev.node.0);
-        match by_node.get(&key) {
-            Some(existing) if existing.text.chars().count() >= ev.text.chars().count() => {}
-            Some(_) => {
-                by_node.insert(key, ev);
+        if !texts_of.contains_key(&key) {
+            let Ok(doc) = library.document(&ev.doc_id) else {
+                continue;
+            };
+            if doc.tree.get(ev.node).is_none() {
+                continue;
             }
-            None => {
-                order.push(key.clone());
-                by_node.insert(key, ev);
-            }
+            texts_of.insert(key.clone(), doc.tree.text_of(ev.node));
+        }
+        if let Some(full) = texts_of.get(&key) {
+            merged.add(&ev.doc_id, ev.node, ev.chars.clone(), full);
         }
     }
-    let items: Vec<CollectedEvidence> = order
-        .into_iter()
-        .filter_map(|k| by_node.remove(&k))
-        .collect();
+    let items: Vec<CollectedEvidence> = merged.items().to_vec();
     let texts: Vec<&str> = items.iter().map(|e| e.text.as_str()).collect();
     let scorer = Bm25Scorer::new(&texts);
     let scores: Vec<f32> = (0..items.len()).map(|i| scorer.score(i, query)).collect();
@@ -80,7 +80,9 @@ pub fn rerank(
                 continue;
             }
             let (a, b) = (&items[i], &items[j]);
+            // Two excerpts of one node are not related: each holds text the other lacks.
             let related = a.doc_id == b.doc_id
+                && a.node != b.node
                 && library.document(&a.doc_id).is_ok_and(|doc| {
                     doc.tree.is_ancestor_or_self(a.node, b.node)
                         || doc.tree.is_ancestor_or_self(b.node, a.node)

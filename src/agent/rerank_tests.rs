@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
@@ -52,8 +53,26 @@ fn row(doc: &str, structure: &str, len: usize) -> (String, String, usize) {
     (doc.into(), structure.into(), len)
 }
 
+/// Chars `range` of node `structure` of `doc_id`, as a Worker collects a page read at an offset.
+fn read_at(
+    lib: &dyn Library,
+    doc_id: &str,
+    structure: &str,
+    range: Range<usize>,
+) -> CollectedEvidence {
+    let doc = lib.document(doc_id).unwrap();
+    let node = doc.tree.by_structure(structure).unwrap();
+    let full = doc.tree.text_of(node);
+    CollectedEvidence {
+        doc_id: doc_id.into(),
+        node,
+        text: full.chars().skip(range.start).take(range.len()).collect(),
+        chars: range,
+    }
+}
+
 #[test]
-fn the_same_node_read_twice_keeps_the_longest_read() {
+fn reads_of_one_node_merge_by_char_range() {
     let lib = library(&[fixture("notes.txt")]);
     let whole_11 = read(&lib, "notes", "1.1", None);
     let len_11 = whole_11.text.chars().count();
@@ -65,7 +84,7 @@ fn the_same_node_read_twice_keeps_the_longest_read() {
         read(&lib, "notes", "1.1", Some(60)),
     ];
     let ranked = rerank(&lib, collected, "workspace several");
-    // 1.1 matches the query, 3 does not: 1.1 first, with the whole text (not a part).
+    // 1.1 matches the query, 3 does not: 1.1 first, with the whole text (the union of its reads).
     assert_eq!(
         shape(&ranked),
         vec![row("notes", "1.1", len_11), row("notes", "3", len_3)]
@@ -73,6 +92,30 @@ fn the_same_node_read_twice_keeps_the_longest_read() {
     assert_eq!(ranked[0].evidence.text, whole_11.text);
     assert_eq!(ranked[0].evidence.lines, Some([11, 15]));
     assert_eq!(ranked[1].evidence.score, 0.0);
+}
+
+/// Issue 14.8: disjoint reads of one node are all kept, each verbatim; overlapping ones merge.
+#[test]
+fn disjoint_reads_of_one_node_are_all_kept() {
+    let lib = library(&[fixture("nodejs-doc__fs.md")]);
+    let collected = vec![
+        read_at(&lib, "nodejs-doc-fs", "4", 0..500),
+        read_at(&lib, "nodejs-doc-fs", "4", 2000..2600),
+        read_at(&lib, "nodejs-doc-fs", "4", 2400..3000),
+    ];
+    let ranked = rerank(&lib, collected, "file");
+    let mut ranges: Vec<(usize, usize)> = ranked
+        .iter()
+        .map(|r| {
+            let text = &r.evidence.text;
+            let doc = lib.document("nodejs-doc-fs").unwrap();
+            let full = doc.tree.text_of(doc.tree.by_structure("4").unwrap());
+            let start = full[..full.find(text.as_str()).unwrap()].chars().count();
+            (start, start + text.chars().count())
+        })
+        .collect();
+    ranges.sort();
+    assert_eq!(ranges, vec![(0, 500), (2000, 3000)]);
 }
 
 #[test]

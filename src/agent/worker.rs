@@ -1,24 +1,30 @@
 //! The Worker (DESIGN.md §6.4): navigates ONE document under model control and returns the
 //! evidence it collected with `cat`.
 //!
-//! Loop: bird's-eye `ls` of the document root + `find` hits for the key concepts → **plan** →
-//! { **navigate** picks one command → execute → observe } until `done`, a sufficient **check**,
-//! or the step/evidence budget runs out. An insufficient check triggers a worker replan (the plan
-//! prompt again, told what is missing).
+//! Loop: bird's-eye `ls` of the document root + `find -- <key concepts>` → **plan**, whose reply
+//! also carries the first command → { execute → observe → **navigate** picks the next command }
+//! until `done`, a **check** that says sufficient or absent, or the step/evidence budget runs
+//! out. An insufficient check triggers a worker replan (the plan prompt again, told what is
+//! missing; its reply's command runs next, with no navigate call in between).
 //!
 //! Prompt size does not grow with steps or document size: each navigate prompt carries the task,
-//! the plan, one line per earlier step (compacted history), the evidence list (paths and sizes)
-//! and only the latest observation in full, fitted to the prompt cap; all document text in it is
-//! fenced as untrusted data (see `worker_prompts.rs`).
+//! the plan, one line per earlier step (compacted history), the evidence list (excerpts and what
+//! each holds) and only the latest observation in full, fitted to the prompt cap; all document
+//! text in it is fenced as untrusted data (see `worker_prompts.rs`).
+//!
+//! Besides its evidence a Worker reports what the Orchestrator's evaluate needs (issue 14): the
+//! verdict of its last `check`, how it ended, the searches that found nothing, and the leads —
+//! sections of other documents its text links to (`[see also: /other-doc/#1.5 …]`) that it did
+//! not read. It may read such a section itself (`cat /other-doc/#1.5`), which costs one command
+//! instead of a round; the leads it leaves let evaluate dispatch a Worker there.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::sync::Arc;
 
 use super::budget::enforce_cap;
 use super::decisions::{
-    nav_step_schema, plan_schema, verdict_schema, NavStep, Plan, Task, Verdict,
+    check_schema, nav_step_schema, plan_step_schema, NavStep, Outcome, PlanStep, Task, Verdict,
 };
 use super::events::{AgentEvent, Emitter};
 use super::{AgentError, AgentOptions};
@@ -31,7 +37,12 @@ use crate::workspace::Library;
 mod prompt;
 use prompt::{check_messages, history_line, navigate_messages, plan_messages, Observation};
 
-/// Text a Worker collected from one node: the union of the char ranges it read.
+#[path = "worker_evidence.rs"]
+mod excerpts;
+pub(crate) use excerpts::Excerpts;
+
+/// Text a Worker collected from one node: one excerpt, a char range it read (overlapping reads
+/// merged; a node read at disjoint offsets gives several excerpts).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollectedEvidence {
     /// Document id.
@@ -44,6 +55,21 @@ pub struct CollectedEvidence {
     pub text: String,
 }
 
+/// How a Worker ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkerEnd {
+    /// It ran `done`.
+    Done,
+    /// Its `check` said sufficient or absent.
+    Checked,
+    /// It used all its commands.
+    StepBudget,
+    /// It collected its evidence budget.
+    EvidenceBudget,
+    /// A model call or the workspace failed ([`WorkerOutcome::error`]).
+    Failed,
+}
+
 /// What a Worker returns.
 #[derive(Debug, Clone)]
 pub struct WorkerOutcome {
@@ -51,10 +77,24 @@ pub struct WorkerOutcome {
     pub worker_id: String,
     /// Document id.
     pub doc_id: String,
+    /// The task it was given.
+    pub task: String,
     /// Commands executed.
     pub steps: usize,
-    /// Evidence in the order first collected.
+    /// Excerpts in the order first collected.
     pub evidence: Vec<CollectedEvidence>,
+    /// The verdict of its last `check`, if it ran one.
+    pub verdict: Option<Verdict>,
+    /// How it ended.
+    pub end: WorkerEnd,
+    /// Command lines whose search found nothing (`find`, `grep`, `findtree`; the overview's
+    /// `find` included).
+    pub found_nothing: Vec<String>,
+    /// Sections of other documents its text linked to and it did not read
+    /// (`/ripgrep-guide/#1.8 Configuration file`), in order seen.
+    pub leads: Vec<String>,
+    /// The reason the model gave for its last command (why it ran `done`, say).
+    pub last_reason: String,
     /// Set when the worker failed (e.g. the model's reply did not parse twice); its evidence so
     /// far is still returned.
     pub error: Option<String>,
@@ -72,7 +112,7 @@ pub struct WorkerContext {
     pub options: AgentOptions,
     /// The user's question (for context).
     pub question: String,
-    /// Key concepts from understand (for the bird's-eye `find`).
+    /// Key concepts from the analysis (joined into the bird's-eye `find`).
     pub key_concepts: Vec<String>,
 }
 
@@ -118,19 +158,13 @@ pub async fn run_worker(
     });
     let mut session =
         Session::new(ctx.library.clone(), Role::Agent).with_budget(ctx.options.output_budget);
-    let mut state = WorkerState {
-        steps: 0,
-        history: Vec::new(),
-        evidence: BTreeMap::new(),
-        order: Vec::new(),
-    };
+    let mut state = WorkerState::default();
     let result = drive(&ctx, &task, &mut session, &mut state, &emitter).await;
     let error = result.err().map(|e| e.to_string());
-    let evidence: Vec<CollectedEvidence> = state
-        .order
-        .iter()
-        .filter_map(|key| state.evidence.get(key).cloned())
-        .collect();
+    if error.is_some() {
+        state.end = WorkerEnd::Failed;
+    }
+    let evidence = state.excerpts.items().to_vec();
     emitter.emit(AgentEvent::WorkerFinished {
         steps: state.steps,
         evidence: evidence.len(),
@@ -139,8 +173,14 @@ pub async fn run_worker(
     WorkerOutcome {
         worker_id,
         doc_id: task.doc_id,
+        task: task.task,
         steps: state.steps,
         evidence,
+        verdict: state.verdict,
+        end: state.end,
+        found_nothing: state.found_nothing,
+        leads: state.leads,
+        last_reason: state.last_reason,
         error,
         usage: emitter.usage(),
     }
@@ -148,16 +188,78 @@ pub async fn run_worker(
 
 struct WorkerState {
     steps: usize,
-    /// One line per executed command.
+    /// One line per executed command (the overview first).
     history: Vec<String>,
-    evidence: BTreeMap<(String, u32), CollectedEvidence>,
-    order: Vec<(String, u32)>,
+    excerpts: Excerpts,
+    found_nothing: Vec<String>,
+    leads: Vec<String>,
+    verdict: Option<Verdict>,
+    end: WorkerEnd,
+    last_reason: String,
+}
+
+impl Default for WorkerState {
+    fn default() -> Self {
+        WorkerState {
+            steps: 0,
+            history: Vec::new(),
+            excerpts: Excerpts::default(),
+            found_nothing: Vec::new(),
+            leads: Vec::new(),
+            verdict: None,
+            end: WorkerEnd::StepBudget,
+            last_reason: String::new(),
+        }
+    }
 }
 
 impl WorkerState {
     fn evidence_chars(&self) -> usize {
-        self.evidence.values().map(|e| e.chars.len()).sum()
+        self.excerpts.chars()
     }
+}
+
+/// True when `line` is a search (`find`, `grep`, `findtree`) whose output says it found nothing.
+fn found_nothing(line: &str, output: &str) -> bool {
+    let command = line.split_whitespace().next().unwrap_or("");
+    matches!(command, "find" | "grep" | "findtree")
+        && output.starts_with(&format!("{command}: no "))
+}
+
+/// Sections of other documents that a `cat` output's `[see also: …]` line names
+/// (`/doc/#1.5 Title`, `/doc Title`), other than `own` document's.
+fn see_also_elsewhere(output: &str, own: &str) -> Vec<String> {
+    let Some(line) = output
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("[see also: "))
+    else {
+        return Vec::new();
+    };
+    let line = line.trim_end_matches(']');
+    let line = match line.rfind(" (+") {
+        Some(i) if line.ends_with(" more)") => &line[..i],
+        _ => line,
+    };
+    // Entries start with `#` or `/`; a title may itself hold ", ".
+    let mut entries: Vec<String> = Vec::new();
+    for piece in line.split(", ") {
+        match entries.last_mut() {
+            Some(last) if !piece.starts_with(['#', '/']) => {
+                last.push_str(", ");
+                last.push_str(piece);
+            }
+            _ => entries.push(piece.to_string()),
+        }
+    }
+    entries
+        .into_iter()
+        .filter(|e| {
+            e.starts_with('/')
+                && !e.starts_with(&format!("/{own}/"))
+                && !e.starts_with(&format!("/{own} "))
+        })
+        .collect()
 }
 
 async fn drive(
@@ -168,61 +270,81 @@ async fn drive(
     emitter: &Emitter,
 ) -> Result<(), AgentError> {
     let cap = ctx.options.prompt_cap_tokens;
-    // Bird's-eye view: the document's top level and keyword hits, not counted as steps.
+    // Bird's-eye view: the document's top level and keyword hits, not counted as steps. The key
+    // concepts make one BM25 query (measured better than one query per concept merged, see
+    // BENCHMARKS.md), after `--` so a concept may start with dashes.
     let mut overview = Observation::default();
     let keywords = if ctx.key_concepts.is_empty() {
         ctx.question.clone()
     } else {
         ctx.key_concepts.join(" ")
     };
+    let mut seen = Vec::new();
     for line in [
         format!("cd {}", quote(&format!("/{}", task.doc_id))),
         "ls".to_string(),
-        format!("find {}", quote(&keywords)),
+        format!("find -- {}", quote(&keywords)),
     ] {
         let out = run_command(session, &line, emitter)?;
-        if !line.starts_with("cd ") {
-            overview.outputs.push((line.clone(), out.text.clone()));
-        } else if out.status == Status::Error {
-            return Err(AgentError::UnknownDocument(task.doc_id.clone()));
+        if line.starts_with("cd ") {
+            if out.status == Status::Error {
+                return Err(AgentError::UnknownDocument(task.doc_id.clone()));
+            }
+            continue;
         }
+        if found_nothing(&line, &out.text) {
+            state.found_nothing.push(line.clone());
+        }
+        seen.push(history_line(
+            0,
+            &line,
+            &out.text,
+            out.status == Status::Error,
+        ));
+        overview.outputs.push((line.clone(), out.text.clone()));
     }
+    state.history.push(format!(
+        "overview (shown when you planned): {}",
+        seen.iter()
+            .map(|l| l.trim_start_matches("0. "))
+            .collect::<Vec<_>>()
+            .join("; ")
+    ));
 
-    let mut plan = make_plan(ctx, task, &overview, None, emitter).await?;
+    let first = make_plan(ctx, task, &overview, None, emitter).await?;
+    let mut plan = first.plan;
+    let mut next = first.command;
+    state.last_reason = first.reason;
     let mut last_observation = overview;
-    while state.steps < ctx.options.max_steps {
-        let prompt = navigate_messages(ctx, task, &plan, state, &last_observation);
-        let step: NavStep = ask_model(
-            ctx.model.as_ref(),
-            emitter,
-            "navigate",
-            prompt,
-            &nav_step_schema(),
-            cap,
-        )
-        .await?;
-        let line = step.command.trim().to_string();
+    loop {
+        if state.steps >= ctx.options.max_steps {
+            state.end = WorkerEnd::StepBudget;
+            return Ok(());
+        }
+        let line = next.trim().to_string();
         state.steps += 1;
         let out = run_command(session, &line, emitter)?;
         match &out.effect {
             Effect::Done => {
                 state.history.push(format!("{}. {line}", state.steps));
+                state.end = WorkerEnd::Done;
                 return Ok(());
             }
             Effect::Check => {
                 let verdict = check(ctx, task, state, emitter).await?;
-                if verdict.sufficient {
-                    state
-                        .history
-                        .push(format!("{}. check → sufficient", state.steps));
+                state.verdict = Some(verdict.clone());
+                let said = match verdict.verdict {
+                    Outcome::Sufficient => "sufficient".to_string(),
+                    other => format!("{}: {}", other.as_str(), one_line(&verdict.missing, 160)),
+                };
+                state
+                    .history
+                    .push(format!("{}. check → {said}", state.steps));
+                if verdict.verdict != Outcome::Insufficient {
+                    state.end = WorkerEnd::Checked;
                     return Ok(());
                 }
-                state.history.push(format!(
-                    "{}. check → insufficient: {}",
-                    state.steps,
-                    one_line(&verdict.missing, 160)
-                ));
-                plan = make_plan(
+                let replanned = make_plan(
                     ctx,
                     task,
                     &last_observation,
@@ -230,6 +352,9 @@ async fn drive(
                     emitter,
                 )
                 .await?;
+                plan = replanned.plan;
+                next = replanned.command;
+                state.last_reason = replanned.reason;
                 last_observation = Observation::note(format!(
                     "check said the evidence is not sufficient yet. Missing: {}\nNew plan made.",
                     verdict.missing
@@ -238,43 +363,48 @@ async fn drive(
             }
             Effect::Evidence(ev) => {
                 // Only the chars read are evidence (a `cat` that stopped at the output budget
-                // read a part); rerank reports that part's own source lines where they can be
-                // computed exactly, else the node's ([`super::evidence::Evidence::from_read`]).
-                let text = match ctx.library.document(&ev.doc_id) {
-                    Ok(doc) => {
-                        let full = doc.tree.text_of(ev.node);
-                        full.chars()
-                            .skip(ev.chars.start)
-                            .take(ev.chars.len())
-                            .collect::<String>()
-                    }
-                    Err(e) => return Err(AgentError::Workspace(e.to_string())),
-                };
-                let key = (ev.doc_id.clone(), ev.node.0);
+                // read a part); every read is kept, merged by char range.
+                let doc = ctx
+                    .library
+                    .document(&ev.doc_id)
+                    .map_err(|e| AgentError::Workspace(e.to_string()))?;
+                let full = doc.tree.text_of(ev.node);
+                let structure = doc.tree.node(ev.node).structure.clone();
                 emitter.emit(AgentEvent::EvidenceCollected {
                     doc_id: ev.doc_id.clone(),
-                    structure: ctx
-                        .library
-                        .document(&ev.doc_id)
-                        .map(|d| d.tree.node(ev.node).structure.clone())
-                        .unwrap_or_default(),
+                    structure: structure.clone(),
                     chars: ev.chars.len(),
                 });
-                merge_evidence(
-                    state,
-                    key,
-                    ev.doc_id.clone(),
-                    ev.node,
-                    ev.chars.clone(),
-                    text,
-                );
+                state
+                    .excerpts
+                    .add(&ev.doc_id, ev.node, ev.chars.clone(), &full);
+                let label = evidence_label(&task.doc_id, &ev.doc_id, &structure);
+                if ev.doc_id != task.doc_id {
+                    let read = format!("{label} ");
+                    state.leads.retain(|l| !l.starts_with(&read));
+                }
                 state.history.push(format!(
-                    "{}. {line} → {} chars collected as evidence",
+                    "{}. {line} → {} chars collected; evidence {label} now holds {}",
                     state.steps,
-                    ev.chars.len()
+                    ev.chars.len(),
+                    state.excerpts.describe(&ev.doc_id, ev.node, ev.total_chars)
                 ));
+                for lead in see_also_elsewhere(&out.text, &task.doc_id) {
+                    let held = state.excerpts.items().iter().any(|e| {
+                        lead.starts_with(&format!(
+                            "{} ",
+                            evidence_label(&task.doc_id, &e.doc_id, &structure_of(ctx, e))
+                        ))
+                    });
+                    if !held && !state.leads.contains(&lead) {
+                        state.leads.push(lead);
+                    }
+                }
             }
             Effect::None => {
+                if found_nothing(&line, &out.text) && !state.found_nothing.contains(&line) {
+                    state.found_nothing.push(line.clone());
+                }
                 state.history.push(history_line(
                     state.steps,
                     &line,
@@ -291,46 +421,35 @@ async fn drive(
                     ctx.options.evidence_chars
                 ),
             });
+            state.end = WorkerEnd::EvidenceBudget;
             return Ok(());
         }
+        if state.steps >= ctx.options.max_steps {
+            state.end = WorkerEnd::StepBudget;
+            return Ok(());
+        }
+        let prompt = navigate_messages(ctx, task, &plan, state, &last_observation);
+        let step: NavStep = ask_model(
+            ctx.model.as_ref(),
+            emitter,
+            "navigate",
+            prompt,
+            &nav_step_schema(),
+            cap,
+        )
+        .await?;
+        next = step.command;
+        state.last_reason = step.reason;
     }
-    Ok(())
 }
 
-fn merge_evidence(
-    state: &mut WorkerState,
-    key: (String, u32),
-    doc_id: String,
-    node: NodeId,
-    chars: Range<usize>,
-    text: String,
-) {
-    match state.evidence.get_mut(&key) {
-        Some(existing) if chars.start == existing.chars.end => {
-            existing.chars.end = chars.end;
-            existing.text.push_str(&text);
-        }
-        Some(existing) if chars.len() > existing.chars.len() => {
-            *existing = CollectedEvidence {
-                doc_id,
-                node,
-                chars,
-                text,
-            };
-        }
-        Some(_) => {}
-        None => {
-            state.order.push(key.clone());
-            state.evidence.insert(
-                key,
-                CollectedEvidence {
-                    doc_id,
-                    node,
-                    chars,
-                    text,
-                },
-            );
-        }
+/// How evidence is named to a Worker of document `own`: `#2.1` in its own document,
+/// `/other-doc/#2.1` (or `/other-doc` for a root) in another.
+fn evidence_label(own: &str, doc_id: &str, structure: &str) -> String {
+    match (doc_id == own, structure.is_empty()) {
+        (true, _) => format!("#{structure}"),
+        (false, true) => format!("/{doc_id}"),
+        (false, false) => format!("/{doc_id}/#{structure}"),
     }
 }
 
@@ -379,7 +498,7 @@ async fn make_plan(
     observation: &Observation,
     missing: Option<&str>,
     emitter: &Emitter,
-) -> Result<Plan, AgentError> {
+) -> Result<PlanStep, AgentError> {
     let messages = plan_messages(ctx, task, observation, missing);
     let kind = if missing.is_some() { "replan" } else { "plan" };
     Ok(ask_model(
@@ -387,7 +506,7 @@ async fn make_plan(
         emitter,
         kind,
         messages,
-        &plan_schema(),
+        &plan_step_schema(),
         ctx.options.prompt_cap_tokens,
     )
     .await?)
@@ -412,8 +531,37 @@ async fn check(
         emitter,
         "check",
         messages,
-        &verdict_schema(),
+        &check_schema(),
         ctx.options.prompt_cap_tokens,
     )
     .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn searches_that_found_nothing_and_leads_are_read_from_outputs() {
+        assert!(found_nothing(
+            "find -- x",
+            "find: no section of /d matches 'x' (try…)"
+        ));
+        assert!(found_nothing(
+            "grep -i x",
+            "grep: no line below /d matches 'x'"
+        ));
+        assert!(!found_nothing("cat x", "cat: no child 'x'"));
+        assert!(!found_nothing("find x", "/d/1  2.00  Title: find: no "));
+        let out = "== faq › A ==\ntext\n[see also: #2 Usage, /guide/#1.8 R commands, case sensitivity, etc., /guide Guide, /faq/#3 Own (+2 more)]";
+        assert_eq!(
+            see_also_elsewhere(out, "faq"),
+            vec![
+                "/guide/#1.8 R commands, case sensitivity, etc.",
+                "/guide Guide"
+            ]
+        );
+        assert!(see_also_elsewhere("no line", "faq").is_empty());
+    }
 }

@@ -10,13 +10,13 @@
 //!   `(N earlier steps omitted)` line for the others. So prompt size does not grow with document
 //!   size or step count.
 //! - Plan and check: the observation (plan) or each evidence text (check) is clipped to an equal
-//!   share of what the cap leaves.
+//!   share of what the cap leaves. Check also sees the searches that found nothing, one line.
 
 use std::fmt::Write as _;
 
-use super::{first_line, one_line, structure_of, WorkerContext, WorkerState};
+use super::{evidence_label, first_line, one_line, structure_of, WorkerContext, WorkerState};
 use crate::agent::budget::clip;
-use crate::agent::decisions::{Plan, Task};
+use crate::agent::decisions::Task;
 use crate::agent::prompts::{room_chars, system_prompt, untrusted, untrusted_inline, Prompt};
 use crate::llm::ChatMessage;
 
@@ -147,7 +147,8 @@ fn live(ctx: &WorkerContext, state: &WorkerState) -> [(&'static str, String); 2]
 }
 
 /// The plan prompt: question, task and `observation` (the bird's-eye view, or the latest
-/// output on a replan), plus what a check found `missing` on a replan.
+/// output on a replan), plus what a check found `missing` on a replan. Its reply is the plan and
+/// the first command.
 pub(super) fn plan_messages(
     ctx: &WorkerContext,
     task: &Task,
@@ -160,7 +161,7 @@ pub(super) fn plan_messages(
         ctx.question, task.doc_id, task.task
     );
     let tail = missing.map_or(String::new(), |missing| {
-        format!("\n\nA check found the evidence insufficient. Missing: {missing}\nMake a new plan for what is missing.")
+        format!("\n\nA check found the evidence insufficient. Missing: {missing}\nMake a new plan for what is missing, and give its first command.")
     });
     let room = room_chars(ctx.options.prompt_cap_tokens, &[&system, &head, &tail]);
     let user = format!("{head}{}{tail}", observation.render(room));
@@ -171,7 +172,7 @@ pub(super) fn plan_messages(
 pub(super) fn navigate_messages(
     ctx: &WorkerContext,
     task: &Task,
-    plan: &Plan,
+    plan: &[String],
     state: &WorkerState,
     observation: &Observation,
 ) -> Vec<ChatMessage> {
@@ -182,23 +183,10 @@ pub(super) fn navigate_messages(
         "Question: {}\nTask in document `{}`: {}\nPlan:\n",
         ctx.question, task.doc_id, task.task
     );
-    for (i, step) in plan.plan.iter().take(8).enumerate() {
+    for (i, step) in plan.iter().take(8).enumerate() {
         let _ = writeln!(head, "  {}. {}", i + 1, one_line(step, 200));
     }
-    let mut evidence = String::new();
-    if !state.order.is_empty() {
-        evidence.push_str("Evidence collected:\n");
-        for key in &state.order {
-            if let Some(ev) = state.evidence.get(key) {
-                let _ = writeln!(
-                    evidence,
-                    "  node #{} ({} chars)",
-                    structure_of(ctx, ev),
-                    ev.chars.len()
-                );
-            }
-        }
-    }
+    let evidence = evidence_list(ctx, task, state);
     let room = room_chars(
         ctx.options.prompt_cap_tokens,
         &[&system, &head, &evidence, LATEST, ASK],
@@ -218,8 +206,48 @@ pub(super) fn navigate_messages(
     vec![ChatMessage::system(system), ChatMessage::user(user)]
 }
 
-/// The check prompt: the task and every evidence text, fenced, each clipped to an equal share
-/// of what the cap leaves.
+/// `Evidence collected:` and one line per node read, saying exactly what is held of it
+/// (`  #4: chars 0–2692, 4000–6692 of 9000 (5384 chars)`); empty without evidence.
+fn evidence_list(ctx: &WorkerContext, task: &Task, state: &WorkerState) -> String {
+    let mut out = String::new();
+    let mut listed: Vec<(&str, crate::tree::NodeId)> = Vec::new();
+    for ev in state.excerpts.items() {
+        if listed.contains(&(ev.doc_id.as_str(), ev.node)) {
+            continue;
+        }
+        listed.push((ev.doc_id.as_str(), ev.node));
+        let total = ctx
+            .library
+            .document(&ev.doc_id)
+            .map(|d| d.tree.text_of(ev.node).chars().count())
+            .unwrap_or(ev.chars.end);
+        if out.is_empty() {
+            out.push_str("Evidence collected:\n");
+        }
+        let _ = writeln!(
+            out,
+            "  {}: {}",
+            evidence_label(&task.doc_id, &ev.doc_id, &structure_of(ctx, ev)),
+            state.excerpts.describe(&ev.doc_id, ev.node, total)
+        );
+    }
+    out
+}
+
+/// `Searches that found nothing: \`find -- x\` · \`grep -i y\``, one line (empty without any).
+pub(super) fn found_nothing_line(searches: &[String]) -> String {
+    if searches.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = searches
+        .iter()
+        .map(|s| format!("`{}`", first_line(s, 120)))
+        .collect();
+    format!("Searches that found nothing: {}\n", list.join(" · "))
+}
+
+/// The check prompt: the question, the task, every excerpt (fenced, labelled with what it is,
+/// each clipped to an equal share of what the cap leaves) and the searches that found nothing.
 pub(super) fn check_messages(
     ctx: &WorkerContext,
     task: &Task,
@@ -227,21 +255,27 @@ pub(super) fn check_messages(
 ) -> Vec<ChatMessage> {
     let system = system_prompt(Prompt::Check, &ctx.options, &live(ctx, state));
     let head = format!(
-        "Task in document `{}`: {}\n\nEvidence:\n",
-        task.doc_id, task.task
+        "Question: {}\nTask in document `{}`: {}\n\nEvidence:\n",
+        ctx.question, task.doc_id, task.task
     );
-    let room = room_chars(ctx.options.prompt_cap_tokens, &[&system, &head]);
-    let per_item = (room / state.order.len().max(1)).saturating_sub(96);
+    let tail = found_nothing_line(&state.found_nothing);
+    let room = room_chars(ctx.options.prompt_cap_tokens, &[&system, &head, &tail]);
+    let items = state.excerpts.items();
+    let per_item = (room / items.len().max(1)).saturating_sub(96);
     let mut user = head;
-    if state.order.is_empty() {
+    if items.is_empty() {
         user.push_str("(none collected)\n");
     }
-    for key in &state.order {
-        if let Some(ev) = state.evidence.get(key) {
-            let label = format!("#{}", structure_of(ctx, ev));
-            let _ = writeln!(user, "{}\n", untrusted(&label, &clip(&ev.text, per_item)));
-        }
+    for ev in items {
+        let label = format!(
+            "{} chars {}–{}",
+            evidence_label(&task.doc_id, &ev.doc_id, &structure_of(ctx, ev)),
+            ev.chars.start,
+            ev.chars.end
+        );
+        let _ = writeln!(user, "{}\n", untrusted(&label, &clip(&ev.text, per_item)));
     }
+    user.push_str(&tail);
     vec![ChatMessage::system(system), ChatMessage::user(user)]
 }
 

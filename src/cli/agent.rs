@@ -63,7 +63,8 @@ pub struct AgentArgs {
     /// Dispatch rounds (evaluate → replan between them).
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub rounds: usize,
-    /// DocCards shown to the model; larger catalogs are BM25-pre-ranked down to this.
+    /// DocCards shown to the model, ranked for the question: the best 5 in full, the others one
+    /// line each; larger catalogs are cut to this many.
     #[arg(long, default_value_t = 50, value_name = "N")]
     pub max_cards: usize,
     /// Documents (Workers) per round.
@@ -118,8 +119,66 @@ fn trace_path(flag: &Option<PathBuf>, question: &str, unix_ms: u64) -> Option<Pa
     Some(PathBuf::from(dir).join(trace_file_name(unix_ms, question)))
 }
 
-/// Run the agent for one question and print the answer. Exit codes: 0 ok; 1 when the run or any
-/// Worker failed (evidence found by the others is still printed); 2 without a model; 130 on Ctrl-C.
+/// The exit status of an answered question (issues 14.9 and 11.2): the verdict is data, so an
+/// answer exits 0 whatever it says — unless a Worker failed and the final evidence was not judged
+/// sufficient (then 1: the failure may be why). A run whose orchestrator failed never gets here
+/// (exit 1 with its error).
+pub fn exit_status(run: &AgentRun) -> u8 {
+    let sufficient = run.verdict.verdict == crate::agent::Outcome::Sufficient;
+    u8::from(!run.worker_errors.is_empty() && !sufficient)
+}
+
+/// One question through the agent, recorded to `trace` when given: the library call behind
+/// `docnav ask`, for other faces (the MCP server). Returns the run — its answer carries the final
+/// verdict and the Workers that failed — or the orchestrator's failure; the trace is complete
+/// either way.
+///
+/// Errors: the trace file cannot be created; an [`crate::agent::AgentError`].
+pub async fn ask_recorded(
+    library: Arc<dyn Library>,
+    model: Arc<dyn ChatModel>,
+    options: &AgentOptions,
+    question: &str,
+    trace: Option<&std::path::Path>,
+) -> anyhow::Result<AgentRun> {
+    let unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+    let writer = match trace {
+        Some(path) => {
+            let header = TraceHeader::for_run(
+                library.as_ref(),
+                question,
+                model.model_id(),
+                options,
+                unix_ms,
+            );
+            Some(Arc::new(TraceWriter::create(path, &header)?))
+        }
+        None => None,
+    };
+    let sink: Arc<dyn EventSink> = match &writer {
+        Some(w) => w.clone(),
+        None => Arc::new(NullSink),
+    };
+    let result = crate::agent::ask(
+        library,
+        Arc::new(SharedModel(model)),
+        sink,
+        options,
+        question,
+    )
+    .await;
+    if let Some(w) = &writer {
+        w.finish()?;
+    }
+    Ok(result?)
+}
+
+/// Run the agent for one question and print the answer, its final verdict last. Exit codes: 0
+/// answered (whatever the verdict); 1 when the orchestrator failed, or a Worker failed and the
+/// evidence was not judged sufficient ([`exit_status`]; the others' evidence is still printed,
+/// each failed Worker is one `warning:` line on stderr); 2 without a model; 130 on Ctrl-C.
 pub fn run_agent(
     workspace: &std::path::Path,
     question: &str,
@@ -202,17 +261,22 @@ pub fn run_agent(
     };
     output::print_answer(&render(&run.answer, format)?, format)?;
     for (worker, message) in &run.worker_errors {
+        let message: Vec<&str> = message.split_whitespace().collect();
         eprintln!(
-            "error: worker {worker} failed: {}",
-            output::for_terminal(message)
+            "warning: worker {worker} failed: {}",
+            output::for_terminal(&message.join(" "))
+        );
+    }
+    let status = exit_status(&run);
+    if status != 0 {
+        eprintln!(
+            "error: {} worker(s) failed and the evidence was not judged sufficient ({})",
+            run.worker_errors.len(),
+            run.verdict.verdict.as_str()
         );
     }
     if let Some(p) = &trace_note {
         eprintln!("trace: `{p}`");
     }
-    Ok(if run.worker_errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(ExitCode::from(status))
 }

@@ -13,6 +13,13 @@ use crate::workspace::Workspace;
 
 /// Arguments of `docnav ask`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The answer ends with the final verdict: sufficient, insufficient (what is missing) \
+                  or absent (the documents do not cover the question).\n\
+                  Exit codes: 0 answered, whatever the verdict; 1 the orchestrator failed, or a \
+                  Worker failed and the evidence was not judged sufficient (each failed Worker is \
+                  one warning line); 2 no model configured; 130 interrupted."
+)]
 pub struct AskArgs {
     /// The question.
     question: String,
@@ -42,7 +49,8 @@ pub struct AskArgs {
     agent: AgentArgs,
 }
 
-/// Run `docnav ask`. Exit 0 ok, 1 failure, 2 no model configured (agent mode).
+/// Run `docnav ask`. Exit codes as [`run_agent`] says (agent mode); the lexical navigator exits 0,
+/// or 1 on a workspace failure.
 pub fn run(global: &GlobalArgs, args: AskArgs) -> anyhow::Result<ExitCode> {
     let format = match (args.json, args.explain) {
         (true, _) => AnswerFormat::Json,

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::{output, GlobalArgs};
-use crate::trace::read_trace;
-use crate::trace::replay::replay;
+use crate::trace::replay::{check_documents, replay, DocumentCheck};
 use crate::trace::show::{render_transcript, transcript};
+use crate::trace::{read_trace, REPLAY_FORMAT_VERSION};
 use crate::workspace::{Library, Workspace};
 
 /// Arguments of `docnav replay`.
@@ -48,21 +48,40 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
         output::print(&text)?;
         return Ok(ExitCode::SUCCESS);
     }
+    if trace.header.format_version < REPLAY_FORMAT_VERSION {
+        eprintln!(
+            "error: `{}` is a trace of format version {}, recorded by an older docnav whose \
+             prompts and decisions differ: it cannot be re-run\n\
+             hint: `docnav replay --show {}` shows it; record the question again to replay it",
+            args.file.display(),
+            trace.header.format_version,
+            args.file.display()
+        );
+        return Ok(ExitCode::from(1));
+    }
     let ws = Workspace::open(&global.workspace)?;
-    for doc in &trace.header.documents {
-        match ws.card(&doc.doc_id) {
-            Some(card) if card.fingerprint != doc.fingerprint => eprintln!(
-                "note: document `{}` changed since the recording (fingerprint {} → {})",
-                doc.doc_id,
-                &doc.fingerprint[..doc.fingerprint.len().min(12)],
-                &card.fingerprint[..card.fingerprint.len().min(12)]
-            ),
-            None => eprintln!(
-                "note: document `{}` of the recording is not in this workspace",
-                doc.doc_id
-            ),
-            _ => {}
-        }
+    // The replay sees only the recording's documents; report those missing or changed before
+    // step 1.
+    let checks = check_documents(&trace.header, &ws);
+    for check in &checks {
+        eprintln!("note: {check}");
+    }
+    let missing: Vec<&str> = checks
+        .iter()
+        .filter_map(|c| match c {
+            DocumentCheck::Missing { doc_id } => Some(doc_id.as_str()),
+            DocumentCheck::Changed { .. } => None,
+        })
+        .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "error: cannot replay `{}`: {} of its {} document(s) not in this workspace\n\
+             hint: index them (`docnav index <files>`), or replay in the workspace it was recorded in",
+            args.file.display(),
+            missing.len(),
+            trace.header.documents.len()
+        );
+        return Ok(ExitCode::from(1));
     }
     let library: Arc<dyn Library> = Arc::new(ws);
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -113,6 +113,8 @@ fn closures_are_navigators_and_their_failures_are_misses() {
                     completion_tokens: 10,
                     ..AskStats::default()
                 },
+                verdict: None,
+                worker_errors: Vec::new(),
             },
             trace: Some("{}\n".into()),
         })

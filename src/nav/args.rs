@@ -1,5 +1,11 @@
 //! Option parsing shared by the commands: short flags (`-i`, combined `-ic`), options with a value
 //! (`-n 5`, `-n5`, `--budget 500`, `--budget=500`), `--` ending the options, and positionals.
+//!
+//! Every command parses its words here, so every command takes `--` as the end of its options:
+//! `find -- --binary files` searches for `--binary`. Words that cannot be options are positionals
+//! wherever they stand: `-` alone, a negative number (`-3`), and a word with whitespace in it (a
+//! quoted phrase such as `"--restart on-failure"`: option names never contain spaces). An unknown
+//! option's error says how to pass the word itself (`find -- '--binary'`).
 
 /// One option a command accepts.
 #[derive(Debug, Clone, Copy)]
@@ -72,9 +78,18 @@ impl ParsedArgs {
     }
 }
 
+/// The hint appended to an unknown option's error: how to pass `word` as a positional.
+fn as_word_hint(word: &str) -> String {
+    format!(
+        " (to use it as a word, end the options first: -- {})",
+        crate::nav::lexer::quote_word(word)
+    )
+}
+
 /// Split `args` by `spec`.
 ///
-/// Errors: a one-line message naming the unknown option or the option missing its value.
+/// Errors: a one-line message naming the unknown option (with how to pass it as a word) or the
+/// option missing its value.
 pub fn parse_args(args: &[String], spec: &[OptSpec]) -> Result<ParsedArgs, String> {
     let mut out = ParsedArgs::default();
     let mut iter = args.iter();
@@ -82,6 +97,10 @@ pub fn parse_args(args: &[String], spec: &[OptSpec]) -> Result<ParsedArgs, Strin
         if arg == "--" {
             out.positional.extend(iter.by_ref().cloned());
             break;
+        }
+        if arg.contains(char::is_whitespace) {
+            out.positional.push(arg.clone());
+            continue;
         }
         if let Some(long) = arg.strip_prefix("--") {
             let (name, inline) = match long.split_once('=') {
@@ -91,7 +110,7 @@ pub fn parse_args(args: &[String], spec: &[OptSpec]) -> Result<ParsedArgs, Strin
             let opt = spec
                 .iter()
                 .find(|o| o.long == name)
-                .ok_or_else(|| format!("unknown option '--{name}'"))?;
+                .ok_or_else(|| format!("unknown option '--{name}'{}", as_word_hint(arg)))?;
             if opt.takes_value {
                 let v = match inline {
                     Some(v) => v,
@@ -119,7 +138,7 @@ pub fn parse_args(args: &[String], spec: &[OptSpec]) -> Result<ParsedArgs, Strin
             let opt = spec
                 .iter()
                 .find(|o| o.short == Some(c))
-                .ok_or_else(|| format!("unknown option '-{c}'"))?;
+                .ok_or_else(|| format!("unknown option '-{c}'{}", as_word_hint(arg)))?;
             if opt.takes_value {
                 let rest = &shorts[i + c.len_utf8()..];
                 let v = if rest.is_empty() {
@@ -168,11 +187,42 @@ mod tests {
         assert_eq!(p.positional, vec!["-3"]);
     }
 
+    /// Issue 14.1: key concepts such as `--restart on-failure` reach `find` as words.
     #[test]
-    fn errors_name_the_option() {
-        assert_eq!(parse("-z").unwrap_err(), "unknown option '-z'");
-        assert_eq!(parse("--nope").unwrap_err(), "unknown option '--nope'");
+    fn double_dash_ends_the_options_and_phrases_are_never_options() {
+        let words = |w: &[&str]| -> Vec<String> { w.iter().map(|s| s.to_string()).collect() };
+        let p = parse_args(&words(&["-i", "--", "--binary", "-n", "x"]), SPEC).unwrap();
+        assert_eq!(p.flags, vec!["ignore-case"]);
+        assert_eq!(p.positional, words(&["--binary", "-n", "x"]));
+        let p = parse_args(&words(&["--restart on-failure", "-c", "-"]), SPEC).unwrap();
+        assert_eq!(p.flags, vec!["count"]);
+        assert_eq!(p.positional, words(&["--restart on-failure", "-"]));
+        // `--` may also come first, or last with nothing after it.
+        assert_eq!(
+            parse_args(&words(&["--"]), SPEC).unwrap(),
+            ParsedArgs::default()
+        );
+    }
+
+    #[test]
+    fn errors_name_the_option_and_how_to_pass_it_as_a_word() {
+        assert_eq!(
+            parse("-z").unwrap_err(),
+            "unknown option '-z' (to use it as a word, end the options first: -- -z)"
+        );
+        assert_eq!(
+            parse("-iz").unwrap_err(),
+            "unknown option '-z' (to use it as a word, end the options first: -- -iz)"
+        );
+        assert_eq!(
+            parse("--nope").unwrap_err(),
+            "unknown option '--nope' (to use it as a word, end the options first: -- --nope)"
+        );
         assert_eq!(parse("-n").unwrap_err(), "option '-n' needs a value");
+        assert_eq!(
+            parse_args(&["--budget".into()], SPEC).unwrap_err(),
+            "option '--budget' needs a value"
+        );
         assert_eq!(
             parse("-n x").unwrap().count("lines").unwrap_err(),
             "--lines needs a number, got 'x'"

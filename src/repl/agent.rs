@@ -4,7 +4,6 @@
 //! run); `replay FILE [WORKER]` walks a trace and leaves the cursor where that worker ended.
 //! Agent runs are recorded into the workspace's `traces/`.
 
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -133,10 +132,8 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -
         None => (format!("ask cancelled{recorded}"), Status::Error),
         Some(Err(e)) => (format!("ask failed: {e}{recorded}"), Status::Error),
         Some(Ok(run)) => {
+            // The answer lists failed Workers and ends with the verdict itself.
             let mut text = render_text(&run.answer);
-            for (worker, message) in &run.worker_errors {
-                let _ = write!(text, "\nworker {worker} failed: {message}");
-            }
             if !run.answer.evidence.is_empty() {
                 text.push_str("\n`goto N` moves the cursor to evidence N");
             }

@@ -2,7 +2,7 @@
 //! [`EventRecord`] per line — and replayed without a model ([`replay`]) or shown as a readable
 //! transcript ([`show`]).
 //!
-//! Format version 2. Line 1: `{"type":"header","format_version":2,…}`. Then one event per line:
+//! Format version 3. Line 1: `{"type":"header","format_version":3,…}`. Then one event per line:
 //! `{"actor":"r1-w1-guide","seq":3,"type":"command","line":"ls"}`. Events carry the actor id and a
 //! per-actor sequence number, so replay does not depend on task scheduling. Observations are cut to
 //! [`crate::agent::events::OBSERVATION_EVENT_CHARS`] chars with their full length and sha256 kept.
@@ -10,9 +10,17 @@
 //! latency) or `model_error`; a request with neither after it was in flight when the recording
 //! stopped. API keys and HTTP headers never enter a trace: events hold only messages and replies.
 //!
-//! Version 1 (before `model_error`: a request and its response were written together once the
-//! reply had arrived, a failed call left no request) is still read: its events are a subset of
-//! version 2's. Other versions are refused with a message naming both.
+//! Version 3 (issue 14): the same events; the decisions changed shape — `analyze` also carries
+//! the understanding (`intent`, `key_concepts`, `strategy`), `plan` its first `command`,
+//! `check` and `evaluate` a three-way `verdict` (sufficient / insufficient / absent) instead of
+//! `sufficient: bool`, `evaluate` the next round's `tasks` (no separate `replan` call) — and the
+//! prompts differ, so a recording is replayed only by the version that wrote it.
+//!
+//! Older versions are still read and shown (`docnav replay --show` renders their decisions):
+//! version 2 (separate `understand`, `plan`, `replan` calls; `sufficient: bool` verdicts) and
+//! version 1 (before `model_error`: a request and its response were written together once the
+//! reply had arrived, a failed call left no request). Re-running them is refused
+//! ([`REPLAY_FORMAT_VERSION`]). Other versions are refused with a message naming both.
 
 pub mod diff;
 pub mod replay;
@@ -28,7 +36,11 @@ use crate::agent::EventRecord;
 pub use writer::TraceWriter;
 
 /// Trace format version written by this build.
-pub const TRACE_FORMAT_VERSION: u32 = 2;
+pub const TRACE_FORMAT_VERSION: u32 = 3;
+
+/// The oldest format version this build re-runs with `docnav replay`: older recordings were made
+/// with other prompts and decisions, so only `--show` reads them.
+pub const REPLAY_FORMAT_VERSION: u32 = 3;
 
 /// The oldest format version this build reads (up to [`TRACE_FORMAT_VERSION`]).
 pub const OLDEST_READ_FORMAT_VERSION: u32 = 1;

@@ -7,10 +7,12 @@
 //! sha256) and model failures; times and usage are ignored. The first difference is reported with
 //! its actor, step, both sides and a short diff ([`super::diff`]).
 
+mod library;
 mod model;
 
 use std::sync::{Arc, Mutex};
 
+pub use library::{check_documents, DocumentCheck, TraceLibrary};
 pub use model::{
     in_flight_actors, recorded_calls, CallOutcome, RecordedCall, ReplayModel, ReplayRouter,
 };
@@ -140,7 +142,11 @@ fn short(text: &str) -> String {
 }
 
 /// First difference between recorded and replayed events, compared per actor in sequence order.
-/// Actors are visited orchestrator first, then workers by round and index.
+/// The one reported is the cause, not a consequence: the orchestrator's, when it differs before
+/// or at its first decision (analyze, or understand — nothing a Worker did can change those);
+/// else the first Worker's, visiting workers by round and index (their evidence and outcomes feed
+/// the orchestrator's later prompts, so a Worker that diverged makes evaluate diverge too); else
+/// the orchestrator's later one.
 /// With `recording_cut`, an actor whose recording simply ends (the trace was truncated, or the
 /// recording stopped with a call in flight) is not a divergence: replay goes on past the cut.
 pub fn first_divergence(
@@ -164,44 +170,72 @@ pub fn first_divergence(
         v.sort_by_key(|e| e.seq);
         v
     };
+    let mut orchestrator_later = None;
     for actor in actors {
         let a = by_actor(recorded, actor);
         let b = by_actor(replayed, actor);
-        let mut step = 0;
-        let mut planned = false;
-        for i in 0..a.len().max(b.len()) {
-            let ea = a.get(i).and_then(|e| comparable(&e.event));
-            let eb = b.get(i).and_then(|e| comparable(&e.event));
-            if ea.is_none() && recording_cut {
-                break;
-            }
-            if ea != eb {
-                // A diverging command is the next step itself.
-                let is_command =
-                    matches!(a.get(i).map(|e| &e.event), Some(AgentEvent::Command { .. }));
-                return Some(Divergence {
-                    actor: actor.to_string(),
-                    seq: i as u64,
-                    step: step + usize::from(planned && is_command),
-                    expected: ea.unwrap_or_else(|| "(the recording ends here)".into()),
-                    actual: eb.unwrap_or_else(|| "(the replay ends here)".into()),
-                    diff: short_diff(a.get(i).map(|e| &e.event), b.get(i).map(|e| &e.event)),
-                });
-            }
-            // Steps as the transcript numbers them: a worker's commands after its first plan;
-            // the orchestrator has none.
-            match a.get(i).map(|e| &e.event) {
-                Some(AgentEvent::Decision { kind, .. }) if kind == "plan" => planned = true,
-                Some(AgentEvent::Command { .. }) if planned => step += 1,
-                _ => {}
-            }
+        let Some(d) = actor_divergence(actor, &a, &b, recording_cut) else {
+            continue;
+        };
+        if actor != crate::agent::events::ORCHESTRATOR {
+            return Some(d);
+        }
+        let first_decision = a
+            .iter()
+            .position(|e| matches!(e.event, AgentEvent::Decision { .. }))
+            .unwrap_or(usize::MAX);
+        if d.seq as usize <= first_decision {
+            return Some(d);
+        }
+        orchestrator_later = Some(d);
+    }
+    orchestrator_later
+}
+
+/// The first difference between one actor's recorded events `a` and replayed events `b`.
+fn actor_divergence(
+    actor: &str,
+    a: &[EventRecord],
+    b: &[EventRecord],
+    recording_cut: bool,
+) -> Option<Divergence> {
+    let mut step = 0;
+    let mut planned = false;
+    for i in 0..a.len().max(b.len()) {
+        let ea = a.get(i).and_then(|e| comparable(&e.event));
+        let eb = b.get(i).and_then(|e| comparable(&e.event));
+        if ea.is_none() && recording_cut {
+            break;
+        }
+        if ea != eb {
+            // A diverging command is the next step itself.
+            let is_command = matches!(a.get(i).map(|e| &e.event), Some(AgentEvent::Command { .. }));
+            return Some(Divergence {
+                actor: actor.to_string(),
+                seq: i as u64,
+                step: step + usize::from(planned && is_command),
+                expected: ea.unwrap_or_else(|| "(the recording ends here)".into()),
+                actual: eb.unwrap_or_else(|| "(the replay ends here)".into()),
+                diff: short_diff(a.get(i).map(|e| &e.event), b.get(i).map(|e| &e.event)),
+            });
+        }
+        // Steps as the transcript numbers them: a worker's commands after its first plan;
+        // the orchestrator has none.
+        match a.get(i).map(|e| &e.event) {
+            Some(AgentEvent::Decision { kind, .. }) if kind == "plan" => planned = true,
+            Some(AgentEvent::Command { .. }) if planned => step += 1,
+            _ => {}
         }
     }
     None
 }
 
-/// Replay `trace` against `library` with the recorded options; never calls a real model.
+/// Replay `trace` against the documents of `library` that its header names ([`TraceLibrary`]:
+/// other documents of the workspace are not seen) with the recorded options; never calls a real
+/// model. Check the documents first with [`check_documents`]: a missing one makes the run fail,
+/// a changed one diverge.
 pub async fn replay(trace: &Trace, library: Arc<dyn Library>) -> ReplayOutcome {
+    let library: Arc<dyn Library> = Arc::new(TraceLibrary::new(&trace.header, library));
     let options: AgentOptions =
         serde_json::from_value(trace.header.options.clone()).unwrap_or_default();
     let sink = Arc::new(MemorySink::default());

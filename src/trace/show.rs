@@ -38,6 +38,29 @@ fn one_line(text: &str, max: usize) -> String {
     s
 }
 
+/// `kind: N task(s)` and one `- doc: task` line per task of `value["tasks"]`.
+fn tasks_text(kind: &str, value: &serde_json::Value) -> String {
+    let tasks = value
+        .get("tasks")
+        .and_then(|t| t.as_array())
+        .cloned()
+        .unwrap_or_default();
+    let mut out = format!("{kind}: {} task(s)", tasks.len());
+    for t in tasks {
+        let _ = write!(
+            out,
+            "\n      - {}: {}",
+            t.get("doc_id").and_then(|v| v.as_str()).unwrap_or("?"),
+            t.get("task").and_then(|v| v.as_str()).unwrap_or("")
+        );
+    }
+    out
+}
+
+/// A decision in words. Reads every trace version: version 3's `analyze` carries the
+/// understanding, `plan` its first command, `check`/`evaluate` a `verdict` string and `evaluate`
+/// the next round's tasks (shown as its replan); versions 1–2 had `sufficient: bool` verdicts and
+/// separate `understand` and `replan` decisions.
 fn decision_text(kind: &str, value: &serde_json::Value) -> String {
     let s = |k: &str| {
         value
@@ -46,8 +69,8 @@ fn decision_text(kind: &str, value: &serde_json::Value) -> String {
             .unwrap_or("")
             .to_string()
     };
-    match kind {
-        "understand" => format!(
+    let understanding = || {
+        format!(
             "understand: {} question, {} strategy; key concepts: {}",
             s("intent"),
             s("strategy"),
@@ -55,24 +78,19 @@ fn decision_text(kind: &str, value: &serde_json::Value) -> String {
                 .get("key_concepts")
                 .map(|v| v.to_string())
                 .unwrap_or_default()
-        ),
-        "analyze" | "replan" if value.get("tasks").is_some() => {
-            let tasks = value
-                .get("tasks")
-                .and_then(|t| t.as_array())
-                .cloned()
-                .unwrap_or_default();
-            let mut out = format!("{kind}: {} task(s)", tasks.len());
-            for t in tasks {
-                let _ = write!(
-                    out,
-                    "\n      - {}: {}",
-                    t.get("doc_id").and_then(|v| v.as_str()).unwrap_or("?"),
-                    t.get("task").and_then(|v| v.as_str()).unwrap_or("")
-                );
-            }
-            out
+        )
+    };
+    let verdict = || match (value.get("verdict"), value.get("sufficient")) {
+        (Some(v), _) => v.as_str().unwrap_or("?").to_string(),
+        (None, Some(b)) if b.as_bool() == Some(true) => "sufficient".to_string(),
+        _ => "insufficient".to_string(),
+    };
+    match kind {
+        "understand" => understanding(),
+        "analyze" if value.get("intent").is_some() => {
+            format!("{}\n  {}", understanding(), tasks_text(kind, value))
         }
+        "analyze" | "replan" if value.get("tasks").is_some() => tasks_text(kind, value),
         "plan" | "replan" => {
             let steps = value
                 .get("plan")
@@ -83,19 +101,38 @@ fn decision_text(kind: &str, value: &serde_json::Value) -> String {
             for (i, st) in steps.iter().enumerate() {
                 let _ = write!(out, "\n      {}. {}", i + 1, st.as_str().unwrap_or(""));
             }
+            if value.get("command").is_some() {
+                let _ = write!(out, "\n  why: {}", s("reason"));
+            }
             out
         }
         "navigate" => format!("why: {}", s("reason")),
+        "verdict" => {
+            match serde_json::from_value::<crate::agent::evidence::AnswerVerdict>(value.clone()) {
+                Ok(v) => format!("final {}", v.line()),
+                Err(_) => format!("{kind}: {value}"),
+            }
+        }
         "check" | "evaluate" => {
-            let ok = value
-                .get("sufficient")
-                .and_then(|v| v.as_bool())
-                .unwrap_or(false);
-            if ok {
+            let verdict = verdict();
+            let mut out = if verdict == "sufficient" {
                 format!("{kind}: sufficient")
             } else {
-                format!("{kind}: insufficient — missing: {}", s("missing"))
+                let what = if verdict == "absent" {
+                    "not covered"
+                } else {
+                    "missing"
+                };
+                format!("{kind}: {verdict} — {what}: {}", s("missing"))
+            };
+            let next = value
+                .get("tasks")
+                .and_then(|t| t.as_array())
+                .is_some_and(|t| !t.is_empty());
+            if next {
+                let _ = write!(out, "\n  {}", tasks_text("replan", value));
             }
+            out
         }
         _ => format!("{kind}: {value}"),
     }

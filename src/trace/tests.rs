@@ -352,16 +352,16 @@ fn other_format_versions_are_refused_naming_both() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("format version 0; this docnav reads format versions 1 to 2")
+        err.contains("format version 0; this docnav reads format versions 1 to 3")
             && err.contains("re-record it"),
         "{err}"
     );
-    h.format_version = 3;
+    h.format_version = 4;
     let err = parse_trace(Path::new("new.jsonl"), &header_line(&h))
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("format version 3; this docnav reads format versions 1 to 2")
+        err.contains("format version 4; this docnav reads format versions 1 to 3")
             && err.contains("newer docnav"),
         "{err}"
     );

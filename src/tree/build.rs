@@ -117,6 +117,7 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         summary_strategy: SummaryStrategy::Quick,
         pages_without_text,
         source_units,
+        links: super::Links::default(),
     };
     let headings = HeadingNodes {
         end: tree.nodes.len(),

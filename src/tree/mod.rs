@@ -104,6 +104,36 @@ pub struct Tree {
     pub pages_without_text: Vec<u32>,
     /// Number of pages (PDF) or lines (Markdown/text) of the source.
     pub source_units: u32,
+    /// Links to other documents and this document's explicit anchors, kept unresolved: what
+    /// another file is, and which heading an anchor names there, is known only when the tree is
+    /// read against a catalog ([`references::external`]).
+    #[serde(default)]
+    pub links: Links,
+}
+
+/// A document's links to other files and its own link targets, as found at build time
+/// (issue 14.5). Resolved when read: [`references::external`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Links {
+    /// Links to other files (`[guide](GUIDE.md#configuration-file)`), in reading order of the
+    /// linking nodes and, within a node, of first mention; each `(from, file, anchor)` once.
+    pub external: Vec<ExternalLink>,
+    /// Explicit anchors (`{#id}`, `<h3 name="x">`, `<a name="x">` before a heading or inside a
+    /// section) and the node each names, headings first; GitHub heading slugs are not stored (they
+    /// follow from the titles, [`references::external::anchor_node`]).
+    pub anchors: Vec<(String, NodeId)>,
+}
+
+/// A link from a node to another file, possibly to an anchor in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExternalLink {
+    /// The node whose own content holds the link.
+    pub from: NodeId,
+    /// The target's path as written (relative, percent-decoded, without the fragment):
+    /// `GUIDE.md`, `commandline/build.md`, `../api/fs.md`.
+    pub file: String,
+    /// The fragment after `#` (percent-decoded), if any.
+    pub anchor: Option<String>,
 }
 
 impl Tree {

@@ -12,8 +12,13 @@
 //!   heading whose printed number is that number.
 //!
 //! A node never references itself (nor a `Part N` split its parent); each target is kept once,
-//! in order of first mention. Unresolvable mentions are dropped silently (links to other files,
-//! another document's sections).
+//! in order of first mention. Unresolvable mentions are dropped silently.
+//!
+//! **Links to other files** (`[guide](GUIDE.md#configuration-file)`, a reference definition or an
+//! `href` naming a `.md`/`.markdown`/`.txt`/`.pdf` path without a scheme) cannot be resolved here:
+//! which indexed document a file is, and which heading its anchor names, depends on the catalog
+//! the tree is read with. They are kept in [`Tree::links`](super::Tree::links) with the document's
+//! explicit anchors, and resolved when read ([`external`]).
 //!
 //! Cost: one [`regex`] scan per kind over each node's content, with literal prefilters (GB/s on
 //! text without mentions; see `scan`); slugs and number tables are built only for documents
@@ -21,6 +26,7 @@
 //! of parse + build + keyword index + card (`tests/suite/references.rs`,
 //! `reference_resolution_cost`).
 
+pub mod external;
 mod numbers;
 mod scan;
 mod slug;
@@ -31,7 +37,7 @@ use std::collections::{HashMap, HashSet};
 pub use numbers::{printed_number, RefKind};
 pub use slug::{github_slug, Slugger};
 
-use super::{DocFormat, NodeId, Tree};
+use super::{DocFormat, ExternalLink, NodeId, Tree};
 
 /// Which nodes of a freshly built tree are headings, and their explicit anchors.
 #[derive(Debug, Clone, Default)]
@@ -47,10 +53,15 @@ pub struct HeadingNodes {
 }
 
 /// A mention found in a node's content, before resolution.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Mention {
     /// A link to `#fragment` (percent-decoded).
     Link(String),
+    /// A link to another file (path and fragment percent-decoded).
+    External {
+        file: String,
+        anchor: Option<String>,
+    },
     /// `Section 2.1`, `Chapter 3`, `§4`, `Appendix A`; `see` when "see" came before it.
     Numbered {
         kind: RefKind,
@@ -59,7 +70,8 @@ enum Mention {
     },
 }
 
-/// Fill `references` of every node of `tree` (replacing what was there); never fails.
+/// Fill `references` of every node of `tree` and `tree.links` (replacing what was there); never
+/// fails.
 pub fn resolve_references(tree: &mut Tree, headings: &HeadingNodes) {
     let markdown = tree.format == DocFormat::Markdown;
     // Textual references in Markdown resolve only to printed numbers (see `numbers`): without
@@ -72,15 +84,31 @@ pub fn resolve_references(tree: &mut Tree, headings: &HeadingNodes) {
     for node in &mut tree.nodes {
         node.references.clear();
     }
+    tree.links = super::Links {
+        external: Vec::new(),
+        anchors: explicit_anchors(headings, &anchors),
+    };
     if mentions.is_empty() {
         return;
     }
     mentions.sort_by_key(|(node, at, _)| (*node, *at));
     let mut links = LinkTargets::new(tree, headings, anchors);
     let mut numbered = None;
+    let mut external: Vec<ExternalLink> = Vec::new();
     let mut pairs: Vec<(NodeId, NodeId)> = Vec::with_capacity(mentions.len());
     for (from, _, mention) in &mentions {
         let target = match mention {
+            Mention::External { file, anchor } => {
+                let link = ExternalLink {
+                    from: *from,
+                    file: file.clone(),
+                    anchor: anchor.clone(),
+                };
+                if !external.contains(&link) {
+                    external.push(link);
+                }
+                continue;
+            }
             Mention::Link(fragment) => links.resolve(fragment),
             Mention::Numbered { kind, number, see } => numbered
                 .get_or_insert_with(|| numbers::NumberIndex::new(tree, headings.end))
@@ -104,6 +132,34 @@ pub fn resolve_references(tree: &mut Tree, headings: &HeadingNodes) {
             tree.nodes[from.index()].references.push(to);
         }
     }
+    tree.links.external = external;
+}
+
+/// The explicit anchors of a document: its headings' (`{#id}`, `<h3 name>`), in node order, then
+/// those written inside sections (`<a name="x">`), sorted by name.
+fn explicit_anchors(
+    headings: &HeadingNodes,
+    in_sections: &HashMap<String, NodeId>,
+) -> Vec<(String, NodeId)> {
+    let first = usize::from(!headings.root_is_heading);
+    let mut out: Vec<(String, NodeId)> = headings
+        .anchors
+        .iter()
+        .enumerate()
+        .skip(first)
+        .filter_map(|(i, a)| {
+            let id = NodeId(u32::try_from(i).ok()?);
+            a.clone().map(|a| (a, id))
+        })
+        .collect();
+    let mut tags: Vec<(&String, &NodeId)> = in_sections.iter().collect();
+    tags.sort();
+    for (name, id) in tags {
+        if !out.iter().any(|(a, _)| a == name) {
+            out.push((name.clone(), *id));
+        }
+    }
+    out
 }
 
 /// Link fragment → node: explicit anchors first, then GitHub slugs of the headings (built on

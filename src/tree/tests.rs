@@ -34,6 +34,7 @@ fn sample() -> Tree {
         summary_strategy: SummaryStrategy::Quick,
         pages_without_text: vec![],
         source_units: 10,
+        links: Links::default(),
     }
 }
 

@@ -161,7 +161,8 @@ impl InMemoryLibrary {
     /// in-memory section index (should tantivy fail to build it, every search of the library
     /// reports why).
     pub fn new(documents: Vec<Document>) -> InMemoryLibrary {
-        let sections = index_in_memory(&documents).map_err(|e| e.to_string());
+        let sections = index_in_memory(documents.iter().map(|d| (&d.card, &d.tree)))
+            .map_err(|e| e.to_string());
         let mut cards: Vec<DocCard> = documents.iter().map(|d| d.card.clone()).collect();
         cards.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
         let docs = documents
@@ -221,13 +222,15 @@ impl Library for InMemoryLibrary {
 }
 
 /// An in-memory section index of `documents` (each card's fingerprint as its build identity).
-fn index_in_memory(
-    documents: &[Document],
+///
+/// Errors: [`crate::index::SectionIndexError`] if tantivy fails in memory (a bug).
+pub fn index_in_memory<'a>(
+    documents: impl IntoIterator<Item = (&'a DocCard, &'a Tree)>,
 ) -> Result<SectionIndex, crate::index::SectionIndexError> {
     let sections = SectionIndex::create_in_ram()?;
     let writer = sections.writer(1)?;
-    for d in documents {
-        writer.replace(sections.entries(&d.card, &d.tree, &d.card.fingerprint))?;
+    for (card, tree) in documents {
+        writer.replace(sections.entries(card, tree, &card.fingerprint))?;
     }
     writer.commit(1)?;
     sections.reload()?;

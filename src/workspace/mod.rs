@@ -57,7 +57,8 @@ pub const FORMAT_VERSION: u32 = 4;
 /// nothing. Catalog rows from before this field have `build_key` "" and are rebuilt.
 /// 2: a leaf's leading blank lines are no paragraph break (no empty `Part 1`); a document rooted
 /// at its only h1 keeps the line layout of the text around the h1 (right `Part N` lines).
-pub const TREE_BUILDER_VERSION: u32 = 2;
+/// 3: `Tree::links` (links to other documents, explicit anchors).
+pub const TREE_BUILDER_VERSION: u32 = 3;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose

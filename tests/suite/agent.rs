@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::common::fixture;
 use crate::support::fake_model::{FakeModel, Reply};
 
+/// The understanding alone (`--doc` runs, where analysis is skipped).
 pub fn understand(concepts: &[&str]) -> Reply {
     Reply::text(
         serde_json::json!({"intent": "factual", "key_concepts": concepts, "strategy": "focused"})
@@ -21,17 +22,38 @@ pub fn understand(concepts: &[&str]) -> Reply {
     )
 }
 
-pub fn tasks(list: &[(&str, &str)]) -> Reply {
-    let tasks: Vec<Value> = list
-        .iter()
+fn task_list(list: &[(&str, &str)]) -> Vec<Value> {
+    list.iter()
         .map(|(d, t)| serde_json::json!({"doc_id": d, "task": t}))
-        .collect();
-    Reply::text(serde_json::json!({ "tasks": tasks }).to_string())
+        .collect()
 }
 
-/// Replies of the worker on `doc` (tagged so parallel workers get their own).
-pub fn plan(doc: &str, steps: &[&str]) -> Reply {
-    Reply::text(serde_json::json!({ "plan": steps }).to_string()).when(&worker_tag(doc))
+/// Analyze: the understanding and the tasks in one reply.
+pub fn analysis(concepts: &[&str], list: &[(&str, &str)]) -> Reply {
+    Reply::text(
+        serde_json::json!({"intent": "factual", "key_concepts": concepts, "strategy": "focused",
+            "tasks": task_list(list)})
+        .to_string(),
+    )
+}
+
+/// [`analysis`] of a question understood as needing several places (`exploratory`).
+pub fn analysis_exploring(concepts: &[&str], list: &[(&str, &str)]) -> Reply {
+    Reply::text(
+        serde_json::json!({"intent": "analytical", "key_concepts": concepts,
+            "strategy": "exploratory", "tasks": task_list(list)})
+        .to_string(),
+    )
+}
+
+/// The plan of the worker on `doc` and its first command (tagged so parallel workers get their
+/// own).
+pub fn plan(doc: &str, steps: &[&str], first: &str) -> Reply {
+    Reply::text(
+        serde_json::json!({"plan": steps, "reason": format!("first: {first}"), "command": first})
+            .to_string(),
+    )
+    .when(&worker_tag(doc))
 }
 
 pub fn command(doc: &str, line: &str) -> Reply {
@@ -42,9 +64,23 @@ pub fn command(doc: &str, line: &str) -> Reply {
     .when(&worker_tag(doc))
 }
 
-pub fn verdict(sufficient: bool, missing: &str) -> Reply {
-    Reply::text(serde_json::json!({"sufficient": sufficient, "missing": missing}).to_string())
+/// The verdict of `check` for the worker on `doc`: `sufficient`, `insufficient` or `absent`.
+pub fn check(doc: &str, verdict: &str, missing: &str) -> Reply {
+    Reply::text(serde_json::json!({"verdict": verdict, "missing": missing}).to_string())
+        .when(&worker_tag(doc))
 }
+
+/// Evaluate's reply (tagged: only the evaluate prompt lists the tasks run).
+pub fn evaluation(verdict: &str, missing: &str, next: &[(&str, &str)]) -> Reply {
+    Reply::text(
+        serde_json::json!({"verdict": verdict, "missing": missing, "tasks": task_list(next)})
+            .to_string(),
+    )
+    .when(EVALUATE_TAG)
+}
+
+/// Text only the evaluate prompt holds.
+pub const EVALUATE_TAG: &str = "Tasks run (round ";
 
 pub fn worker_tag(doc: &str) -> String {
     format!("Task in document `{doc}`")
@@ -76,7 +112,7 @@ pub async fn run(
 }
 
 /// All message contents of request `i`, joined.
-fn sent(fake: &FakeModel, i: usize) -> String {
+pub fn sent(fake: &FakeModel, i: usize) -> String {
     fake.requests()[i]["messages"]
         .as_array()
         .unwrap()
@@ -86,7 +122,7 @@ fn sent(fake: &FakeModel, i: usize) -> String {
         .join("\n")
 }
 
-fn requests_containing(fake: &FakeModel, needle: &str) -> Vec<String> {
+pub fn requests_containing(fake: &FakeModel, needle: &str) -> Vec<String> {
     (0..fake.requests().len())
         .map(|i| sent(fake, i))
         .filter(|s| s.contains(needle))
@@ -96,13 +132,14 @@ fn requests_containing(fake: &FakeModel, needle: &str) -> Vec<String> {
 #[tokio::test]
 async fn happy_path_on_one_document() {
     let fake = FakeModel::start(vec![
-        understand(&["workspace", "DOCNAV_WORKSPACE"]),
-        tasks(&[("notes", "find how to choose a workspace directory")]),
-        plan("notes", &["read /notes/1/1"]),
-        command("notes", "cd 1"),
+        analysis(
+            &["workspace", "DOCNAV_WORKSPACE"],
+            &[("notes", "find how to choose a workspace directory")],
+        ),
+        plan("notes", &["cd 1", "read /notes/1/1"], "cd 1"),
         command("notes", "cat '1.1 choosing'"),
         command("notes", "done"),
-        verdict(true, ""),
+        evaluation("sufficient", "", &[]),
     ])
     .await;
     let lib = library(&["notes.txt", "multilingual.md"]);
@@ -130,46 +167,149 @@ async fn happy_path_on_one_document() {
         "{}",
         ev.text
     );
-    assert_eq!(run.answer.stats.llm_calls, 7);
+    assert_eq!(run.answer.stats.llm_calls, 5);
     assert_eq!(run.answer.stats.rounds, 1);
     assert!(run.answer.stats.prompt_tokens > 0);
+    assert_eq!(
+        run.query_plan.key_concepts,
+        ["workspace", "DOCNAV_WORKSPACE"]
+    );
+    assert_eq!(
+        run.answer.verdict.as_ref().map(|v| v.line()),
+        Some("verdict: sufficient (judged by evaluate)".to_string())
+    );
 
-    // The worker's first prompt carries the bird's-eye ls and find hits, fenced as data.
-    let plan_prompt = sent(&fake, 2);
+    // The worker's first prompt carries the bird's-eye ls and find hits, fenced as data; the key
+    // concepts made one query after `--`.
+    let plan_prompt = sent(&fake, 1);
     assert!(
         plan_prompt.contains("<document-data source=\"ls\">\n1. 1 Getting started"),
+        "{plan_prompt}"
+    );
+    assert!(
+        plan_prompt.contains("$ find -- \"workspace DOCNAV_WORKSPACE\"\n<document-data"),
         "{plan_prompt}"
     );
     assert!(
         plan_prompt.contains("/notes/1/1"),
         "find hits missing: {plan_prompt}"
     );
-    // The observation of `cat` went back to the model verbatim inside the fence.
-    let after_cat = sent(&fake, 5);
+    // The plan's command ran as step 1: the next prompt is a navigate prompt showing its output.
+    let after_cd = sent(&fake, 2);
+    assert!(
+        after_cd.contains("Steps so far:\n  overview (shown when you planned): ls → "),
+        "{after_cd}"
+    );
+    assert!(after_cd.contains("Latest output:\n$ cd 1\n"), "{after_cd}");
+    // Issue 14.6: the overview the plan prompt showed is not repeated: one history line only.
+    for i in 2..fake.requests().len() - 1 {
+        let navigate = sent(&fake, i);
+        assert!(
+            !navigate.contains("$ ls\n<document-data source=\"ls\">\n")
+                && !navigate.contains("$ find -- "),
+            "request {i}: {navigate}"
+        );
+    }
+    // The observation of `cat` went back to the model verbatim inside the fence, with what is
+    // now held as evidence.
+    let after_cat = sent(&fake, 3);
     assert!(after_cat.contains("$ cat '1.1 choosing'\n<document-data source=\"cat '1.1 choosing'\">\n== notes › 1 Getting started › 1.1 Choosing a workspace  (lines 11–15) =="), "{after_cat}");
     assert!(
-        after_cat.contains("2. cat '1.1 choosing' → "),
+        after_cat.contains("2. cat '1.1 choosing' → 166 chars collected; evidence #1.1 now holds chars 0–166 of 166 (166 chars)"),
         "compacted history missing: {after_cat}"
+    );
+    assert!(
+        after_cat.contains("Evidence collected:\n  #1.1: chars 0–166 of 166 (166 chars)"),
+        "{after_cat}"
     );
     // json_schema is sent as response_format.
     assert_eq!(fake.requests()[0]["response_format"]["type"], "json_schema");
+    assert_eq!(
+        fake.requests()[0]["response_format"]["json_schema"]["name"],
+        "analysis"
+    );
+}
+
+/// Issue 14.1: a key concept that starts with dashes reaches the Worker's first `find` as a word
+/// (`find -- …`), not as an unknown option.
+#[tokio::test]
+async fn a_key_concept_with_leading_dashes_reaches_find() {
+    let fake = FakeModel::start(vec![
+        analysis(&["--workspace", "DIR"], &[("notes", "the workspace flag")]),
+        plan("notes", &["cat 1.1"], "done"),
+        evaluation("insufficient", "nothing read", &[]),
+    ])
+    .await;
+    run(
+        &fake,
+        library(&["notes.txt"]),
+        AgentOptions::default(),
+        "which flag picks the workspace?",
+    )
+    .await
+    .unwrap();
+    fake.verify().unwrap();
+    let plan_prompt = sent(&fake, 1);
+    assert!(
+        plan_prompt.contains("$ find -- \"--workspace DIR\"\n<document-data source=\"find -- '--workspace DIR'\">\n/notes/1/1  "),
+        "{plan_prompt}"
+    );
+}
+
+/// Issue 14: the typical single-document question takes four sequential calls — analyze (with
+/// the understanding), plan with its first `cat`, `check`, and check's verdict; the one Worker's
+/// check judged the whole evidence, so no evaluate call follows.
+#[tokio::test]
+async fn a_single_document_question_takes_four_calls() {
+    let fake = FakeModel::start(vec![
+        analysis(&["workspace"], &[("notes", "how to keep indexes apart")]),
+        plan("notes", &["read 1.1"], "cat '#1.1'"),
+        command("notes", "check"),
+        check("notes", "sufficient", ""),
+    ])
+    .await;
+    let run = run(
+        &fake,
+        library(&["notes.txt", "multilingual.md"]),
+        AgentOptions::default(),
+        "How do I keep two indexes apart?",
+    )
+    .await
+    .unwrap();
+    fake.verify().unwrap();
+    assert_eq!(run.answer.stats.llm_calls, 4);
+    assert_eq!(run.answer.evidence[0].structure, "1.1");
+    assert_eq!(
+        run.answer.verdict.as_ref().map(|v| v.line()),
+        Some("verdict: sufficient (judged by check r1-w1-notes)".to_string())
+    );
+    // The check saw the question, the task and the excerpt with what it is.
+    let check_prompt = sent(&fake, 3);
+    assert!(
+        check_prompt.contains("Question: How do I keep two indexes apart?\nTask in document `notes`: how to keep indexes apart\n\nEvidence:\n<document-data source=\"#1.1 chars 0–166\">"),
+        "{check_prompt}"
+    );
 }
 
 #[tokio::test]
 async fn fans_out_to_several_documents_in_parallel() {
     let fake = FakeModel::start(vec![
-        understand(&["café", "workspace"]),
-        tasks(&[
-            ("notes", "workspace flag"),
-            ("multilingual", "how café crème is made"),
-        ]),
-        plan("notes", &["cat 1.1"]),
-        plan("multilingual", &["cat café crème"]),
-        command("notes", "cat '#1.1'"),
-        command("multilingual", "cat '/multilingual/Café crème'"),
+        analysis(
+            &["café", "workspace"],
+            &[
+                ("notes", "workspace flag"),
+                ("multilingual", "how café crème is made"),
+            ],
+        ),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        plan(
+            "multilingual",
+            &["cat café crème"],
+            "cat '/multilingual/Café crème'",
+        ),
         command("notes", "done"),
         command("multilingual", "done"),
-        verdict(true, ""),
+        evaluation("sufficient", "", &[]),
     ])
     .await;
     let lib = library(&["notes.txt", "multilingual.md"]);
@@ -198,21 +338,29 @@ async fn fans_out_to_several_documents_in_parallel() {
         .map(|w| (w.doc_id.as_str(), w.steps, w.evidence))
         .collect();
     assert_eq!(workers, vec![("notes", 2, 1), ("multilingual", 2, 1)]);
+    // Evaluate saw how each Worker ended.
+    let evaluate = requests_containing(&fake, EVALUATE_TAG);
+    assert!(
+        evaluate[0].contains("- r1-w1-notes on `notes`: workspace flag\n  → ended with done, saying: next: done; 1 excerpt(s)\n- r1-w2-multilingual on `multilingual`: how café crème is made\n  → ended with done, saying: next: done; 1 excerpt(s)\n"),
+        "{}",
+        evaluate[0]
+    );
 }
 
 #[tokio::test]
 async fn insufficient_check_makes_the_worker_replan() {
     let fake = FakeModel::start(vec![
-        understand(&["OCR"]),
-        tasks(&[("notes", "what to do with a PDF without text")]),
-        plan("notes", &["cat 2"]),
-        command("notes", "cat 2"),
+        analysis(&["OCR"], &[("notes", "what to do with a PDF without text")]),
+        plan("notes", &["cat 2"], "cat 2"),
         command("notes", "check"),
-        verdict(false, "nothing about PDFs without a text layer yet").when(&worker_tag("notes")),
-        plan("notes", &["cat 3"]),
-        command("notes", "cat 3"),
+        check(
+            "notes",
+            "insufficient",
+            "nothing about PDFs without a text layer yet",
+        ),
+        plan("notes", &["cat 3"], "cat 3"),
         command("notes", "done"),
-        verdict(true, ""),
+        evaluation("sufficient", "", &[]),
     ])
     .await;
     let lib = library(&["notes.txt"]);
@@ -225,12 +373,18 @@ async fn insufficient_check_makes_the_worker_replan() {
     .await
     .unwrap();
     fake.verify().unwrap();
-    // The replan prompt quoted what the check found missing.
+    // The replan prompt quoted what the check found missing; its command ran with no navigate
+    // call in between (the next prompt shows `cat 3`'s output).
     let replans = requests_containing(
         &fake,
         "A check found the evidence insufficient. Missing: nothing about PDFs",
     );
     assert_eq!(replans.len(), 1);
+    assert!(
+        sent(&fake, 5).contains("Latest output:\n$ cat 3\n"),
+        "{}",
+        sent(&fake, 5)
+    );
     let structures: Vec<&str> = run
         .answer
         .evidence
@@ -242,7 +396,7 @@ async fn insufficient_check_makes_the_worker_replan() {
     let checks = requests_containing(&fake, "You judge whether the evidence");
     assert_eq!(checks.len(), 1);
     assert!(
-        checks[0].contains("<document-data source=\"#2\">"),
+        checks[0].contains("<document-data source=\"#2 chars 0–"),
         "{}",
         checks[0]
     );
@@ -251,16 +405,17 @@ async fn insufficient_check_makes_the_worker_replan() {
 #[tokio::test]
 async fn insufficient_evaluation_starts_a_second_round() {
     let fake = FakeModel::start(vec![
-        understand(&["café"]),
-        tasks(&[("multilingual", "café crème")]),
-        plan("multilingual", &["cat 2"]),
-        command("multilingual", "cat 2"),
+        analysis(&["café"], &[("multilingual", "café crème")]),
+        plan("multilingual", &["cat 2"], "cat 2"),
         command("multilingual", "done"),
-        verdict(false, "how café noir is served"),
-        tasks(&[("multilingual", "café noir")]),
-        plan("multilingual", &["cat 3"]),
-        command("multilingual", "cat 3"),
+        evaluation(
+            "insufficient",
+            "how café noir is served",
+            &[("multilingual", "café noir")],
+        ),
+        plan("multilingual", &["cat 3"], "cat 3"),
         command("multilingual", "done"),
+        evaluation("sufficient", "", &[]),
     ])
     .await;
     let lib = library(&["multilingual.md"]);
@@ -273,12 +428,29 @@ async fn insufficient_evaluation_starts_a_second_round() {
         .unwrap();
     fake.verify().unwrap();
     assert_eq!(run.answer.stats.rounds, 2);
-    let replan = requests_containing(&fake, "Missing: how café noir is served");
-    assert_eq!(replan.len(), 1);
+    let evaluations = requests_containing(&fake, EVALUATE_TAG);
+    assert_eq!(evaluations.len(), 2);
+    // Round 1's evaluate could assign a next round and listed documents for it; round 2's
+    // could not.
     assert!(
-        replan[0].contains("Tasks already run:\n- `multilingual`: café crème"),
+        evaluations[0].contains(
+            "Tasks run (round 1 of 2):\n- r1-w1-multilingual on `multilingual`: café crème"
+        ) && evaluations[0].contains("Documents for the next round's tasks")
+            && evaluations[0].contains("- `multilingual` — "),
         "{}",
-        replan[0]
+        evaluations[0]
+    );
+    // Issue 14.6: the replan (evaluate) lists documents one line each, never the full cards.
+    assert!(
+        !evaluations[0].contains("source=\"doccard "),
+        "{}",
+        evaluations[0]
+    );
+    assert!(
+        evaluations[1].contains("- r2-w1-multilingual on `multilingual`: café noir")
+            && evaluations[1].contains("No round is left: tasks must be []."),
+        "{}",
+        evaluations[1]
     );
     let mut paths: Vec<String> = run
         .answer
@@ -293,13 +465,13 @@ async fn insufficient_evaluation_starts_a_second_round() {
 #[tokio::test]
 async fn malformed_reply_is_repaired_once() {
     let fake = FakeModel::start(vec![
-        understand(&["workspace"]),
-        tasks(&[("notes", "workspace")]),
-        plan("notes", &["cat 1.1"]),
+        analysis(&["workspace"], &[("notes", "workspace")]),
+        plan("notes", &["look", "cat 1.1"], "ls"),
         Reply::text("I would like to read the section about workspaces.")
             .when(&worker_tag("notes")),
         command("notes", "cat #1.1"),
         command("notes", "done"),
+        evaluation("sufficient", "", &[]),
     ])
     .await;
     let lib = library(&["notes.txt"]);
@@ -310,7 +482,7 @@ async fn malformed_reply_is_repaired_once() {
     let run = run(&fake, lib, options, "workspace?").await.unwrap();
     fake.verify().unwrap();
     assert_eq!(run.answer.evidence[0].structure, "1.1");
-    let repair = sent(&fake, 4);
+    let repair = sent(&fake, 3);
     assert!(
         repair.contains("Your previous reply could not be parsed"),
         "{repair}"
@@ -322,50 +494,14 @@ async fn malformed_reply_is_repaired_once() {
 }
 
 #[tokio::test]
-async fn a_worker_failing_twice_fails_loudly_while_others_finish() {
-    let fake = FakeModel::start(vec![
-        understand(&["café", "workspace"]),
-        tasks(&[("notes", "workspace"), ("multilingual", "café")]),
-        plan("notes", &["cat 1.1"]),
-        plan("multilingual", &["cat 2"]),
-        Reply::text("not json").when(&worker_tag("notes")),
-        Reply::text("still not json").when(&worker_tag("notes")),
-        command("multilingual", "cat 2"),
-        command("multilingual", "done"),
-    ])
-    .await;
-    let lib = library(&["notes.txt", "multilingual.md"]);
-    let options = AgentOptions {
-        rounds: 1,
-        ..AgentOptions::default()
-    };
-    let run = run(&fake, lib, options, "café and workspace")
-        .await
-        .unwrap();
-    fake.verify().unwrap();
-    assert_eq!(run.worker_errors.len(), 1);
-    assert_eq!(run.worker_errors[0].0, "r1-w1-notes");
-    assert!(
-        run.worker_errors[0]
-            .1
-            .contains("not a valid decision after one repair round"),
-        "{:?}",
-        run.worker_errors
-    );
-    assert_eq!(run.answer.evidence.len(), 1);
-    assert_eq!(run.answer.evidence[0].doc_id, "multilingual");
-}
-
-#[tokio::test]
 async fn rate_limits_and_server_errors_are_retried() {
     let fake = FakeModel::start(vec![
         Reply::status(429).header("Retry-After", "0"),
         Reply::status(500),
-        understand(&["workspace"]),
-        tasks(&[("notes", "workspace")]),
-        plan("notes", &["cat 1.1"]),
-        command("notes", "cat #1.1"),
+        analysis(&["workspace"], &[("notes", "workspace")]),
+        plan("notes", &["cat 1.1"], "cat #1.1"),
         command("notes", "done"),
+        evaluation("sufficient", "", &[]),
     ])
     .await;
     let lib = library(&["notes.txt"]);
@@ -403,8 +539,12 @@ async fn a_hanging_server_times_out() {
 
 #[tokio::test]
 async fn an_unexpected_extra_model_call_is_caught() {
-    // The script ends after analyze: the worker's plan call is one call too many.
-    let fake = FakeModel::start(vec![understand(&["x"]), tasks(&[("notes", "x")])]).await;
+    // The script has no reply for the worker: its plan call is one call too many.
+    let fake = FakeModel::start(vec![
+        analysis(&["x"], &[("notes", "x")]),
+        evaluation("insufficient", "everything", &[]),
+    ])
+    .await;
     let lib = library(&["notes.txt"]);
     let run = run(
         &fake,
@@ -437,12 +577,11 @@ async fn instructions_inside_a_document_change_nothing_but_the_text_shown() {
     let lib: Arc<dyn Library> =
         Arc::new(InMemoryLibrary::from_paths(&[&doc], &BuildOptions::default()).unwrap());
     let fake = FakeModel::start(vec![
-        understand(&["port"]),
-        tasks(&[("evil", "which port")]),
-        plan("evil", &["cat 1", "cat 2"]),
-        command("evil", "cat 1"),
+        analysis(&["port"], &[("evil", "which port")]),
+        plan("evil", &["cat 1", "cat 2"], "cat 1"),
         command("evil", "cat 2"),
         command("evil", "done"),
+        evaluation("sufficient", "", &[]),
     ])
     .await;
     let run = run(
@@ -466,7 +605,7 @@ async fn instructions_inside_a_document_change_nothing_but_the_text_shown() {
         .collect();
     assert_eq!(structures.len(), 2, "{structures:?}");
     // The injected text reached the model only inside one fence, its fake closing tag neutralised.
-    let after = sent(&fake, 4);
+    let after = sent(&fake, 2);
     let fenced = after
         .split("<document-data source=\"cat 1\">")
         .nth(1)

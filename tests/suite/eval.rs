@@ -179,7 +179,10 @@ fn ask_lexical_json_has_the_agent_shape() {
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(keys(&v), vec!["evidence", "question", "stats"]);
+    assert_eq!(
+        keys(&v),
+        vec!["evidence", "question", "stats", "worker_errors"]
+    );
     assert_eq!(v["question"], "how do I search compressed files");
     let evidence = v["evidence"].as_array().unwrap();
     assert!(!evidence.is_empty() && evidence.len() <= 3);

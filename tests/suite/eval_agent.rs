@@ -3,7 +3,7 @@
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-use super::agent::{command, plan, understand};
+use super::agent::{check, command, plan, understand};
 use super::common::{docnav, fixture, run};
 use crate::support::fake_model::FakeModel;
 
@@ -26,16 +26,17 @@ async fn eval_runs_the_agent_and_reports_calls_and_tokens() {
         ),
     )
     .unwrap();
-    // With `doc` given the agent skips analysis: understand, plan, cat, done per question.
+    // With `doc` given the agent skips analysis: understand, plan with its first `cat`, `check`
+    // and its verdict per question (the one Worker's check is the final judge).
     let fake = FakeModel::start(vec![
         understand(&["workspace"]),
-        plan("notes", &["cat 1.1"]),
-        command("notes", "cat '#1.1'"),
-        command("notes", "done"),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        command("notes", "check"),
+        check("notes", "sufficient", ""),
         understand(&["OCR"]),
-        plan("notes", &["cat 3"]),
-        command("notes", "cat 3"),
-        command("notes", "done"),
+        plan("notes", &["cat 3"], "cat 3"),
+        command("notes", "check"),
+        check("notes", "sufficient", ""),
     ])
     .await;
     let mut cmd = docnav(&ws);

@@ -339,7 +339,9 @@ async fn ask_through_a_faulty_server_answers_replays_and_never_shows_the_key() {
     let stats = server.stats();
     let faults: u64 = stats.faults.values().sum();
     assert!(stats.replies >= faults, "{stats:?}");
-    assert!(faults >= 5, "{stats:?}");
+    // The run's four calls (analysis, plan with the first command, the next command,
+    // evaluation) each met one.
+    assert!(faults >= 4, "{stats:?}");
     assert!(stats
         .authorizations
         .iter()

@@ -149,7 +149,10 @@ fn a_one_line_megabyte_section_pages_by_its_budget() {
     assert_eq!(body.chars().count(), 4000);
     assert_eq!(
         *lines.last().unwrap(),
-        format!("[chars 0–4000 of {total} shown; read on: cat -o 4000 /one-line]")
+        format!(
+            "[chars 0–4000 of {total} shown (lines 1–3 of 3): page cut at its last char within \
+             the 4000-char output budget; read on: cat -o 4000 /one-line]"
+        )
     );
 
     let last = run(&ws, &["exec", &format!("cat -o {} /one-line", total - 10)]);
@@ -157,7 +160,7 @@ fn a_one_line_megabyte_section_pages_by_its_budget() {
     assert_eq!(
         last.stdout,
         format!(
-            "== one-line  (lines 1–3) ==\n sit amet\n[chars {}–{total} of {total} shown; end of /one-line]\n",
+            "== one-line  (lines 1–3) ==\n sit amet\n[chars {}–{total} of {total} shown (line 3 of 3); end of /one-line]\n",
             total - 10
         )
     );

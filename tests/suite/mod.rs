@@ -1,5 +1,6 @@
 pub mod agent;
 pub mod agent_prompts;
+pub mod agent_verdicts;
 pub mod ask_terminal;
 pub mod cli_index;
 pub mod cli_inputs;

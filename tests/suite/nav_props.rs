@@ -95,11 +95,13 @@ fn render(pieces: &[Piece], tail: &[String]) -> (Vec<String>, ParsedArgs) {
                 form,
             } => {
                 let name = if *budget { "budget" } else { "lines" };
-                // `-nV` needs a value to glue; `--budget` has no short form.
+                // `-nV` needs a value to glue; `--budget` has no short form; a word with
+                // whitespace is never an option (a quoted phrase), so such a value is never glued.
+                let glue = !value.contains(char::is_whitespace);
                 match (form, *budget) {
-                    (0, false) if !value.is_empty() => words.push(format!("-n{value}")),
+                    (0, false) if !value.is_empty() && glue => words.push(format!("-n{value}")),
                     (1, false) => words.extend(["-n".to_string(), value.clone()]),
-                    (2, _) => words.push(format!("--{name}={value}")),
+                    (2, _) if glue => words.push(format!("--{name}={value}")),
                     _ => words.extend([format!("--{name}"), value.clone()]),
                 }
                 want.values.push((name, value.clone()));

@@ -308,3 +308,100 @@ fn cat_lists_the_references_outside_the_section_on_its_last_page() {
     // A section without references outside itself: no line.
     assert!(!cat("cat 2").contains("see also"));
 }
+
+/// Issue 14.5: links to other files are kept at build time with the document's explicit anchors
+/// (inline, reference-style and `href` links; not URLs, not files of other kinds, not in fences).
+#[test]
+fn links_to_other_files_are_kept_unresolved_with_the_anchors() {
+    use docnav::tree::ExternalLink;
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("faq.md");
+    std::fs::write(
+        &src,
+        "# FAQ\n\n## Config?\n\nSee the [guide](GUIDE.md#configuration-file), \
+         [again](<GUIDE.md#configuration-file>), the [CHANGELOG](CHANGELOG.md \"log\"),\n\
+         [errors][e], <a href=\"sub/run.md#expose\">run</a>, [web](https://x.org/README.md),\n\
+         [image](logo.png) and [%C3%A9t%C3%A9](notes%20d'%C3%A9t%C3%A9.md#caf%C3%A9).\n\n\
+         [e]: ../api/errors.md#common-system-errors\n\n\
+         ```\n[fenced](GUIDE.md)\n```\n\n\
+         <h2 name=\"tagged\">Tagged</h2>\n\n## Colours {#colors}\n\nx\n",
+    )
+    .unwrap();
+    let built = Document::build(
+        &src,
+        &std::fs::read(&src).unwrap(),
+        "faq",
+        true,
+        &BuildOptions::default(),
+    )
+    .unwrap()
+    .document;
+    let t = &built.tree;
+    let config = node(t, "Config?");
+    let link = |file: &str, anchor: Option<&str>| ExternalLink {
+        from: config,
+        file: file.into(),
+        anchor: anchor.map(String::from),
+    };
+    assert_eq!(
+        t.links.external,
+        vec![
+            link("GUIDE.md", Some("configuration-file")),
+            link("CHANGELOG.md", None),
+            link("../api/errors.md", Some("common-system-errors")),
+            link("sub/run.md", Some("expose")),
+            link("notes d'été.md", Some("café")),
+        ]
+    );
+    assert_eq!(
+        t.links.anchors,
+        vec![
+            ("tagged".to_string(), node(t, "Tagged")),
+            ("colors".to_string(), node(t, "Colours")),
+        ]
+    );
+}
+
+/// Issue 14.5: `cat` resolves a link to another indexed document when it prints its `see also`
+/// line — the FAQ's "Does ripgrep support configuration files?" names the guide's section, which
+/// `cat` then reads — and drops links to files that are not indexed.
+#[test]
+fn cat_follows_links_into_other_indexed_documents() {
+    use docnav::nav::{Role, Session, Status};
+    let faq_only: Arc<dyn Library> = Arc::new(
+        InMemoryLibrary::from_paths(&[fixture("ripgrep__FAQ.md")], &BuildOptions::default())
+            .unwrap(),
+    );
+    let both: Arc<dyn Library> = Arc::new(
+        InMemoryLibrary::from_paths(
+            &[fixture("ripgrep__FAQ.md"), fixture("ripgrep__GUIDE.md")],
+            &BuildOptions::default(),
+        )
+        .unwrap(),
+    );
+    let cat = |lib: &Arc<dyn Library>, line: &str| {
+        let out = Session::new(lib.clone(), Role::Person)
+            .execute(line)
+            .unwrap();
+        assert_eq!(out.status, Status::Ok, "{line}: {}", out.text);
+        out.text
+    };
+    let question = "cat '/ripgrep-faq/FAQ/Does ripgrep support configuration files?'";
+    let alone = cat(&faq_only, question);
+    assert!(!alone.contains("see also"), "{alone}");
+    let linked = cat(&both, question);
+    assert_eq!(
+        linked.lines().last(),
+        Some("[see also: /ripgrep-guide/#1.8 Configuration file]"),
+        "{linked}"
+    );
+    let guide = cat(&both, "cat /ripgrep-guide/#1.8");
+    assert!(guide.contains("RIPGREP_CONFIG_PATH"), "{guide}");
+    // The FAQ's "file encoding" answer links the guide's section of that name.
+    let encoding = cat(&both, "cat /ripgrep-faq/1/7");
+    assert!(
+        encoding.contains("How do I search files that aren't UTF-8?")
+            && encoding.contains("[see also: /ripgrep-guide/#1.9 File encoding]"),
+        "{encoding}"
+    );
+}

@@ -2,7 +2,7 @@
 //! `ask` shows the workers' commands as they happen and the evidence, `goto N` moves the cursor,
 //! `suggest` shows the model's next command, `replay FILE WORKER` leaves the cursor where it ended.
 
-use super::agent::{command, plan, tasks, understand, verdict};
+use super::agent::{analysis, command, evaluation, plan};
 use super::common::{fixture, run};
 use super::shell::{start_tmux, tmux_available};
 use crate::support::fake_model::{FakeModel, Reply};
@@ -19,12 +19,10 @@ async fn shell_ask_goto_suggest_and_replay() {
         0
     );
     let fake = FakeModel::start(vec![
-        understand(&["workspace"]),
-        tasks(&[("notes", "keep indexes apart")]),
-        plan("notes", &["cat 1.1"]),
-        command("notes", "cat '#1.1'"),
+        analysis(&["workspace"], &[("notes", "keep indexes apart")]),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
         command("notes", "done"),
-        verdict(true, ""),
+        evaluation("sufficient", "", &[]),
         Reply::text(r#"{"reason": "the section that answers it", "command": "cat ."}"#),
     ])
     .await;

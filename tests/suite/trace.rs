@@ -9,7 +9,7 @@ use std::process::Command;
 
 use pretty_assertions::assert_eq;
 
-use super::agent::{command, plan, tasks, understand, verdict, worker_tag};
+use super::agent::{analysis, check, command, evaluation, plan, worker_tag};
 use super::common::{docnav, fixture, run, Run};
 use crate::support::fake_model::{FakeModel, Reply};
 
@@ -54,47 +54,52 @@ pub struct Scenario {
     script: fn() -> Vec<Reply>,
 }
 
+/// The typical single-document path: analyze, plan with its first `cat`, `check`, its verdict.
 fn single_doc() -> Vec<Reply> {
     vec![
-        understand(&["workspace", "DOCNAV_WORKSPACE"]),
-        tasks(&[("notes", "how to keep several indexes apart")]),
-        plan("notes", &["cd 1", "cat 1.1"]),
-        command("notes", "cd 1"),
-        command("notes", "cat 1"),
-        command("notes", "done"),
+        analysis(
+            &["workspace", "DOCNAV_WORKSPACE"],
+            &[("notes", "how to keep several indexes apart")],
+        ),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        command("notes", "check"),
+        check("notes", "sufficient", ""),
     ]
 }
 
 fn multi_doc_replan() -> Vec<Reply> {
     vec![
-        understand(&["café", "OCR"]),
-        tasks(&[
-            ("multilingual", "how café crème is made"),
-            ("notes", "PDF without text"),
-        ]),
-        plan("multilingual", &["cat 2"]),
-        plan("notes", &["cat 3"]),
-        command("multilingual", "cat '/multilingual/Café crème'"),
-        command("notes", "cat '#3'"),
+        analysis(
+            &["café", "OCR"],
+            &[
+                ("multilingual", "how café crème is made"),
+                ("notes", "PDF without text"),
+            ],
+        ),
+        plan("multilingual", &["cat 2"], "cat '/multilingual/Café crème'"),
+        plan("notes", &["cat 3"], "cat '#3'"),
         command("multilingual", "done"),
         command("notes", "done"),
-        verdict(false, "how café noir is served"),
-        tasks(&[("multilingual", "café noir")]),
-        plan("multilingual", &["cat 3"]),
-        command("multilingual", "cat 3"),
+        evaluation(
+            "insufficient",
+            "how café noir is served",
+            &[("multilingual", "café noir")],
+        ),
+        plan("multilingual", &["cat 3"], "cat 3"),
         command("multilingual", "done"),
+        evaluation("sufficient", "", &[]),
     ]
 }
 
 fn malformed_repair() -> Vec<Reply> {
     vec![
-        understand(&["grep", "search"]),
-        tasks(&[("notes", "how to search")]),
-        plan("notes", &["find grep"]),
+        analysis(&["grep", "search"], &[("notes", "how to search")]),
+        plan("notes", &["find grep", "cat 2.1"], "find grep"),
         Reply::text("Let me search for grep first.").when(&worker_tag("notes")),
         command("notes", "find grep regular expression"),
         command("notes", "cat /notes/2/1"),
         command("notes", "done"),
+        evaluation("sufficient", "", &[]),
     ]
 }
 
@@ -145,26 +150,49 @@ fn canonical_transcript(ws: &Path, trace: &Path) -> String {
     r.stdout.replace(env!("CARGO_PKG_VERSION"), "<VERSION>")
 }
 
+/// Every golden trace replays identically in a workspace holding *all* of `fixtures/docs` (the
+/// README's own workspace), more documents than it was recorded with: replay sees only the
+/// documents its header names (issue 14).
 #[tokio::test(flavor = "multi_thread")]
 async fn golden_traces_replay_identically_and_render_the_same() {
     let update = std::env::var_os("DOCNAV_UPDATE_GOLDEN").is_some();
+    let all = tempfile::tempdir().unwrap();
+    let ws = all.path().join("ws");
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/docs");
+    let r = run(&ws, &["index", docs.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
     for scenario in SCENARIOS {
-        let dir = tempfile::tempdir().unwrap();
         let golden = golden_dir().join(format!("{}.jsonl", scenario.name));
-        let ws = if update {
+        if update {
+            let dir = tempfile::tempdir().unwrap();
             std::fs::create_dir_all(golden_dir()).unwrap();
-            record(scenario, dir.path(), &golden).await.0
-        } else {
-            workspace(dir.path(), scenario.docs)
-        };
+            record(scenario, dir.path(), &golden).await;
+        }
         let r = run(&ws, &["replay", golden.to_str().unwrap()]);
         assert_eq!(r.code, 0, "{}: {}{}", scenario.name, r.stdout, r.stderr);
         assert!(r.stdout.starts_with("replay identical:"), "{}", r.stdout);
+        assert_eq!(r.stderr.matches("note:").count(), 0, "{}", r.stderr);
         insta::assert_snapshot!(
             format!("transcript-{}", scenario.name),
             canonical_transcript(&ws, &golden)
         );
     }
+    // A workspace without one of its documents: said before step 1, exit 1.
+    let other = tempfile::tempdir().unwrap();
+    let partial = workspace(other.path(), &["notes.txt"]);
+    let golden = golden_dir().join("multi-doc-replan.jsonl");
+    let r = run(&partial, &["replay", golden.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        format!(
+            "note: document `multilingual` of the recording is not in this workspace\n\
+             error: cannot replay `{}`: 1 of its 2 document(s) not in this workspace\n\
+             hint: index them (`docnav index <files>`), or replay in the workspace it was recorded in\n",
+            golden.display()
+        )
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -201,7 +229,7 @@ async fn fresh_recording_round_trips_byte_for_byte() {
 async fn the_api_key_never_reaches_output_logs_or_trace() {
     let dir = tempfile::tempdir().unwrap();
     let ws = workspace(dir.path(), &["notes.txt"]);
-    let fake = FakeModel::start(vec![Reply::status(401), understand(&["x"])]).await;
+    let fake = FakeModel::start(vec![Reply::status(401), analysis(&["x"], &[])]).await;
     let trace = dir.path().join("t.jsonl");
     let mut cmd = ask_cmd(&ws, &fake, &["q", "--trace", trace.to_str().unwrap()]);
     cmd.env("RUST_LOG", "trace");
@@ -304,4 +332,31 @@ fn replay_step_advances_one_event_per_enter_and_show_json_is_for_tools() {
     assert!(lines
         .iter()
         .all(|l| l.get("step").is_some() && l.get("text").is_some()));
+}
+
+/// Traces recorded by older docnav versions (format 1: before `model_error`; format 2: separate
+/// understand/plan/replan calls and `sufficient: bool` verdicts) are still shown by `replay
+/// --show`; re-running one is refused with a clear message, since its prompts differ.
+#[test]
+fn older_trace_versions_are_shown_not_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &["notes.txt", "multilingual.md"]);
+    for version in [1, 2] {
+        let trace = golden_dir().join(format!("older/v{version}-multi-doc-replan.jsonl"));
+        let show = run(&ws, &["replay", "--show", trace.to_str().unwrap()]);
+        assert_eq!(show.code, 0, "{}", show.stderr);
+        insta::assert_snapshot!(
+            format!("transcript-v{version}-multi-doc-replan"),
+            show.stdout.replace(env!("CARGO_PKG_VERSION"), "<VERSION>")
+        );
+        let r = run(&ws, &["replay", trace.to_str().unwrap()]);
+        assert_eq!(r.code, 1, "{}", r.stdout);
+        assert_eq!(
+            r.stderr,
+            format!(
+                "error: `{0}` is a trace of format version {version}, recorded by an older docnav whose prompts and decisions differ: it cannot be re-run\nhint: `docnav replay --show {0}` shows it; record the question again to replay it\n",
+                trace.display()
+            )
+        );
+    }
 }

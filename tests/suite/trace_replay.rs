@@ -5,7 +5,7 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 
-use super::agent::{command, plan, tasks, understand, worker_tag};
+use super::agent::{analysis, command, evaluation, plan, worker_tag, EVALUATE_TAG};
 use super::common::{fixture, run};
 use super::trace::{ask_cmd, output, record, workspace, SCENARIOS};
 use crate::support::fake_model::{FakeModel, Reply};
@@ -22,12 +22,11 @@ async fn an_edited_document_is_reported_at_the_step_that_diverges() {
     // Key concepts that `find` does not hit, so the overview shows only the top level; the worker
     // then runs step 1 `cd 1` and step 2 `cat 1`, which shows section 1.1's text.
     let fake = FakeModel::start(vec![
-        understand(&["zzqx"]),
-        tasks(&[("notes", "how to keep several indexes apart")]),
-        plan("notes", &["cd 1", "cat 1"]),
-        command("notes", "cd 1"),
+        analysis(&["zzqx"], &[("notes", "how to keep several indexes apart")]),
+        plan("notes", &["cd 1", "cat 1"], "cd 1"),
         command("notes", "cat 1"),
         command("notes", "done"),
+        evaluation("sufficient", "", &[]),
     ])
     .await;
     let trace = dir.path().join("t.jsonl");
@@ -126,14 +125,13 @@ async fn failed_model_calls_are_recorded_as_they_happen_and_replay_as_recorded()
     // The worker's plan reply does not parse, nor does the repair: both are real calls with
     // their own usage and latency. The orchestrator's evaluate call then fails with HTTP 401.
     let fake = FakeModel::start(vec![
-        understand(&["workspace"]),
-        tasks(&[("notes", "how to keep indexes apart")]),
+        analysis(&["workspace"], &[("notes", "how to keep indexes apart")]),
         Reply::text("no json here")
             .usage(11, 3)
             .after(30)
             .when(&tag),
         Reply::text("still none").usage(13, 5).when(&tag),
-        Reply::status(401),
+        Reply::status(401).when(EVALUATE_TAG),
     ])
     .await;
     let trace = dir.path().join("t.jsonl");
@@ -259,7 +257,7 @@ fn a_trace_from_another_format_version_is_refused_clearly() {
     assert_eq!(r.code, 1);
     assert!(
         r.stderr
-            .contains("format version 0; this docnav reads format versions 1 to 2"),
+            .contains("format version 0; this docnav reads format versions 1 to 3"),
         "{}",
         r.stderr
     );

@@ -3,13 +3,13 @@
 //!
 //! Decisions are told apart by the name of the `response_format` json_schema (json_schema is on
 //! by default), never by prompt wording, so prompt rewrites do not break it:
-//! - `query_plan`: a factual, focused plan whose key concepts are the question's longer words;
-//! - `task_list`: one task for the document of the question found in the request (the first
-//!   known question whose text appears), whose text carries a marker `[oracle-doc:ID]`;
-//! - `plan`: two steps;
-//! - `nav_step`: `cat /ID/1` for the document named by the marker, then `done` once that
-//!   command appears in the conversation;
-//! - `verdict`: sufficient;
+//! - `analysis` (understand and analyze in one reply; `query_plan` alone when documents are
+//!   named): a factual, focused plan whose key concepts are the question's longer words, and one
+//!   task for the document of the question found in the request (the first known question
+//!   whose text appears), whose text carries a marker `[oracle-doc:ID]`;
+//! - `plan_step` (a Worker's plan and first command) and `nav_step`: `cat /ID/1` for the
+//!   document named by the marker, then `done` once that command appears in the conversation;
+//! - `check` and `evaluation`: sufficient;
 //! - any other schema: the smallest object its JSON Schema allows (required properties only;
 //!   the first enum value, `""`, `0`, `true`, `[]`), so a new decision still gets a valid reply.
 
@@ -44,33 +44,39 @@ impl Oracle {
         let text = messages_text(request);
         let schema = request.pointer("/response_format/json_schema");
         let name = schema.and_then(|s| s["name"].as_str()).unwrap_or_default();
+        let plan = || {
+            let question = self.question_in(&text).unwrap_or_default();
+            let concepts: Vec<String> = question
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| w.chars().count() > 3)
+                .take(4)
+                .map(str::to_lowercase)
+                .collect();
+            json!({"intent": "factual", "key_concepts": concepts, "strategy": "focused"})
+        };
+        let step = || {
+            let doc = marked_doc(&text).unwrap_or_else(|| self.default_doc.clone());
+            let read = format!("cat /{doc}/1");
+            if text.contains(&read) {
+                "done".to_string()
+            } else {
+                read
+            }
+        };
         let reply = match name {
-            "query_plan" => {
-                let question = self.question_in(&text).unwrap_or_default();
-                let concepts: Vec<String> = question
-                    .split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| w.chars().count() > 3)
-                    .take(4)
-                    .map(str::to_lowercase)
-                    .collect();
-                json!({"intent": "factual", "key_concepts": concepts, "strategy": "focused"})
-            }
-            "task_list" => {
+            "query_plan" => plan(),
+            "analysis" => {
                 let doc = self.doc_for(&text);
-                json!({"tasks": [{"doc_id": doc, "task": format!("read the section that answers the question {MARKER}{doc}]")}]})
+                let mut reply = plan();
+                reply["tasks"] = json!([{"doc_id": doc, "task": format!("read the section that answers the question {MARKER}{doc}]")}]);
+                reply
             }
-            "plan" => json!({"plan": ["read the first section", "stop"]}),
-            "nav_step" => {
-                let doc = marked_doc(&text).unwrap_or_else(|| self.default_doc.clone());
-                let read = format!("cat /{doc}/1");
-                let command = if text.contains(&read) {
-                    "done".to_string()
-                } else {
-                    read
-                };
-                json!({"reason": "oracle", "command": command})
+            "plan_step" => {
+                json!({"plan": ["read the first section", "stop"], "reason": "oracle", "command": step()})
             }
-            "verdict" => json!({"sufficient": true, "missing": ""}),
+            "nav_step" => json!({"reason": "oracle", "command": step()}),
+            "check" => json!({"verdict": "sufficient", "missing": ""}),
+            "evaluation" => json!({"verdict": "sufficient", "missing": "", "tasks": []}),
             _ => schema.map_or(json!({}), |s| minimal(&s["schema"])),
         };
         reply.to_string()

@@ -1,8 +1,12 @@
-//! `cat [-o OFFSET] [--budget N] [path]`: read a node with its subtree, collected as evidence.
+//! `cat [-o OFFSET | -l LINE] [--budget N] [path[:LINE]]`: read a node with its subtree, collected
+//! as evidence.
 //!
 //! The text is [`Tree::text_of`](crate::tree::Tree::text_of) under a location header. Past the
-//! budget (chars) the page stops at a paragraph or line boundary and a note gives the exact
-//! command that reads on; `OFFSET`s are chars of the full text, so the pages concatenate to it.
+//! budget (chars) the page stops at a paragraph or line boundary and a note says where it stopped,
+//! which limit cut it, and the exact command that reads on; `OFFSET`s are chars of the full text,
+//! so the pages concatenate to it. `path:N` (as `grep` prints it) or `-l N` starts the page at line
+//! N of that text, line 1 being the section's heading — the one line-number convention of the
+//! command language (see `grep`).
 //! The last page ends with the sections the text refers to outside itself
 //! ([`Node::references`](crate::tree::Node::references): "see Section 2.1", links to headings), so
 //! a reader can follow them: `[see also: #2.1 Searching, #3 End]`.
@@ -12,6 +16,7 @@ use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::{location_header, page};
 use crate::nav::{CommandOutput, Effect, Evidence, NavError, Session, Status};
+use crate::tree::references::external::{anchor_node, target_document};
 use crate::tree::{NodeId, Tree};
 
 /// At most this many sections are named in a `see also` line; the rest are counted.
@@ -33,10 +38,15 @@ static EXAMPLES: &[Example] = &[
         command: "cat --budget 500 /multilingual",
         description: "read with a smaller page (chars)",
     },
+    Example {
+        command: "cat /ripgrep-guide/1/10:5",
+        description: "read from line 5 of the section's text, where `grep` found a match",
+    },
 ];
 
 const SPEC: &[OptSpec] = &[
     OptSpec::value(Some('o'), "offset"),
+    OptSpec::value(Some('l'), "line"),
     OptSpec::value(None, "budget"),
 ];
 
@@ -45,10 +55,10 @@ impl Command for Cat {
         "cat"
     }
     fn usage(&self) -> &'static str {
-        "cat [-o OFFSET] [--budget CHARS] [path]"
+        "cat [-o OFFSET | -l LINE] [--budget CHARS] [path[:LINE]]"
     }
     fn summary(&self) -> &'static str {
-        "read a section with its subsections (collected as evidence), paged by the output budget"
+        "read a section with its subsections (collected as evidence), paged by the output budget; path:N or -l N starts at line N (as grep prints it)"
     }
     fn examples(&self) -> &'static [Example] {
         EXAMPLES
@@ -67,8 +77,29 @@ impl Command for Cat {
             })
             .map_err(|e| usage_error(self, Some(&e))))
         .unwrap_or(session.budget());
+        let line = try_out!(parsed
+            .count("line")
+            .map_err(|e| usage_error(self, Some(&e))));
         let path = try_out!(one_path(self, &parsed));
-        let place = try_out!(target(self, session, path)?);
+        let (place, line) = match (path, line) {
+            (Some(p), line) => match session.resolve(p)? {
+                Ok(place) => (place, line),
+                Err(why) => match (split_line(p), line) {
+                    (Some((prefix, n)), None) => match session.resolve(prefix)? {
+                        Ok(place) => (place, Some(n)),
+                        Err(_) => return Ok(CommandOutput::error(format!("cat: {why}"))),
+                    },
+                    _ => return Ok(CommandOutput::error(format!("cat: {why}"))),
+                },
+            },
+            (None, line) => (try_out!(target(self, session, None)?), line),
+        };
+        if line.is_some() && parsed.value("offset").is_some() {
+            return Ok(usage_error(
+                self,
+                Some("give a line or an offset (-o), not both"),
+            ));
+        }
         let Place::Node { doc_id, doc, node } = &place else {
             return Ok(CommandOutput::error(
                 "cat: / is the list of documents, not a text (try ls /, then cat /doc_id)",
@@ -76,6 +107,24 @@ impl Command for Cat {
         };
         let tree = &doc.tree;
         let text = tree.text_of(*node);
+        let offset = match line {
+            None => offset,
+            Some(0) => {
+                return Ok(CommandOutput::error(
+                    "cat: lines count from 1 (the heading)",
+                ))
+            }
+            Some(n) => match line_start(&text, n) {
+                Some(at) => at,
+                None => {
+                    return Ok(CommandOutput::error(format!(
+                        "cat: line {n} is past the end of {} ({} lines)",
+                        place.path(),
+                        text.lines().count()
+                    )))
+                }
+            },
+        };
         let header = location_header(doc_id, tree, *node);
         let p = page(&text, offset, budget);
         if offset > 0 && offset >= p.total {
@@ -97,15 +146,34 @@ impl Command for Cat {
         }
         // On the last page, before its note (the paging note stays the last line).
         if p.chars.end >= p.total {
-            if let Some(line) = see_also(doc_id, tree, *node) {
+            if let Some(line) = see_also(session, doc_id, tree, *node) {
                 out.push_str(&line);
                 out.push('\n');
             }
         }
         let path = place.path();
+        let (first, last) = (
+            line_of(&text, p.chars.start),
+            line_of(&text, p.chars.end.saturating_sub(1).max(p.chars.start)),
+        );
+        let lines = match (first, last, text.lines().count()) {
+            (a, b, total) if a == b => format!("line {a} of {total}"),
+            (a, b, total) => format!("lines {a}–{b} of {total}"),
+        };
         if p.chars.end < p.total {
+            let cut = if p.body.ends_with("\n\n") {
+                "a paragraph break"
+            } else if p.body.ends_with('\n') {
+                "a line break"
+            } else {
+                "its last char"
+            };
+            let limit = match parsed.value("budget") {
+                Some(_) => format!("--budget {budget}"),
+                None => format!("the {budget}-char output budget"),
+            };
             out.push_str(&format!(
-                "[chars {}–{} of {} shown; read on: cat -o {} {path}",
+                "[chars {}–{} of {} shown ({lines}): page cut at {cut} within {limit}; read on: cat -o {} {path}",
                 p.chars.start, p.chars.end, p.total, p.chars.end
             ));
             if !tree.node(*node).children.is_empty() {
@@ -114,7 +182,7 @@ impl Command for Cat {
             out.push(']');
         } else if p.chars.start > 0 {
             out.push_str(&format!(
-                "[chars {}–{} of {} shown; end of {path}]",
+                "[chars {}–{} of {} shown ({lines}); end of {path}]",
                 p.chars.start, p.chars.end, p.total
             ));
         }
@@ -133,38 +201,115 @@ impl Command for Cat {
     }
 }
 
-/// `[see also: #2.1 Searching, #3 End]` (a reference to the root is `/doc_id Title`): the targets of the cross-references of `node` and its
-/// descendants that lie outside `node`'s subtree, in reading order of first mention, at most
-/// [`SEE_ALSO_MAX`] (then `(+N more)`). `None` when there are none.
-fn see_also(doc_id: &str, tree: &Tree, node: NodeId) -> Option<String> {
-    let mut targets: Vec<NodeId> = Vec::new();
+/// `name:N` split into `name` and line `N` when it ends with `:` and digits (`N` ≥ 0).
+fn split_line(path: &str) -> Option<(&str, usize)> {
+    let (prefix, digits) = path.rsplit_once(':')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((
+        if prefix.is_empty() { "." } else { prefix },
+        digits.parse().ok()?,
+    ))
+}
+
+/// Char offset where line `n` (1-based) of `text` starts; `None` past its last line.
+fn line_start(text: &str, n: usize) -> Option<usize> {
+    if n == 1 {
+        return (!text.is_empty()).then_some(0);
+    }
+    let mut line = 1;
+    for (i, c) in text.chars().enumerate() {
+        if c == '\n' {
+            line += 1;
+            if line == n {
+                return (i + 1 < text.chars().count()).then_some(i + 1);
+            }
+        }
+    }
+    None
+}
+
+/// The 1-based line of `text` holding char `at`.
+fn line_of(text: &str, at: usize) -> usize {
+    1 + text.chars().take(at).filter(|&c| c == '\n').count()
+}
+
+/// `[see also: #2.1 Searching, /ripgrep-guide/#1.5 Configuration file]`: the sections the text of
+/// `node` and its descendants refers to outside `node`'s subtree, in reading order of the
+/// referring nodes (within one, its references to this document first), at most
+/// [`SEE_ALSO_MAX`] (then `(+N more)`); `None` when there are none.
+///
+/// A section of this document is `#2.1 Title` (its root `/doc_id Title`). A link to another
+/// indexed document (issue 14.5) is resolved now, against the library's catalog
+/// ([`target_document`], [`anchor_node`]) and shown as `/doc_id/#2.1 Title` (`/doc_id Title` for
+/// its root, or when the anchor names no heading there); links to files that are not indexed, or
+/// whose tree cannot be loaded, are left out.
+fn see_also(session: &Session, doc_id: &str, tree: &Tree, node: NodeId) -> Option<String> {
+    let library = session.library();
+    let catalog: Vec<(&str, &str)> = library
+        .cards()
+        .iter()
+        .map(|c| (c.doc_id.as_str(), c.source.as_str()))
+        .collect();
+    let source = library.card(doc_id).map_or("", |c| c.source.as_str());
+    let mut targets: Vec<String> = Vec::new();
+    let mut push = |t: String| {
+        if !targets.contains(&t) {
+            targets.push(t);
+        }
+    };
+    let local = |r: NodeId| {
+        let target = tree.node(r);
+        if target.structure.is_empty() {
+            format!("/{doc_id} {}", target.title)
+        } else {
+            format!("#{} {}", target.structure, target.title)
+        }
+    };
     for n in tree.preorder(node) {
         for &r in &tree.node(n).references {
-            if !tree.is_ancestor_or_self(node, r) && !targets.contains(&r) {
-                targets.push(r);
+            if !tree.is_ancestor_or_self(node, r) {
+                push(local(r));
+            }
+        }
+        for link in tree.links.external.iter().filter(|l| l.from == n) {
+            let Some(other) = target_document(source, &link.file, &catalog) else {
+                continue;
+            };
+            if other == doc_id {
+                let r = link
+                    .anchor
+                    .as_deref()
+                    .and_then(|a| anchor_node(tree, a))
+                    .unwrap_or(NodeId::ROOT);
+                if !tree.is_ancestor_or_self(node, r) {
+                    push(local(r));
+                }
+                continue;
+            }
+            let Ok(doc) = library.document(other) else {
+                continue;
+            };
+            let t = &doc.tree;
+            let r = link.anchor.as_deref().and_then(|a| anchor_node(t, a));
+            match r.map(|r| t.node(r)) {
+                Some(n) if !n.structure.is_empty() => {
+                    push(format!("/{other}/#{} {}", n.structure, n.title));
+                }
+                _ => push(format!("/{other} {}", t.title())),
             }
         }
     }
     if targets.is_empty() {
         return None;
     }
-    let named: Vec<String> = targets
-        .iter()
-        .take(SEE_ALSO_MAX)
-        .map(|&r| {
-            let target = tree.node(r);
-            if target.structure.is_empty() {
-                format!("/{doc_id} {}", target.title)
-            } else {
-                format!("#{} {}", target.structure, target.title)
-            }
-        })
-        .collect();
     let more = targets.len().saturating_sub(SEE_ALSO_MAX);
+    targets.truncate(SEE_ALSO_MAX);
     let more = if more > 0 {
         format!(" (+{more} more)")
     } else {
         String::new()
     };
-    Some(format!("[see also: {}{more}]", named.join(", ")))
+    Some(format!("[see also: {}{more}]", targets.join(", ")))
 }

@@ -1,8 +1,14 @@
-//! `grep [-i] [-c] [-m MAX] <regex> [path]`: regex (the `regex` crate, multi-line mode) over the
-//! titles and text of a subtree (every document at `/`), as `path:line: text` lines.
+//! `grep [-i] [-c] [-m MAX] <regex> [path]`: a regular expression over the titles and text of a
+//! subtree (every document at `/`), as `path:line: text` lines.
 //!
-//! Line numbers are source lines when the node knows them (Markdown, text); for PDF nodes they
-//! are `+N`, the line within the node's own text (`+0` is the title).
+//! The syntax is the Rust `regex` crate's (<https://docs.rs/regex/latest/regex/#syntax>), in
+//! multi-line mode (`^`/`$` match at line ends): `a|b`, classes, `(?i)`, `\b`; no look-around and
+//! no backreferences; `\` escapes a special character (`\.`, `\(`).
+//!
+//! Line numbers follow the one convention of the command language (issue 14.3): `path:N` is line
+//! N of the text `cat path` prints, counted from 1 on the section's heading, in every format; so
+//! `cat path:N` reads on from that very line. `path` is always the section whose own text holds
+//! the line.
 
 use regex::{Regex, RegexBuilder};
 
@@ -54,7 +60,7 @@ impl Command for Grep {
         "grep [-i] [-c] [-m MAX] <regex> [path]"
     }
     fn summary(&self) -> &'static str {
-        "regex over the text below a section: `path:line: text` (at most 30 lines unless -m)"
+        "regex (Rust syntax) over the text below a section: `path:N: text`, N a line of `cat path` (at most 30 unless -m)"
     }
     fn examples(&self) -> &'static [Example] {
         EXAMPLES
@@ -123,11 +129,10 @@ impl Scan {
             let node = tree.node(id);
             let path = display_path(doc_id, tree, id);
             let before = self.total;
-            let first = content_first_line(node);
-            // The root's title is the document's (maybe a file stem), not a source line.
+            let lines = ContentLines::of(node);
+            // The root's title is the document's (maybe a file stem), not text of the document.
             if id != NodeId::ROOT && self.regex.is_match(&node.title) {
-                let line = node.lines.as_ref().map(|r| r.start as usize);
-                self.hit(&path, line, 0, &node.title);
+                self.hit(&path, 1, &node.title);
             }
             let text = node.content.as_str();
             let mut at = 0;
@@ -143,8 +148,7 @@ impl Scan {
                     .find('\n')
                     .map_or(text.len(), |i| m.start() + i);
                 counted_to = m.start();
-                let number = first.map(|f| f as usize + line_no);
-                self.hit(&path, number, line_no + 1, &text[start..end]);
+                self.hit(&path, lines.rendered(line_no), &text[start..end]);
                 at = end + 1;
             }
             if self.total > before {
@@ -156,19 +160,14 @@ impl Scan {
         }
     }
 
-    /// Record one matching line: `source` is the source line when known, else `relative` (the
-    /// line within the node's text, 0 for the title) is shown as `+N`.
-    fn hit(&mut self, path: &str, source: Option<usize>, relative: usize, line: &str) {
+    /// Record one matching line, line `number` of `cat path`.
+    fn hit(&mut self, path: &str, number: usize, line: &str) {
         self.total += 1;
         if self.count_only || self.total > self.max {
             return;
         }
-        let at = match source {
-            Some(n) => n.to_string(),
-            None => format!("+{relative}"),
-        };
         self.lines
-            .push(format!("{path}:{at}: {}", one_line(line, LINE_CHARS)));
+            .push(format!("{path}:{number}: {}", one_line(line, LINE_CHARS)));
     }
 
     fn finish(self, where_: &str, pattern: &str) -> String {
@@ -191,11 +190,36 @@ impl Scan {
     }
 }
 
-/// 1-based source line of the first line of a node's own content: its text runs to the end of
-/// its line range, so it starts `lines(content)` lines before the range's end. `None` without
-/// source lines (PDF).
-fn content_first_line(node: &Node) -> Option<u32> {
-    let range = node.lines.as_ref()?;
-    let count = u32::try_from(node.content.lines().count()).unwrap_or(u32::MAX);
-    Some(range.end.saturating_sub(count).max(range.start))
+/// Where a node's own content sits in [`crate::tree::Tree::text_of`] of that node: its heading
+/// line and a blank line (when it has a title), then the content without its leading blank lines.
+struct ContentLines {
+    /// Rendered line of the content's first shown line (3 under a heading, else 1).
+    first: usize,
+    /// Blank lines at the start of the raw content, not shown.
+    skipped: usize,
+    /// Lines of the content as shown (trailing whitespace trimmed).
+    shown: usize,
+}
+
+impl ContentLines {
+    fn of(node: &Node) -> ContentLines {
+        let raw = node.content.as_str();
+        let trimmed = raw.trim_start_matches(['\n', '\r']);
+        let skipped = raw[..raw.len() - trimmed.len()].matches('\n').count();
+        let shown = trimmed.trim_end().lines().count();
+        ContentLines {
+            first: if node.title.is_empty() { 1 } else { 3 },
+            skipped,
+            shown,
+        }
+    }
+
+    /// The rendered line of raw content line `raw` (0-based); a blank line outside the shown
+    /// text (before or after it) counts as the nearest shown line.
+    fn rendered(&self, raw: usize) -> usize {
+        let shown = raw
+            .saturating_sub(self.skipped)
+            .min(self.shown.saturating_sub(1));
+        self.first + shown
+    }
 }

@@ -1,10 +1,18 @@
 //! `help [command]`: list the commands, or show one command's usage, summary and examples.
 
-use super::{find_command, registry, usage_error, Command, Example};
+use super::{find_command, options, registry, try_out, usage_error, Command, Example};
 use crate::nav::{CommandOutput, NavError, Session};
 
 /// `help`.
 pub struct Help;
+
+/// The conventions every command shares, printed under the command list.
+pub const NOTES: &[&str] = &[
+    "paths: /doc_id/2/1, titles (quote spaces; a unique prefix is enough), .., #2.1.3",
+    "lines: grep's `path:N` is line N of the section's text as `cat path` shows it below its `==` header (line 1: the section's heading), in every format; `cat path:N` reads from that line",
+    "regex: grep takes Rust regex syntax (a|b, [0-9]+, (?i), \\b; \\ escapes . ( [ and friends; no look-around, no backreferences)",
+    "options: -- ends them, so a word may start with a dash: find -- --max-count",
+];
 
 static EXAMPLES: &[Example] = &[
     Example {
@@ -31,7 +39,7 @@ impl Command for Help {
         EXAMPLES
     }
     fn run(&self, args: &[String], _session: &mut Session) -> Result<CommandOutput, NavError> {
-        match args {
+        match try_out!(options(self, args, &[])).positional.as_slice() {
             [] => {
                 let width = registry()
                     .iter()
@@ -42,10 +50,7 @@ impl Command for Help {
                     .iter()
                     .map(|c| format!("{:width$}  {}", c.usage(), c.summary()))
                     .collect();
-                lines.push(
-                    "paths: /doc_id/2/1, titles (quote spaces; a unique prefix is enough), .., #2.1.3"
-                        .into(),
-                );
+                lines.extend(NOTES.iter().map(|n| n.to_string()));
                 Ok(CommandOutput::ok(lines.join("\n")))
             }
             [name] => match find_command(name) {

@@ -1,6 +1,6 @@
 //! `pwd`: print the current path.
 
-use super::{usage_error, Command, Example};
+use super::{options, try_out, usage_error, Command, Example};
 use crate::nav::{CommandOutput, NavError, Session};
 
 /// `pwd`.
@@ -25,7 +25,7 @@ impl Command for Pwd {
         EXAMPLES
     }
     fn run(&self, args: &[String], session: &mut Session) -> Result<CommandOutput, NavError> {
-        if !args.is_empty() {
+        if !try_out!(options(self, args, &[])).positional.is_empty() {
             return Ok(usage_error(self, Some("takes no arguments")));
         }
         Ok(CommandOutput::ok(session.pwd()?))

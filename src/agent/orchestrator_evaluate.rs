@@ -1,0 +1,166 @@
+//! Evaluate (DESIGN.md §6.5) with the replan folded in: one call judges whether the union of the
+//! evidence answers the question — sufficient, insufficient (what is missing) or absent (not
+//! covered) — and, when it is insufficient and a round is left, names the next round's tasks.
+//!
+//! The judge sees, per task run: how its Worker ended (its check's verdict, `done`, a budget, or
+//! its failure — a failed task may be dispatched again, issue 11.2), its searches that found
+//! nothing and its leads (sections of other documents its text links to, issue 14.5); then every
+//! excerpt, fenced; then, when a round is left, the documents best ranked for the question, one
+//! line each (the same pre-rank as analyze), plus those the leads name.
+
+use std::fmt::Write as _;
+
+use super::cards::{one_line_cards, ranked_cards, PreRank, EVALUATE_CARDS};
+use crate::agent::budget::clip;
+use crate::agent::decisions::{evaluation_schema, Evaluation, Outcome};
+use crate::agent::events::Emitter;
+use crate::agent::prompts::{room_chars, system_prompt, untrusted, untrusted_inline, Prompt};
+use crate::agent::worker::{ask_model, first_line, CollectedEvidence, WorkerEnd, WorkerOutcome};
+use crate::agent::{AgentError, AgentOptions};
+use crate::index::DocCard;
+use crate::llm::{ChatMessage, ChatModel};
+use crate::workspace::Library;
+
+/// Evaluate after round `round` of `rounds` (1-based).
+///
+/// Errors: [`AgentError::Llm`] when the model call fails or its reply does not parse after the
+/// repair round.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn evaluate(
+    model: &dyn ChatModel,
+    emitter: &Emitter,
+    library: &dyn Library,
+    options: &AgentOptions,
+    (round, rounds): (usize, usize),
+    question: &str,
+    pre: &PreRank,
+    outcomes: &[WorkerOutcome],
+    collected: &[CollectedEvidence],
+) -> Result<Evaluation, AgentError> {
+    let cap = options.prompt_cap_tokens;
+    let system = system_prompt(Prompt::Evaluate, options, &[("round", round.to_string())]);
+    let head = format!(
+        "Question: {question}\n\nTasks run (round {round} of {rounds}):\n{}\n",
+        tasks_block(outcomes)
+    );
+    let documents = if round < rounds {
+        format!(
+            "\nDocuments for the next round's tasks (best first for the question, one line each):\n{}\n",
+            one_line_cards(&next_round_cards(library, pre, outcomes))
+        )
+    } else {
+        "\nNo round is left: tasks must be [].\n".to_string()
+    };
+    let room = room_chars(cap, &[&system, &head, &documents, "Evidence:\n"]);
+    let user = format!(
+        "{head}Evidence:\n{}{documents}",
+        evidence_block(library, collected, room)
+    );
+    let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];
+    Ok(ask_model(
+        model,
+        emitter,
+        "evaluate",
+        messages,
+        &evaluation_schema(),
+        cap,
+    )
+    .await?)
+}
+
+/// One entry per task run: the Worker, its document and task, how it ended, what it collected,
+/// the searches that found nothing and its leads (fenced: their titles are document text).
+fn tasks_block(outcomes: &[WorkerOutcome]) -> String {
+    let mut out = String::new();
+    for o in outcomes {
+        let ended = match (&o.error, o.end, &o.verdict) {
+            (Some(e), _, _) => format!("FAILED: {e}"),
+            (None, _, Some(v)) if v.verdict == Outcome::Sufficient => {
+                "its check said sufficient".to_string()
+            }
+            (None, _, Some(v)) if o.end == WorkerEnd::Checked => {
+                format!("its check said {}: {}", v.verdict.as_str(), v.missing)
+            }
+            (None, WorkerEnd::Done, _) if o.last_reason.trim().is_empty() => {
+                "ended with done".to_string()
+            }
+            (None, WorkerEnd::Done, _) => format!(
+                "ended with done, saying: {}",
+                first_line(&o.last_reason, 200)
+            ),
+            (None, WorkerEnd::EvidenceBudget, _) => "stopped at its evidence budget".into(),
+            (None, _, _) => format!("stopped after {} commands (its budget)", o.steps),
+        };
+        let _ = writeln!(
+            out,
+            "- {} on `{}`: {}\n  → {ended}; {} excerpt(s)",
+            o.worker_id,
+            o.doc_id,
+            o.task,
+            o.evidence.len()
+        );
+        if !o.found_nothing.is_empty() {
+            let list: Vec<String> = o.found_nothing.iter().map(|s| format!("`{s}`")).collect();
+            let _ = writeln!(out, "  → searches that found nothing: {}", list.join(" · "));
+        }
+        if !o.leads.is_empty() {
+            let _ = writeln!(
+                out,
+                "  → leads not read: {}",
+                untrusted_inline("leads", &o.leads.join(" · "))
+            );
+        }
+    }
+    out
+}
+
+/// The [`EVALUATE_CARDS`] best documents for the question, then any other a lead names.
+fn next_round_cards<'a>(
+    library: &'a dyn Library,
+    pre: &PreRank,
+    outcomes: &[WorkerOutcome],
+) -> Vec<&'a DocCard> {
+    let mut cards = ranked_cards(library, pre, EVALUATE_CARDS);
+    for lead in outcomes.iter().flat_map(|o| &o.leads) {
+        let id = lead
+            .trim_start_matches('/')
+            .split(['/', ' '])
+            .next()
+            .unwrap_or("");
+        if let Some(card) = library.card(id) {
+            if !cards.iter().any(|c| c.doc_id == card.doc_id) {
+                cards.push(card);
+            }
+        }
+    }
+    cards
+}
+
+/// Every excerpt fenced as untrusted data, labelled `doc_id #structure chars a–b` (titles are
+/// document text, so they stay inside the fence, in the text's own heading), each clipped to an
+/// equal share of `budget_chars`.
+fn evidence_block(
+    library: &dyn Library,
+    collected: &[CollectedEvidence],
+    budget_chars: usize,
+) -> String {
+    if collected.is_empty() {
+        return "(no evidence collected)\n".into();
+    }
+    let per_item = (budget_chars / collected.len()).saturating_sub(96);
+    let mut s = String::new();
+    for (i, ev) in collected.iter().enumerate() {
+        let label = library
+            .document(&ev.doc_id)
+            .map(|d| format!("{} #{}", ev.doc_id, d.tree.node(ev.node).structure))
+            .unwrap_or_else(|_| ev.doc_id.clone());
+        let label = format!("{label} chars {}–{}", ev.chars.start, ev.chars.end);
+        let _ = writeln!(
+            s,
+            "[{}] {}",
+            i + 1,
+            untrusted(&label, &clip(&ev.text, per_item))
+        );
+    }
+    s
+}
