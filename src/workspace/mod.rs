@@ -42,7 +42,9 @@ pub const FORMAT_VERSION: u32 = 2;
 /// index` rebuilds unchanged sources indexed by an older build instead of keeping stale trees.
 /// 1: `Node::references` filled (trees before have none), table-of-contents lines reference
 /// nothing. Catalog rows from before this field have `build_key` "" and are rebuilt.
-pub const TREE_BUILDER_VERSION: u32 = 1;
+/// 2: PDF text without running headers, footers and page numbers; PDFs without an outline
+/// sectioned at their printed headings (issue 10).
+pub const TREE_BUILDER_VERSION: u32 = 2;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose
