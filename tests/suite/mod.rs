@@ -11,6 +11,8 @@ pub mod llm;
 pub mod nav;
 pub mod parse_md;
 pub mod parse_pdf;
+pub mod pdf_bomb;
+pub mod pdf_corpus;
 pub mod references;
 pub mod shell;
 pub mod shell_agent;

@@ -34,8 +34,12 @@ pub const HEADER_GAP_PITCHES: f32 = 2.0;
 pub const MIN_OFFSET_PAGES: usize = 3;
 /// … and this share of the pages with edge candidates.
 pub const MIN_OFFSET_SHARE: f32 = 0.2;
-/// A slot (edge and word position) counts for page numbers from this many pages on.
+/// A slot (edge and word position) counts for page numbers from this many pages on, and so
+/// does a second offset near the dominant one.
 pub const MIN_SLOT_PAGES: usize = 2;
+/// Other offsets within this many pages of the dominant one also count (a page skipped in an
+/// excerpt or a scan: the Vicksburg sample's printed pages run 49, 50, 52, 53…).
+pub const MAX_OFFSET_DRIFT: i64 = 5;
 /// Two baselines within this many points are the same line position.
 const SAME_BASELINE: f32 = 1.5;
 
@@ -81,10 +85,10 @@ pub fn remove_furniture(pages: &mut [Vec<TextLine>]) -> Removed {
             return true;
         }
         if let Some(offset) = &offset {
-            let printed = i64::try_from(c.page).unwrap_or(i64::MAX) + 1 + offset.value;
-            if number_slots(&line.text)
-                .any(|(first, n)| n == printed && offset.slots.contains(&(c.top, first)))
-            {
+            let physical = i64::try_from(c.page).unwrap_or(i64::MAX) + 1;
+            if number_slots(&line.text).any(|(first, n)| {
+                offset.values.contains(&(n - physical)) && offset.slots.contains(&(c.top, first))
+            }) {
                 return true;
             }
         }
@@ -130,7 +134,7 @@ pub fn remove_furniture(pages: &mut [Vec<TextLine>]) -> Removed {
     }
     Removed {
         lines: removed,
-        page_offset: offset.map(|o| o.value),
+        page_offset: offset.map(|o| o.values[0]),
     }
 }
 
@@ -194,11 +198,11 @@ fn edge_candidates(page: usize, lines: &[TextLine], pitch: f32) -> Vec<Candidate
     out
 }
 
-/// The document's printed page numbering: printed = physical + `value`, found in `slots`
-/// (top edge?, first word?).
+/// The document's printed page numbering: printed = physical + one of `values` (the dominant
+/// one first), found in `slots` (top edge?, first word?).
 #[derive(Debug)]
 struct Offset {
-    value: i64,
+    values: Vec<i64>,
     slots: Vec<(bool, bool)>,
 }
 
@@ -224,9 +228,10 @@ fn dominant_offset(pages: &[Vec<TextLine>], candidates: &[Candidate]) -> Option<
         ps.len()
     };
     let (value, hits) = votes
-        .into_iter()
+        .iter()
         .max_by_key(|(o, v)| (pages_of(v), std::cmp::Reverse(o.abs())))?;
-    let support = pages_of(&hits);
+    let value = *value;
+    let support = pages_of(hits);
     let share = support as f32 / with.len().max(1) as f32;
     if support < MIN_OFFSET_PAGES || share < MIN_OFFSET_SHARE {
         return None;
@@ -237,7 +242,12 @@ fn dominant_offset(pages: &[Vec<TextLine>], candidates: &[Candidate]) -> Option<
             hits.iter().filter(|h| (h.1, h.2) == (top, first)).count() >= MIN_SLOT_PAGES
         })
         .collect();
-    Some(Offset { value, slots })
+    let mut values = vec![value];
+    values.extend(votes.iter().filter_map(|(o, v)| {
+        (*o != value && (o - value).abs() <= MAX_OFFSET_DRIFT && pages_of(v) >= MIN_SLOT_PAGES)
+            .then_some(*o)
+    }));
+    Some(Offset { values, slots })
 }
 
 /// Integers of 1–4 digits standing as the first or last word of `text`: (is first word, value).

@@ -36,10 +36,14 @@
 mod budget;
 mod fonts;
 mod furniture;
+mod headings;
+mod hyphenation;
 mod locate;
+mod numbering;
 mod outline;
 mod sections;
 mod text;
+mod toc;
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -173,11 +177,18 @@ pub fn page_lines(bytes: &[u8], options: &PdfOptions) -> Result<Vec<Vec<TextLine
 }
 
 /// The lines of every page after running headers, footers and page numbers are removed
-/// ([`furniture`]): the text sections are cut from. Errors: as [`parse_pdf`], one line.
+/// ([`furniture`]) and line-end hyphenation is joined ([`hyphenation`]): the text sections are
+/// cut from. Errors: as [`parse_pdf`], one line.
 pub fn body_lines(bytes: &[u8], options: &PdfOptions) -> Result<Vec<Vec<TextLine>>, String> {
     let mut pages = page_lines(bytes, options)?;
-    furniture::remove_furniture(&mut pages);
+    clean(&mut pages);
     Ok(pages)
+}
+
+/// Furniture removal, then hyphenation joining.
+fn clean(pages: &mut [Vec<TextLine>]) {
+    furniture::remove_furniture(pages);
+    hyphenation::join_hyphens(pages);
 }
 
 fn parse_inner(bytes: &[u8], options: &PdfOptions) -> Result<ParsedDoc, String> {
@@ -189,11 +200,11 @@ fn parse_inner(bytes: &[u8], options: &PdfOptions) -> Result<ParsedDoc, String> 
     let page_count = u32::try_from(pages.len()).unwrap_or(u32::MAX);
     let mut warnings = Vec::new();
     let mut lines = read_pages(&doc, options, &mut warnings)?;
-    furniture::remove_furniture(&mut lines);
-    let texts: Vec<String> = lines.iter().map(|l| text::render_lines(l)).collect();
+    clean(&mut lines);
+    let rendered = sections::render(&lines);
     let pages_without_text: Vec<u32> = (1..=page_count)
-        .zip(&texts)
-        .filter(|(_, t)| t.trim().is_empty())
+        .zip(&rendered.pages)
+        .filter(|(_, r)| rendered.full[(*r).clone()].trim().is_empty())
         .map(|(n, _)| n)
         .collect();
     let page_numbers: HashMap<_, _> = pages.iter().map(|(&n, &id)| (id, n)).collect();
@@ -204,9 +215,9 @@ fn parse_inner(bytes: &[u8], options: &PdfOptions) -> Result<ParsedDoc, String> 
         .find(|(k, v)| k == "Title" && !v.trim().is_empty())
         .map(|(_, v)| v.trim().to_string());
     let (preamble, sections) = if entries.is_empty() {
-        (RawSection::default(), sections::page_sections(&texts))
+        printed_sections(&lines, &rendered, &mut warnings)
     } else {
-        sections::outline_sections(&texts, &entries)
+        sections::outline_sections(&rendered, &entries)
     };
     Ok(ParsedDoc {
         format: DocFormat::Pdf,
@@ -218,6 +229,29 @@ fn parse_inner(bytes: &[u8], options: &PdfOptions) -> Result<ParsedDoc, String> 
         source_units: page_count,
         warnings,
     })
+}
+
+/// Sections of a PDF without an outline: at its printed headings ([`headings`]), else one
+/// per page with a warning saying so.
+fn printed_sections(
+    pages: &[Vec<TextLine>],
+    rendered: &sections::Rendered,
+    warnings: &mut Vec<String>,
+) -> (RawSection, Vec<RawSection>) {
+    let flat: Vec<&TextLine> = pages.iter().flatten().collect();
+    let page_of: Vec<usize> = pages
+        .iter()
+        .enumerate()
+        .flat_map(|(p, lines)| std::iter::repeat_n(p, lines.len()))
+        .collect();
+    match headings::detect(&flat, &page_of) {
+        Some(found) => sections::heading_sections(rendered, &found.headings),
+        None => {
+            warnings
+                .push("no outline and no printed headings found: one section per page".to_string());
+            (RawSection::default(), sections::page_sections(rendered))
+        }
+    }
 }
 
 /// Info dictionary entries with text, name or number values, in file order.

@@ -4,20 +4,73 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use super::headings::Heading;
 use super::locate;
 use super::outline::OutlineEntry;
+use super::text::TextLine;
 use super::{one_line, MAX_PAGE_TITLE_CHARS, RUNNING_HEADER_PAGES};
 use crate::parse::RawSection;
 
 /// Separator between page texts in the joined document text (a paragraph break).
 pub const PAGE_SEP: &str = "\n\n";
 
+/// The document text: every page's lines (one per line, a blank line before a paragraph gap),
+/// pages joined by [`PAGE_SEP`].
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    /// The whole text.
+    pub full: String,
+    /// Each page's byte range in `full`.
+    pub pages: Vec<Range<usize>>,
+    /// Byte offset in `full` of every line, all pages, in reading order.
+    pub line_starts: Vec<usize>,
+}
+
+impl Rendered {
+    /// The text of page `i` (0-based).
+    pub fn page(&self, i: usize) -> &str {
+        self.pages.get(i).map_or("", |r| &self.full[r.clone()])
+    }
+}
+
+/// Render `pages` (see [`Rendered`]).
+pub fn render(pages: &[Vec<TextLine>]) -> Rendered {
+    let size = pages
+        .iter()
+        .flatten()
+        .map(|l| l.text.len() + 2)
+        .sum::<usize>()
+        + pages.len() * PAGE_SEP.len();
+    let mut out = Rendered {
+        full: String::with_capacity(size),
+        pages: Vec::with_capacity(pages.len()),
+        line_starts: Vec::with_capacity(pages.iter().map(Vec::len).sum()),
+    };
+    for (i, lines) in pages.iter().enumerate() {
+        if i > 0 {
+            out.full.push_str(PAGE_SEP);
+        }
+        let start = out.full.len();
+        for (k, line) in lines.iter().enumerate() {
+            if k > 0 {
+                out.full
+                    .push_str(if line.para_before { "\n\n" } else { "\n" });
+            }
+            out.line_starts.push(out.full.len());
+            out.full.push_str(&line.text);
+        }
+        out.pages.push(start..out.full.len());
+    }
+    out
+}
+
 /// No outline: one level-1 section per page, titled by its first non-empty line — skipping
 /// bare page numbers (`12`, `iv`) and running headers (a first line shared by at least
 /// [`RUNNING_HEADER_PAGES`] pages) when the page has another line.
-pub fn page_sections(texts: &[String]) -> Vec<RawSection> {
+pub fn page_sections(doc: &Rendered) -> Vec<RawSection> {
+    let texts: Vec<&str> = (0..doc.pages.len()).map(|i| doc.page(i)).collect();
     let mut first_lines: HashMap<&str, usize> = HashMap::new();
-    for text in texts {
+    for text in &texts {
         if let Some(line) = text.lines().map(str::trim).find(|l| !l.is_empty()) {
             *first_lines.entry(line).or_default() += 1;
         }
@@ -46,7 +99,7 @@ pub fn page_sections(texts: &[String]) -> Vec<RawSection> {
             RawSection {
                 level: 1,
                 title,
-                content: text.clone(),
+                content: text.to_string(),
                 content_first_line: None,
                 lines: None,
                 pages: Some(n..n + 1),
@@ -70,27 +123,9 @@ fn clip_title(line: &str) -> String {
     format!("{}…", cut.trim_end())
 }
 
-/// The joined document text and each page's byte range in it.
-fn join_pages(texts: &[String]) -> (String, Vec<Range<usize>>) {
-    let mut full = String::with_capacity(texts.iter().map(|t| t.len() + PAGE_SEP.len()).sum());
-    let mut ranges = Vec::with_capacity(texts.len());
-    for (i, t) in texts.iter().enumerate() {
-        if i > 0 {
-            full.push_str(PAGE_SEP);
-        }
-        let start = full.len();
-        full.push_str(t);
-        ranges.push(start..full.len());
-    }
-    (full, ranges)
-}
-
 /// Outline entries become sections cut at their printed headings.
-pub fn outline_sections(
-    texts: &[String],
-    entries: &[OutlineEntry],
-) -> (RawSection, Vec<RawSection>) {
-    let (full, ranges) = join_pages(texts);
+pub fn outline_sections(doc: &Rendered, entries: &[OutlineEntry]) -> (RawSection, Vec<RawSection>) {
+    let (full, ranges) = (&doc.full, &doc.pages);
     let last_page = ranges.len().max(1);
     // Pass 1: locate headings in order; `None` = shares a page with an earlier section and its
     // heading was not found, so it stays empty.
@@ -124,7 +159,36 @@ pub fn outline_sections(
         }
         starts.push(start);
     }
-    // Pass 2: empty sections start where the next located one does.
+    let heads = entries.iter().map(|entry| {
+        let title = if entry.title.is_empty() {
+            "(untitled)".to_string()
+        } else {
+            entry.title.clone()
+        };
+        (entry.level, title)
+    });
+    cut(doc, &starts, heads)
+}
+
+/// Detected printed headings become sections, each from its heading line to the next.
+pub fn heading_sections(doc: &Rendered, headings: &[Heading]) -> (RawSection, Vec<RawSection>) {
+    let starts: Vec<Option<usize>> = headings
+        .iter()
+        .map(|h| doc.line_starts.get(h.at).copied())
+        .collect();
+    let heads = headings.iter().map(|h| (h.level, one_line(&h.title)));
+    cut(doc, &starts, heads)
+}
+
+/// Cut `doc` into a preamble and one section per `(level, title)` of `heads`, section `i`
+/// starting at byte `starts[i]` (`None`: where the next located one starts, i.e. empty) and
+/// running to the next start. Pages are those the trimmed text touches.
+fn cut(
+    doc: &Rendered,
+    starts: &[Option<usize>],
+    heads: impl Iterator<Item = (u32, String)>,
+) -> (RawSection, Vec<RawSection>) {
+    let (full, ranges) = (&doc.full, &doc.pages);
     let mut resolved = vec![full.len(); starts.len()];
     let mut next = full.len();
     for (i, s) in starts.iter().enumerate().rev() {
@@ -140,15 +204,7 @@ pub fn outline_sections(
         }
         let lead = full[start..end].len() - full[start..end].trim_start().len();
         let first = page_of(start + lead);
-        let mut last = page_of(start + lead + text.len() - 1);
-        // Only running headers / page numbers before the next heading: that page is the next
-        // section's, not this one's.
-        if last > first {
-            let tail = &full[ranges[last - 1].start..start + lead + text.len()];
-            if tail.lines().count() <= 2 && tail.chars().count() <= 160 {
-                last -= 1;
-            }
-        }
+        let last = page_of(start + lead + text.len() - 1);
         let to_u32 = |p: usize| u32::try_from(p).unwrap_or(u32::MAX);
         (text.to_string(), Some(to_u32(first)..to_u32(last) + 1))
     };
@@ -159,19 +215,14 @@ pub fn outline_sections(
         content: pre_text,
         ..RawSection::default()
     };
-    let sections = entries
-        .iter()
+    let sections = heads
         .enumerate()
-        .map(|(i, entry)| {
+        .map(|(i, (level, title))| {
             let end = resolved.get(i + 1).copied().unwrap_or(full.len());
             let (content, pages) = span(resolved[i], end.max(resolved[i]));
             RawSection {
-                level: entry.level,
-                title: if entry.title.is_empty() {
-                    "(untitled)".into()
-                } else {
-                    entry.title.clone()
-                },
+                level,
+                title,
                 content,
                 content_first_line: None,
                 lines: None,

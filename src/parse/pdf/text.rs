@@ -28,6 +28,8 @@ pub const PARAGRAPH_GAP_EM: f32 = 1.9;
 /// A string in a font at most this fraction of the previous one's size, raised, made of digits,
 /// right after a letter, is a footnote marker (separated by a space).
 pub const FOOTNOTE_SIZE_RATIO: f32 = 0.8;
+/// A line is bold when at least this share (percent) of its characters are.
+pub const BOLD_LINE_PERCENT: usize = 85;
 /// Nested form XObjects deeper than this are not entered (guards cycles).
 const MAX_FORM_DEPTH: usize = 6;
 
@@ -57,7 +59,8 @@ pub struct TextLine {
     pub y: f32,
     /// Font size (device points) of the most characters of the line.
     pub size: f32,
-    /// True when most characters are set in a bold font ([`FontInfo::bold`]).
+    /// True when at least [`BOLD_LINE_PERCENT`]% of its characters are set in a bold font
+    /// ([`FontInfo::bold`]): a bold line, not a line with bold words.
     pub bold: bool,
     /// True when a paragraph gap ([`PARAGRAPH_GAP_EM`]) separates it from the line before.
     pub para_before: bool,
@@ -518,22 +521,10 @@ fn finish(raw: Vec<LineBuf>) -> Vec<TextLine> {
             x: l.x,
             y: l.y,
             size,
-            bold: l.chars > 0 && l.bold_chars * 2 > l.chars,
+            bold: l.chars > 0 && l.bold_chars * 100 >= l.chars * BOLD_LINE_PERCENT,
             para_before: (l.para_before || pending_para) && !out.is_empty(),
         });
         pending_para = false;
-    }
-    out
-}
-
-/// Page text from lines: one line each, a blank line before a paragraph gap.
-pub fn render_lines(lines: &[TextLine]) -> String {
-    let mut out = String::with_capacity(lines.iter().map(|l| l.text.len() + 2).sum());
-    for (i, line) in lines.iter().enumerate() {
-        if i > 0 {
-            out.push_str(if line.para_before { "\n\n" } else { "\n" });
-        }
-        out.push_str(&line.text);
     }
     out
 }
@@ -573,7 +564,11 @@ mod tests {
     #[test]
     fn empty_lines_pass_their_paragraph_gap_on() {
         let lines = finish(vec![buf("  a ", false), buf("  ", true), buf("b", false)]);
-        assert_eq!(render_lines(&lines), "a\n\nb");
+        let texts: Vec<(&str, bool)> = lines
+            .iter()
+            .map(|l| (l.text.as_str(), l.para_before))
+            .collect();
+        assert_eq!(texts, vec![("a", false), ("b", true)]);
         assert_eq!(lines[0].size, 10.0);
         assert!(!lines[0].bold);
     }
