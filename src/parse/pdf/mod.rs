@@ -5,12 +5,17 @@
 //!   mid-page; when a heading is not found on its page the section starts at that page's start
 //!   (or, when an earlier section already started on that page, the section stays empty rather
 //!   than sharing text). Text before the first entry is the preamble.
-//! - Without an outline: one level-1 section per page titled by its first line.
+//! - Without an outline: one section per printed heading ([`headings`]), found from
+//!   typography (size, weight, position, numbering) and confirmed by a printed table of contents
+//!   ([`toc`]) when there is one; a section runs from its heading line to the next. Only when
+//!   nothing heading-like is found: one level-1 section per page titled by its first line, with
+//!   a warning.
 //!
 //! Before sections are cut, running headers, footers and page numbers are removed from the
-//! page lines ([`furniture`]), so they never start a section nor sit inside one. Every page is
-//! read under a work bound ([`budget`]): a page whose content inflates or runs past it makes
-//! the document an error naming the page.
+//! page lines ([`furniture`]), so they never start a section nor sit inside one, and line-end
+//! hyphenation is joined ([`hyphenation`]). Every page is read under a work bound
+//! ([`budget`]): a page whose content inflates or runs past it makes the document an error
+//! naming the page.
 //!
 //! Text extraction ([`text`]) is our own content-stream interpreter, chosen by measurement over
 //! the 16 corpus PDFs (`/work/shared/corpus/pdf`, 4,499 pages), release build, against
