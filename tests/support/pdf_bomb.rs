@@ -129,9 +129,16 @@ pub fn bomb_pdf(inflated: usize) -> (Vec<u8>, usize) {
     (one_page(stream, true), total)
 }
 
-/// A one-page PDF saying `text` once, after `padding` bytes of uncompressed `q Q` operators.
-pub fn padded_pdf(text: &str, padding: usize) -> Vec<u8> {
-    let mut content = b"q Q\n".repeat(padding / 4);
+/// A one-page PDF saying `text` once, after `padding` bytes of uncompressed `q Q` operators
+/// (`comment`: false) or of one comment line (true: as many bytes, next to no operators).
+pub fn padded_pdf(text: &str, padding: usize, comment: bool) -> Vec<u8> {
+    let mut content = if comment {
+        let mut c = vec![b'%'; padding.max(2) - 1];
+        c.push(b'\n');
+        c
+    } else {
+        b"q Q\n".repeat(padding / 4)
+    };
     content.extend_from_slice(format!("BT /F1 12 Tf 72 720 Td ({text}) Tj ET").as_bytes());
     one_page(content, false)
 }
