@@ -454,6 +454,19 @@ fn password_encrypted_pdf_is_an_error_naming_the_file() {
 }
 
 #[test]
+fn pdf_without_headings_falls_back_to_page_sections_with_a_warning_naming_it() {
+    let path = Path::new("notes/plain.pdf");
+    let doc = parse_pdf(path, &save(one_page_pdf("Just one plain line"))).unwrap();
+    assert_eq!(
+        doc.warnings,
+        vec!["`notes/plain.pdf`: no outline and no printed headings found: one section per page"]
+    );
+    assert_eq!(doc.sections.len(), 1);
+    assert_eq!(doc.sections[0].title, "Just one plain line");
+    assert_eq!(doc.sections[0].pages, Some(1..2));
+}
+
+#[test]
 fn duplicate_outline_titles_are_kept_apart_by_structure() {
     // live-manual's outline has two "Customizing contents" entries (pages 28 and 35) and two
     // "Examples" (pages 53 and 54).

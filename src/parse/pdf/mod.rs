@@ -81,7 +81,8 @@ pub struct PdfOptions {
 /// Parse PDF bytes into sections (see the module doc for the rules) with default options.
 ///
 /// Out: a [`ParsedDoc`] with `source_units` = page count, `pages` ranges 1-based end-exclusive,
-/// `title` from the Info `/Title`, Info entries in `metadata`, pages without text listed.
+/// `title` from the Info `/Title`, Info entries in `metadata`, pages without text listed,
+/// warnings (one line each, naming `path`) for unreadable pages and the page-section fallback.
 /// Errors: [`ParseError::Pdf`] naming `path` when the bytes are not a readable PDF (corrupt,
 /// truncated, encrypted with a password, no pages), including when lopdf panics on hostile
 /// input (caught here), and when a page passes the work bound (naming the page). A single
@@ -101,7 +102,12 @@ pub fn parse_pdf_with(
         reason: one_line(&reason),
     };
     match catch_unwind(AssertUnwindSafe(|| parse_inner(bytes, options))) {
-        Ok(Ok(doc)) => Ok(doc),
+        Ok(Ok(mut doc)) => {
+            for w in &mut doc.warnings {
+                *w = format!("`{}`: {w}", path.display());
+            }
+            Ok(doc)
+        }
         Ok(Err(reason)) => Err(fail(reason)),
         Err(panic) => {
             let msg = panic
@@ -205,13 +211,14 @@ fn parse_inner(bytes: &[u8], options: &PdfOptions) -> Result<ParsedDoc, String> 
     let page_count = u32::try_from(pages.len()).unwrap_or(u32::MAX);
     let mut warnings = Vec::new();
     let mut lines = read_pages(&doc, options, &mut warnings)?;
-    clean(&mut lines);
-    let rendered = sections::render(&lines);
+    // Before furniture removal: a page with only a running header has text, just none of use.
     let pages_without_text: Vec<u32> = (1..=page_count)
-        .zip(&rendered.pages)
-        .filter(|(_, r)| rendered.full[(*r).clone()].trim().is_empty())
+        .zip(&lines)
+        .filter(|(_, l)| l.is_empty())
         .map(|(n, _)| n)
         .collect();
+    clean(&mut lines);
+    let rendered = sections::render(&lines);
     let page_numbers: HashMap<_, _> = pages.iter().map(|(&n, &id)| (id, n)).collect();
     let entries = outline::read_outline(&doc, &page_numbers);
     let metadata = info_metadata(&doc);
