@@ -36,7 +36,9 @@
 //! are the slowest), all files together 4.0 s vs pdftotext's 21.3 s.
 //! Pages are extracted independently (only a font cache is shared). Since issue 10 the
 //! extractor also separates glyphs set with a character spacing wider than a word gap (groff's
-//! `.I` + `ft` for `. If`: bash-manpage read `invokedasalogin`) and footnote markers.
+//! `.I` + `ft` for `. If`: bash-manpage read `invokedasalogin` and `Avariable`) and footnote
+//! markers; word tokens shared with pdftotext are then ≥ 0.955 / ≥ 0.967 (precision / recall)
+//! on every corpus file, bash-manpage 0.975 / 0.988.
 
 mod budget;
 mod fonts;

@@ -425,7 +425,14 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
         advance += (font.width(code) * gs.size + gs.char_space + space) * gs.hscale;
     }
     *tm = mul(&[1.0, 0.0, 0.0, 1.0, advance, 0.0], tm);
-    let end = mul(&[1.0, 0.0, 0.0, 1.0, 0.0, gs.rise], &mul(tm, &gs.ctm))[4];
+    // Where the last glyph ends: a wide character spacing after it is a gap, not ink (groff's
+    // `. A` with 5.8 units of `Tc`, then `variable` drawn inside that spacing).
+    let trailing = if spaced {
+        gs.char_space * gs.hscale
+    } else {
+        0.0
+    };
+    let end = mul(&[1.0, 0.0, 0.0, 1.0, -trailing, gs.rise], &mul(tm, &gs.ctm))[4];
     if text.is_empty() {
         return;
     }
