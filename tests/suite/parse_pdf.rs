@@ -387,13 +387,18 @@ fn garbage_named_pdf_is_an_error_naming_the_file() {
 
 /// A one-page PDF saying `text`, built with lopdf.
 fn one_page_pdf(text: &str) -> lopdf::Document {
+    one_page_content(&format!("BT /F1 12 Tf 72 720 Td ({text}) Tj ET"))
+}
+
+/// A one-page PDF with this content stream and Helvetica (no widths: 0.55 em a glyph) as `/F1`.
+fn one_page_content(content: &str) -> lopdf::Document {
     use lopdf::{dictionary, Object, Stream};
     let mut doc = lopdf::Document::with_version("1.5");
     let pages_id = doc.new_object_id();
     let font_id = doc.add_object(dictionary! {
         "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
     });
-    let content = format!("BT /F1 12 Tf 72 720 Td ({text}) Tj ET");
+    let content = content.to_string();
     let content_id = doc.add_object(Stream::new(dictionary! {}, content.into_bytes()));
     let page_id = doc.add_object(dictionary! {
         "Type" => "Page",
@@ -464,6 +469,18 @@ fn pdf_without_headings_falls_back_to_page_sections_with_a_warning_naming_it() {
     assert_eq!(doc.sections.len(), 1);
     assert_eq!(doc.sections[0].title, "Just one plain line");
     assert_eq!(doc.sections[0].pages, Some(1..2));
+}
+
+#[test]
+fn footnote_markers_are_separated_from_their_word() {
+    // "critical" in 10 pt ends at 72 + 8 × 5.5 = 116; a raised 6 pt "12" starts right there (a
+    // footnote marker), a same-size "ly" right after it on the next line continues the word.
+    let content = "BT /F1 10 Tf 1 0 0 1 72 720 Tm (critical) Tj ET \
+                   BT /F1 6 Tf 1 0 0 1 116 724 Tm (12) Tj ET \
+                   BT /F1 10 Tf 1 0 0 1 72 708 Tm (critical) Tj ET \
+                   BT /F1 10 Tf 1 0 0 1 116 708 Tm (ly) Tj ET";
+    let doc = parse_pdf(Path::new("f.pdf"), &save(one_page_content(content))).unwrap();
+    assert_eq!(doc.sections[0].content, "critical 12\ncritically");
 }
 
 #[test]
