@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{output, GlobalArgs};
+use crate::parse::pdf::{PageBudget, PdfOptions};
+use crate::parse::ParseOptions;
 use crate::tree::BuildOptions;
 use crate::workspace::indexer::{IndexProgress, NoProgress};
 use crate::workspace::{IndexOptions, Library, Workspace};
@@ -30,6 +32,15 @@ pub struct IndexArgs {
     /// Split leaves larger than this many estimated tokens (chars / 4) into `Part N` children.
     #[arg(long, default_value_t = 4000, value_name = "TOKENS")]
     max_leaf_tokens: u32,
+    /// Refuse a PDF with a page whose content inflates past this many MiB (or runs past 65,536
+    /// operators per MiB): a decompression bomb fails fast instead of eating time and memory.
+    #[arg(
+        long,
+        default_value_t = crate::parse::pdf::DEFAULT_MAX_PAGE_MIB,
+        value_name = "MIB",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    max_pdf_page_mib: u32,
     /// How node summaries are made (only `quick`, the first sentences, needs no model).
     #[arg(long, default_value = "quick", value_parser = ["quick"])]
     summaries: String,
@@ -68,6 +79,11 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
     let mut options = IndexOptions {
         build: BuildOptions {
             max_leaf_tokens: args.max_leaf_tokens.max(1),
+            parse: ParseOptions {
+                pdf: PdfOptions {
+                    page_budget: PageBudget::from_mib(args.max_pdf_page_mib),
+                },
+            },
             ..BuildOptions::default()
         },
         prune: args.prune,

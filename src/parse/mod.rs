@@ -146,6 +146,13 @@ pub fn decode_text(
     }
 }
 
+/// How files are parsed (only PDFs have options).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// PDF reading options: the per-page work bound.
+    pub pdf: pdf::PdfOptions,
+}
+
 /// Read and parse one file. `explicit` is true when the user named the file itself (not found by
 /// folder recursion): then a file with an unknown extension is read as plain text when it is
 /// valid UTF-8.
@@ -161,6 +168,17 @@ pub fn parse_file(path: &Path, explicit: bool) -> Result<ParsedDoc, ParseError> 
 
 /// Parse already-read bytes; `path` is used for the format and in messages. See [`parse_file`].
 pub fn parse_bytes(path: &Path, bytes: &[u8], explicit: bool) -> Result<ParsedDoc, ParseError> {
+    parse_bytes_with(path, bytes, explicit, &ParseOptions::default())
+}
+
+/// [`parse_bytes`] with explicit options. Errors: as [`parse_file`], and for a PDF page past
+/// the work bound of `options.pdf`.
+pub fn parse_bytes_with(
+    path: &Path,
+    bytes: &[u8],
+    explicit: bool,
+    options: &ParseOptions,
+) -> Result<ParsedDoc, ParseError> {
     let format = match format_for_path(path) {
         Some(f) => f,
         None if explicit && !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok() => {
@@ -178,7 +196,7 @@ pub fn parse_bytes(path: &Path, bytes: &[u8], explicit: bool) -> Result<ParsedDo
         });
     }
     match format {
-        DocFormat::Pdf => pdf::parse_pdf(path, bytes),
+        DocFormat::Pdf => pdf::parse_pdf_with(path, bytes, &options.pdf),
         DocFormat::Markdown => {
             let (text, warning) = decode_text(path, bytes, "Markdown")?;
             let mut doc = markdown::parse_markdown(&text);

@@ -24,6 +24,8 @@ pub struct BuildOptions {
     pub max_leaf_tokens: u32,
     /// Title used when the document names none (usually the file stem).
     pub fallback_title: String,
+    /// How the source is parsed (the PDF per-page work bound).
+    pub parse: crate::parse::ParseOptions,
 }
 
 impl Default for BuildOptions {
@@ -31,6 +33,7 @@ impl Default for BuildOptions {
         BuildOptions {
             max_leaf_tokens: 4000,
             fallback_title: String::from("document"),
+            parse: crate::parse::ParseOptions::default(),
         }
     }
 }

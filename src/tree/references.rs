@@ -9,7 +9,9 @@
 //!   slugs ([`Slugger`]).
 //! - **Textual cross-references** (every format): `see Section 2.1`, `Section 2.1`, `§2.1`,
 //!   `see Chapter 3`, `Appendix A` (`textual` says which count), resolved by `numbers` to the
-//!   heading whose printed number is that number.
+//!   heading whose printed number is that number; and headings named by title as man pages do,
+//!   `(see INVOCATION below)`, resolved to the heading with exactly that title (the next one
+//!   after the mention for `below`, the last one before it for `above`).
 //!
 //! A node never references itself (nor a `Part N` split its parent); each target is kept once,
 //! in order of first mention. Unresolvable mentions are dropped silently.
@@ -68,6 +70,9 @@ enum Mention {
         number: String,
         see: bool,
     },
+    /// `see INVOCATION below`: a heading by its exact title, looked for after the mention
+    /// (`below`) or before it.
+    Titled { title: String, below: bool },
 }
 
 /// Fill `references` of every node of `tree` and `tree.links` (replacing what was there); never
@@ -95,8 +100,14 @@ pub fn resolve_references(tree: &mut Tree, headings: &HeadingNodes) {
     let mut links = LinkTargets::new(tree, headings, anchors);
     let mut numbered = None;
     let mut external: Vec<ExternalLink> = Vec::new();
+    let mut titled: Option<HashMap<&str, Vec<NodeId>>> = None;
     let mut pairs: Vec<(NodeId, NodeId)> = Vec::with_capacity(mentions.len());
     for (from, _, mention) in &mentions {
+        // A `Part N` split stands for its parent: pointing there is pointing at itself.
+        let owner = match tree.node(*from).parent {
+            Some(parent) if from.index() >= headings.end => parent,
+            _ => *from,
+        };
         let target = match mention {
             Mention::External { file, anchor } => {
                 let link = ExternalLink {
@@ -113,11 +124,22 @@ pub fn resolve_references(tree: &mut Tree, headings: &HeadingNodes) {
             Mention::Numbered { kind, number, see } => numbered
                 .get_or_insert_with(|| numbers::NumberIndex::new(tree, headings.end))
                 .resolve(tree, *kind, number, *see),
-        };
-        // A `Part N` split stands for its parent: pointing there is pointing at itself.
-        let owner = match tree.node(*from).parent {
-            Some(parent) if from.index() >= headings.end => parent,
-            _ => *from,
+            Mention::Titled { title, below } => {
+                let by_title = titled.get_or_insert_with(|| {
+                    let mut map: HashMap<&str, Vec<NodeId>> = HashMap::new();
+                    for (i, node) in tree.nodes.iter().enumerate().take(headings.end).skip(1) {
+                        let id = NodeId(u32::try_from(i).unwrap_or(u32::MAX));
+                        map.entry(node.title.as_str()).or_default().push(id);
+                    }
+                    map
+                });
+                by_title.get(title.as_str()).and_then(|ids| {
+                    let after = ids.iter().find(|id| id.index() > owner.index());
+                    let before = ids.iter().rev().find(|id| id.index() < owner.index());
+                    let near = if *below { after } else { before };
+                    near.or(ids.first()).copied()
+                })
+            }
         };
         // `Chapter 22` without "see" inside section 22.31 is a running page header.
         let header = matches!(mention, Mention::Numbered { see: false, .. });

@@ -53,6 +53,23 @@ pub fn quick_summary(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// True for a heading number ending in a dot: `4.3.`, `12.`, `Chapter 3.`, `A.2.`.
+fn heading_number(s: &str) -> bool {
+    let number = s
+        .strip_prefix("Chapter ")
+        .or_else(|| s.strip_prefix("Appendix "))
+        .unwrap_or(s);
+    let body = number.trim_end_matches('.');
+    !body.is_empty()
+        && body.len() < number.len()
+        && body.split('.').all(|part| {
+            !part.is_empty()
+                && part.len() <= 3
+                && (part.chars().all(|c| c.is_ascii_digit())
+                    || part.len() == 1 && part.chars().all(|c| c.is_ascii_uppercase()))
+        })
+}
+
 /// Split collapsed prose into sentences ending at `.`, `!`, `?` (or `。！？`) followed by a space.
 fn sentences(prose: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -65,6 +82,11 @@ fn sentences(prose: &str) -> Vec<&str> {
         if cjk_end || ascii_end {
             let end = i + c.len_utf8();
             let s = prose[start..end].trim();
+            // A heading number (`4.3. Specific Options`, `Chapter 3. The Root …`) ends no
+            // sentence: the heading line starts a PDF section's text.
+            if c == '.' && heading_number(s) {
+                continue;
+            }
             if !s.is_empty() {
                 out.push(s);
             }
@@ -155,6 +177,19 @@ mod tests {
     fn skips_code_fences_and_comments() {
         let text = "<!-- YAML\nadded: v1\n-->\n```js\nconst x = 1;\n```\nReal prose here.";
         assert_eq!(quick_summary(text, 200), "Real prose here.");
+    }
+
+    #[test]
+    fn heading_numbers_end_no_sentence() {
+        let text = "4.3. Specific Options\nThe following directories must be in /usr. More.";
+        assert_eq!(
+            quick_summary(text, 200),
+            "4.3. Specific Options The following directories must be in /usr. More."
+        );
+        let s = quick_summary("Chapter 3. The Root Filesystem\n3.1. Purpose", 200);
+        assert_eq!(s, "Chapter 3. The Root Filesystem 3.1. Purpose");
+        assert!(!heading_number("end."));
+        assert!(heading_number("A.2."));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::WorkspaceError;
 use crate::index::{DocCard, SectionIndex};
-use crate::parse::{parse_bytes, ParseError};
+use crate::parse::{parse_bytes_with, ParseError};
 use crate::tree::{build_tree, BuildOptions, Tree};
 
 /// One indexed document.
@@ -82,7 +82,7 @@ impl Document {
         explicit: bool,
         options: &BuildOptions,
     ) -> Result<BuiltDocument, ParseError> {
-        let parsed = parse_bytes(path, bytes, explicit)?;
+        let parsed = parse_bytes_with(path, bytes, explicit, &options.parse)?;
         let mut warnings = parsed.warnings.clone();
         if !parsed.pages_without_text.is_empty() {
             warnings.push(format!(

@@ -58,7 +58,9 @@ pub const FORMAT_VERSION: u32 = 4;
 /// 2: a leaf's leading blank lines are no paragraph break (no empty `Part 1`); a document rooted
 /// at its only h1 keeps the line layout of the text around the h1 (right `Part N` lines).
 /// 3: `Tree::links` (links to other documents, explicit anchors).
-pub const TREE_BUILDER_VERSION: u32 = 3;
+/// 4: PDF text without running headers, footers and page numbers; PDFs without an outline
+/// sectioned at their printed headings (issue 10).
+pub const TREE_BUILDER_VERSION: u32 = 4;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose

@@ -15,6 +15,8 @@ pub mod nav;
 pub mod nav_props;
 pub mod parse_md;
 pub mod parse_pdf;
+pub mod pdf_bomb;
+pub mod pdf_corpus;
 pub mod references;
 pub mod search_index;
 pub mod shell;

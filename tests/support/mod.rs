@@ -1,7 +1,8 @@
-//! Test support shared by the integration suites: the fake model server.
+//! Test support shared by the integration suites: the fake model server, generated PDFs.
 // Not every suite uses every helper.
 #![allow(dead_code)]
 
 pub mod fake_model;
 pub mod fault_server;
 pub mod oracle;
+pub mod pdf_bomb;

@@ -33,11 +33,15 @@ pub struct FontInfo {
     widths: HashMap<u32, f32>,
     /// Width of codes missing from `widths`, in ems.
     default_width: f32,
+    /// True for a bold face ([`is_bold`]).
+    pub bold: bool,
 }
 
 impl FontInfo {
-    /// Build from a font dictionary; never fails (a broken part is simply left out).
-    pub fn new(doc: &Document, font: &Dictionary) -> FontInfo {
+    /// Build from a font dictionary; never fails (a broken part is simply left out). Embedded
+    /// streams (`/ToUnicode`, the font program) that inflate past `max_stream_bytes` are
+    /// ignored.
+    pub fn new(doc: &Document, font: &Dictionary, max_stream_bytes: usize) -> FontInfo {
         let subtype = font
             .get(b"Subtype")
             .and_then(Object::as_name)
@@ -46,15 +50,14 @@ impl FontInfo {
         let mut info = FontInfo {
             code_len: if type0 { 2 } else { 1 },
             default_width: FALLBACK_WIDTH,
+            bold: is_bold(doc, font),
             ..FontInfo::default()
         };
         if let Ok(stream) = font
             .get_deref(b"ToUnicode", doc)
             .and_then(Object::as_stream)
         {
-            if let Ok(data) =
-                stream.get_plain_content_with_limit(lopdf::DEFAULT_MAX_DECOMPRESSED_SIZE)
-            {
+            if let Ok(data) = stream.get_plain_content_with_limit(max_stream_bytes) {
                 let (map, code_len) = parse_cmap(&data);
                 info.to_unicode = map;
                 if let Some(len) = code_len {
@@ -65,7 +68,7 @@ impl FontInfo {
             }
         }
         if !type0 {
-            info.simple = simple_encoding(doc, font);
+            info.simple = simple_encoding(doc, font, max_stream_bytes);
             info.read_simple_widths(doc, font);
         } else {
             info.read_cid_widths(doc, font);
@@ -228,7 +231,11 @@ fn named_encoding(doc: &Document, name: &[u8]) -> Vec<String> {
 
 /// The built-in encoding of an embedded Type 1 font program: `dup <code> /<name> put` entries in
 /// its cleartext part (Adobe Type 1 Font Format §10.3); `None` when absent or standard.
-fn builtin_encoding(doc: &Document, font: &Dictionary) -> Option<Vec<(u8, Vec<u8>)>> {
+fn builtin_encoding(
+    doc: &Document,
+    font: &Dictionary,
+    max_stream_bytes: usize,
+) -> Option<Vec<(u8, Vec<u8>)>> {
     let descriptor = font
         .get_deref(b"FontDescriptor", doc)
         .and_then(Object::as_dict)
@@ -237,9 +244,7 @@ fn builtin_encoding(doc: &Document, font: &Dictionary) -> Option<Vec<(u8, Vec<u8
         .get_deref(b"FontFile", doc)
         .and_then(Object::as_stream)
         .ok()?;
-    let data = stream
-        .get_plain_content_with_limit(lopdf::DEFAULT_MAX_DECOMPRESSED_SIZE)
-        .ok()?;
+    let data = stream.get_plain_content_with_limit(max_stream_bytes).ok()?;
     let clear_len = stream
         .dict
         .get(b"Length1")
@@ -266,7 +271,7 @@ fn builtin_encoding(doc: &Document, font: &Dictionary) -> Option<Vec<(u8, Vec<u8
 
 /// Byte → text table of a simple font: base encoding (`/Encoding` name, `/BaseEncoding`, the
 /// embedded font's built-in encoding, else StandardEncoding) overlaid with `/Differences`.
-fn simple_encoding(doc: &Document, font: &Dictionary) -> Vec<String> {
+fn simple_encoding(doc: &Document, font: &Dictionary, max_stream_bytes: usize) -> Vec<String> {
     let mut cache = HashMap::new();
     let encoding = font.get_deref(b"Encoding", doc).ok();
     let base_name = match encoding {
@@ -280,7 +285,7 @@ fn simple_encoding(doc: &Document, font: &Dictionary) -> Vec<String> {
     };
     let mut table = match base_name {
         Some(name) => named_encoding(doc, &name),
-        None => match builtin_encoding(doc, font) {
+        None => match builtin_encoding(doc, font, max_stream_bytes) {
             Some(entries) => {
                 let mut t = vec![String::new(); 256];
                 for (code, name) in entries {
@@ -309,6 +314,47 @@ fn simple_encoding(doc: &Document, font: &Dictionary) -> Vec<String> {
         }
     }
     table
+}
+
+/// True when the font is a bold face: its `/BaseFont` (subset tag `ABCDEF+` removed) names a
+/// heavy weight (`Bold`, `Black`, `Heavy`, `Demi`, URW's `Medi`, Libertine's `…TB`) or is a
+/// Computer Modern bold (`CMBX10`, `CMB10`, `CMSSBX10`, `CMMIB10`, `CMBSY7`), or its descriptor
+/// says so (`/FontWeight` ≥ 600, or the ForceBold flag, bit 19 of `/Flags`; PDF 32000-1 §9.8).
+pub fn is_bold(doc: &Document, font: &Dictionary) -> bool {
+    let name = font
+        .get_deref(b"BaseFont", doc)
+        .and_then(Object::as_name)
+        .map(|n| String::from_utf8_lossy(n).to_lowercase())
+        .unwrap_or_default();
+    let name = match name.split_once('+') {
+        Some((tag, rest)) if tag.len() == 6 => rest,
+        _ => name.as_str(),
+    };
+    let by_name = ["bold", "black", "heavy", "demi", "medi"]
+        .iter()
+        .any(|w| name.contains(w))
+        || ["cmbx", "cmb1", "cmssbx", "cmmib", "cmbsy"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        || name.starts_with("lin") && name.ends_with("tb");
+    if by_name {
+        return true;
+    }
+    let descriptor = font
+        .get_deref(b"FontDescriptor", doc)
+        .and_then(Object::as_dict)
+        .ok();
+    descriptor.is_some_and(|d| {
+        let weight = d
+            .get_deref(b"FontWeight", doc)
+            .and_then(Object::as_float)
+            .unwrap_or(0.0);
+        let flags = d
+            .get_deref(b"Flags", doc)
+            .and_then(Object::as_i64)
+            .unwrap_or(0);
+        weight >= 600.0 || flags & (1 << 18) != 0
+    })
 }
 
 /// Follow a reference (once); the object itself otherwise or when the target is missing.

@@ -88,6 +88,13 @@ fn strip_numbering(title: &str) -> &str {
 
 fn find_folded(page: &str, folded: &Folded, from: usize, title: &str) -> Option<(usize, usize)> {
     let needle = fold(title).chars;
+    // Punctuation the title starts with (`/run and /run/lock`) is folded away; printed right
+    // before the match, it belongs to the heading.
+    let lead = &title[..title.len()
+        - title
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .len()];
+    let lead = lead.trim_start();
     if needle.is_empty() || needle.len() > folded.chars.len() {
         return None;
     }
@@ -97,7 +104,10 @@ fn find_folded(page: &str, folded: &Folded, from: usize, title: &str) -> Option<
         if folded.chars[k..k + needle.len()] != needle[..] {
             continue;
         }
-        let start = folded.offsets[k];
+        let mut start = folded.offsets[k];
+        if !lead.is_empty() && page[..start].ends_with(lead) && start - lead.len() >= from {
+            start -= lead.len();
+        }
         let last = k + needle.len() - 1;
         let end = folded.offsets[last]
             + page[folded.offsets[last]..]
@@ -146,6 +156,13 @@ mod tests {
         // The in-line matches at 10 and 25 lose to the line-start one.
         assert_eq!(find_heading(page, 1, "Scope"), Some((36, 41)));
         assert_eq!(find_heading(page, 0, "Missing title"), None);
+    }
+
+    #[test]
+    fn leading_punctuation_of_the_title_belongs_to_the_heading() {
+        let page = "text\n9.1.4 /run and /run/lock\nThe directory";
+        let (start, end) = find_heading(page, 0, "/run and /run/lock").unwrap();
+        assert_eq!(&page[start..end], "9.1.4 /run and /run/lock");
     }
 
     #[test]

@@ -3,9 +3,14 @@
 //!
 //! Each shown string is placed in device space (text matrix × CTM); a space is inserted when the
 //! gap to the previous string exceeds [`SPACE_GAP_EM`] of the font size (this covers `TJ`
-//! kerning and explicit moves alike), a newline when the baseline moves by more than half the
-//! font size, and a blank line when it moves by more than [`PARAGRAPH_GAP_EM`].
-//! Ligatures (U+FB00–U+FB06) are expanded so `ﬁle` reads and greps as `file`.
+//! kerning and explicit moves alike), a new line starts when the baseline moves by more than
+//! half the font size, and that line is marked as a new paragraph when it moves by more than
+//! [`PARAGRAPH_GAP_EM`]. Each [`TextLine`] keeps where it was drawn and in which type (size,
+//! weight), for furniture removal and heading detection.
+//! Ligatures (U+FB00–U+FB06) are expanded so `ﬁle` reads and greps as `file`. Digits set in a
+//! clearly smaller font, raised, right after a letter (a footnote marker: `critical¹²`) are
+//! separated from the word by a space (`critical 12`), so the word stays searchable.
+//! Work per page is bounded ([`super::budget`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,12 +18,18 @@ use std::sync::Arc;
 use lopdf::content::Content;
 use lopdf::{Dictionary, Document, Object, ObjectId};
 
+use super::budget::{Meter, OverBudget, PageBudget};
 use super::fonts::{deref, FontInfo};
 
 /// A horizontal gap wider than this many ems (of the current font size) becomes a space.
 pub const SPACE_GAP_EM: f32 = 0.15;
 /// A baseline move larger than this many ems becomes a blank line (paragraph break).
 pub const PARAGRAPH_GAP_EM: f32 = 1.9;
+/// A string in a font at most this fraction of the previous one's size, raised, made of digits,
+/// right after a letter, is a footnote marker (separated by a space).
+pub const FOOTNOTE_SIZE_RATIO: f32 = 0.8;
+/// A line is bold when at least this share (percent) of its characters are.
+pub const BOLD_LINE_PERCENT: usize = 85;
 /// Nested form XObjects deeper than this are not entered (guards cycles).
 const MAX_FORM_DEPTH: usize = 6;
 
@@ -37,10 +48,38 @@ fn mul(a: &Matrix, b: &Matrix) -> Matrix {
     ]
 }
 
+/// One line of page text: consecutive strings on one baseline, in content-stream order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextLine {
+    /// The text, ligatures expanded, control characters dropped, no trailing whitespace.
+    pub text: String,
+    /// Left edge of the first string, device space (points from the page origin).
+    pub x: f32,
+    /// Baseline of the first string, device space (points; larger is higher on the page).
+    pub y: f32,
+    /// Font size (device points) of the most characters of the line.
+    pub size: f32,
+    /// True when at least [`BOLD_LINE_PERCENT`]% of its characters are set in a bold font
+    /// ([`FontInfo::bold`]): a bold line, not a line with bold words.
+    pub bold: bool,
+    /// True when a paragraph gap ([`PARAGRAPH_GAP_EM`]) separates it from the line before.
+    pub para_before: bool,
+}
+
+/// Why a page gave no text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PageError {
+    /// The content could not be read or decoded (one line); the page's text is lost.
+    Unreadable(String),
+    /// The page passed its work bound.
+    OverBudget(OverBudget),
+}
+
 /// Extracts page text; caches fonts across pages of one document.
 pub struct TextExtractor<'d> {
     doc: &'d Document,
     fonts: HashMap<ObjectId, Arc<FontInfo>>,
+    budget: PageBudget,
 }
 
 /// Graphics and text state that `q`/`Q` save and restore.
@@ -56,31 +95,81 @@ struct State {
     rise: f32,
 }
 
-/// Where the text written so far ended, in device space.
+/// A line being written: its text and how many characters were set at which size / in bold.
+struct LineBuf {
+    text: String,
+    x: f32,
+    y: f32,
+    para_before: bool,
+    sizes: Vec<(f32, usize)>,
+    bold_chars: usize,
+    chars: usize,
+}
+
+/// The lines written so far and where the last string ended, in device space.
 struct Pen {
-    out: String,
+    lines: Vec<LineBuf>,
     last: Option<(f32, f32, f32)>, // x end, baseline y, font size (device units)
 }
 
+impl Pen {
+    fn current(&mut self, x: f32, y: f32, para_before: bool) -> &mut LineBuf {
+        if self.lines.is_empty() {
+            self.new_line(x, y, para_before);
+        }
+        let n = self.lines.len() - 1;
+        &mut self.lines[n]
+    }
+
+    fn new_line(&mut self, x: f32, y: f32, para_before: bool) {
+        self.lines.push(LineBuf {
+            text: String::new(),
+            x,
+            y,
+            para_before,
+            sizes: Vec::new(),
+            bold_chars: 0,
+            chars: 0,
+        });
+    }
+}
+
 impl<'d> TextExtractor<'d> {
-    /// An extractor over `doc`.
-    pub fn new(doc: &'d Document) -> Self {
+    /// An extractor over `doc` reading each page under `budget`.
+    pub fn new(doc: &'d Document, budget: PageBudget) -> Self {
         TextExtractor {
             doc,
             fonts: HashMap::new(),
+            budget,
         }
     }
 
-    /// The text of one page (`page_id` from [`Document::get_pages`]). Errors (one line) when the
-    /// content stream cannot be read or decoded; operators after a decode error are lost.
-    pub fn page_text(&mut self, page_id: ObjectId) -> Result<String, String> {
-        let content = self
+    /// The lines of one page (`page_id` from [`Document::get_pages`]), in content-stream order,
+    /// without empty lines. Errors: [`PageError::Unreadable`] when the content stream cannot be
+    /// read or decoded (operators after a decode error are lost; the lines before it are
+    /// discarded too), [`PageError::OverBudget`] when the page passes the work bound.
+    pub fn page_lines(&mut self, page_id: ObjectId) -> Result<Vec<TextLine>, PageError> {
+        let mut meter = Meter::new(self.budget);
+        let content = match self
             .doc
-            .get_page_content_with_limit(page_id, lopdf::DEFAULT_MAX_DECOMPRESSED_SIZE)
-            .map_err(|e| format!("page content unreadable: {e}"))?;
+            .get_page_content_with_limit(page_id, meter.bytes_left())
+        {
+            Ok(c) => c,
+            Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
+                ..
+            })) => return Err(PageError::OverBudget(meter.bytes_exceeded())),
+            Err(e) => {
+                return Err(PageError::Unreadable(format!(
+                    "page content unreadable: {e}"
+                )))
+            }
+        };
+        meter
+            .charge_bytes(content.len())
+            .map_err(PageError::OverBudget)?;
         let resources = self.page_resources(page_id);
         let mut pen = Pen {
-            out: String::new(),
+            lines: Vec::new(),
             last: None,
         };
         let state = State {
@@ -93,9 +182,8 @@ impl<'d> TextExtractor<'d> {
             leading: 0.0,
             rise: 0.0,
         };
-        let result = self.run(&content, &resources, state, &mut pen, 0);
-        let text = finish(&pen.out);
-        result.map(|()| text)
+        self.run(&content, &resources, state, &mut pen, &mut meter, 0)?;
+        Ok(finish(pen.lines))
     }
 
     /// The page's resource dictionaries, nearest first (page, then inherited from ancestors).
@@ -114,6 +202,7 @@ impl<'d> TextExtractor<'d> {
 
     fn font(&mut self, resources: &[&'d Dictionary], name: &[u8]) -> Option<Arc<FontInfo>> {
         let doc = self.doc;
+        let limit = self.budget.max_bytes;
         for res in resources {
             let Ok(fonts) = res.get_deref(b"Font", doc).and_then(Object::as_dict) else {
                 continue;
@@ -124,28 +213,35 @@ impl<'d> TextExtractor<'d> {
                     return Some(Arc::clone(f));
                 }
                 let dict = doc.get_dictionary(id).ok()?;
-                let info = Arc::new(FontInfo::new(doc, dict));
+                let info = Arc::new(FontInfo::new(doc, dict, limit));
                 self.fonts.insert(id, Arc::clone(&info));
                 return Some(info);
             }
-            return obj.as_dict().ok().map(|d| Arc::new(FontInfo::new(doc, d)));
+            return obj
+                .as_dict()
+                .ok()
+                .map(|d| Arc::new(FontInfo::new(doc, d, limit)));
         }
         None
     }
 
+    /// Interpret `content`. Errors: a decode error (the caller decides whether it loses the
+    /// page or only a form) or the work bound.
     fn run(
         &mut self,
         content: &[u8],
         resources: &[&'d Dictionary],
         mut gs: State,
         pen: &mut Pen,
+        meter: &mut Meter,
         depth: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), PageError> {
         let mut stack: Vec<State> = Vec::new();
         let mut tm = IDENTITY;
         let mut tlm = IDENTITY;
         for op in Content::decode_iter(content) {
-            let op = op.map_err(|e| format!("content stream: {e}"))?;
+            meter.charge_operator().map_err(PageError::OverBudget)?;
+            let op = op.map_err(|e| PageError::Unreadable(format!("content stream: {e}")))?;
             let nums: Vec<f32> = op
                 .operands
                 .iter()
@@ -228,7 +324,7 @@ impl<'d> TextExtractor<'d> {
                 }
                 "Do" if depth < MAX_FORM_DEPTH => {
                     if let Some(name) = op.operands.first().and_then(|o| o.as_name().ok()) {
-                        self.run_form(resources, name, &gs, pen, depth);
+                        self.run_form(resources, name, &gs, pen, meter, depth)?;
                     }
                 }
                 _ => {}
@@ -237,16 +333,17 @@ impl<'d> TextExtractor<'d> {
         Ok(())
     }
 
-    /// Run a form XObject's content with its own matrix and resources; errors inside a form
-    /// only cut that form short.
+    /// Run a form XObject's content with its own matrix and resources; a decode error inside a
+    /// form only cuts that form short, the work bound stops the page.
     fn run_form(
         &mut self,
         resources: &[&'d Dictionary],
         name: &[u8],
         gs: &State,
         pen: &mut Pen,
+        meter: &mut Meter,
         depth: usize,
-    ) {
+    ) -> Result<(), PageError> {
         let doc = self.doc;
         let Some(stream) = resources.iter().find_map(|res| {
             let xobjects = res
@@ -256,15 +353,21 @@ impl<'d> TextExtractor<'d> {
             let obj = deref(doc, xobjects.get(name).ok()?);
             obj.as_stream().ok()
         }) else {
-            return;
+            return Ok(());
         };
         if stream.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form".as_slice()) {
-            return;
+            return Ok(());
         }
-        let Ok(data) = stream.get_plain_content_with_limit(lopdf::DEFAULT_MAX_DECOMPRESSED_SIZE)
-        else {
-            return;
+        let data = match stream.get_plain_content_with_limit(meter.bytes_left()) {
+            Ok(data) => data,
+            Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
+                ..
+            })) => return Err(PageError::OverBudget(meter.bytes_exceeded())),
+            Err(_) => return Ok(()),
         };
+        meter
+            .charge_bytes(data.len())
+            .map_err(PageError::OverBudget)?;
         let mut inner = gs.clone();
         if let Ok(m) = stream
             .dict
@@ -285,8 +388,11 @@ impl<'d> TextExtractor<'d> {
             res.push(own);
         }
         res.extend_from_slice(resources);
-        // A broken form loses only its own remaining text.
-        let _ = self.run(&data, &res, inner, pen, depth + 1);
+        match self.run(&data, &res, inner, pen, meter, depth + 1) {
+            // A broken form loses only its own remaining text.
+            Err(PageError::Unreadable(_)) | Ok(()) => Ok(()),
+            Err(over) => Err(over),
+        }
     }
 }
 
@@ -303,8 +409,14 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
     let size = (trm[2] * trm[2] + trm[3] * trm[3]).sqrt().max(0.1);
     let mut text = String::new();
     let mut advance = 0.0;
+    // Character spacing wider than a word gap spaces out every glyph (groff sets `. If` as the
+    // one string `.I` with 5.7 units of `Tc`, then `ft`).
+    let spaced = gs.char_space > SPACE_GAP_EM * gs.size.abs();
     for code in font.codes(bytes) {
-        text.push_str(font.text(code));
+        if spaced && !text.is_empty() && !text.ends_with(' ') {
+            text.push(' ');
+        }
+        push_clean(&mut text, font.text(code));
         let space = if font.code_len == 1 && code == 32 {
             gs.word_space
         } else {
@@ -313,54 +425,115 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
         advance += (font.width(code) * gs.size + gs.char_space + space) * gs.hscale;
     }
     *tm = mul(&[1.0, 0.0, 0.0, 1.0, advance, 0.0], tm);
-    let end = mul(&[1.0, 0.0, 0.0, 1.0, 0.0, gs.rise], &mul(tm, &gs.ctm))[4];
+    // Where the last glyph ends: a wide character spacing after it is a gap, not ink (groff's
+    // `. A` with 5.8 units of `Tc`, then `variable` drawn inside that spacing).
+    let trailing = if spaced {
+        gs.char_space * gs.hscale
+    } else {
+        0.0
+    };
+    let end = mul(&[1.0, 0.0, 0.0, 1.0, -trailing, gs.rise], &mul(tm, &gs.ctm))[4];
     if text.is_empty() {
         return;
     }
+    let mut separate = false;
     if let Some((last_x, last_y, last_size)) = pen.last {
         let em = size.max(last_size);
         let dy = (y - last_y).abs();
         if dy > 0.5 * em {
-            if dy > PARAGRAPH_GAP_EM * em && !pen.out.ends_with("\n\n") {
-                pen.out.push_str("\n\n");
-            } else if !pen.out.ends_with('\n') {
-                pen.out.push('\n');
+            let para = dy > PARAGRAPH_GAP_EM * em;
+            let empty = pen.lines.last().is_some_and(|l| l.text.trim().is_empty());
+            if empty {
+                // A line of only spaces: the new text takes its place.
+                if let Some(l) = pen.lines.last_mut() {
+                    l.para_before |= para;
+                    l.text.clear();
+                    (l.x, l.y) = (x, y);
+                    l.sizes.clear();
+                    (l.bold_chars, l.chars) = (0, 0);
+                }
+            } else {
+                pen.new_line(x, y, para);
             }
         } else {
             let gap = x - last_x;
-            if (gap > SPACE_GAP_EM * em || gap < -3.0 * em)
-                && !pen.out.ends_with(char::is_whitespace)
-                && !text.starts_with(char::is_whitespace)
-            {
-                pen.out.push(' ');
-            }
+            let line = pen.current(x, y, false);
+            let footnote = size <= FOOTNOTE_SIZE_RATIO * last_size
+                && y > last_y + 0.1 * last_size
+                && text.chars().all(|c| c.is_ascii_digit())
+                && line.text.ends_with(char::is_alphabetic);
+            separate = (footnote || gap > SPACE_GAP_EM * em || gap < -3.0 * em)
+                && !line.text.ends_with(char::is_whitespace)
+                && !text.starts_with(char::is_whitespace);
         }
     }
-    pen.out.push_str(&text);
+    let line = pen.current(x, y, false);
+    if separate {
+        line.text.push(' ');
+    }
+    let chars = text.chars().filter(|c| !c.is_whitespace()).count();
+    line.text.push_str(&text);
+    line.chars += chars;
+    if font.bold {
+        line.bold_chars += chars;
+    }
+    match line
+        .sizes
+        .iter_mut()
+        .find(|(s, _)| (*s - size).abs() < 0.05)
+    {
+        Some((_, n)) => *n += chars,
+        None => line.sizes.push((size, chars)),
+    }
     pen.last = Some((end, y, size));
 }
 
-/// Clean raw page text: expand ligatures, drop control characters and U+FFFD, trim line ends.
-fn finish(raw: &str) -> String {
-    let mut s = String::with_capacity(raw.len());
-    for c in raw.chars() {
+/// Append `s` cleaned: ligatures expanded, tabs and no-break spaces as spaces, control
+/// characters and U+FFFD dropped.
+fn push_clean(out: &mut String, s: &str) {
+    for c in s.chars() {
         match c {
-            '\u{FB00}' => s.push_str("ff"),
-            '\u{FB01}' => s.push_str("fi"),
-            '\u{FB02}' => s.push_str("fl"),
-            '\u{FB03}' => s.push_str("ffi"),
-            '\u{FB04}' => s.push_str("ffl"),
-            '\u{FB05}' | '\u{FB06}' => s.push_str("st"),
+            '\u{FB00}' => out.push_str("ff"),
+            '\u{FB01}' => out.push_str("fi"),
+            '\u{FB02}' => out.push_str("fl"),
+            '\u{FB03}' => out.push_str("ffi"),
+            '\u{FB04}' => out.push_str("ffl"),
+            '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
             '\u{FFFD}' => {}
-            '\t' => s.push(' '),
-            '\n' => s.push('\n'),
-            '\u{A0}' => s.push(' '),
+            '\t' | '\u{A0}' | '\n' | '\r' => out.push(' '),
             c if c.is_control() => {}
-            c => s.push(c),
+            c => out.push(c),
         }
     }
-    let lines: Vec<&str> = s.lines().map(str::trim_end).collect();
-    lines.join("\n").trim().to_string()
+}
+
+/// Finished lines: trailing and leading whitespace trimmed, empty lines dropped (a dropped
+/// line's paragraph gap passes to the next line).
+fn finish(raw: Vec<LineBuf>) -> Vec<TextLine> {
+    let mut out: Vec<TextLine> = Vec::with_capacity(raw.len());
+    let mut pending_para = false;
+    for l in raw {
+        let text = l.text.trim();
+        if text.is_empty() {
+            pending_para |= l.para_before;
+            continue;
+        }
+        let size = l
+            .sizes
+            .iter()
+            .max_by_key(|(_, n)| *n)
+            .map_or(0.0, |(s, _)| *s);
+        out.push(TextLine {
+            text: text.to_string(),
+            x: l.x,
+            y: l.y,
+            size,
+            bold: l.chars > 0 && l.bold_chars * 100 >= l.chars * BOLD_LINE_PERCENT,
+            para_before: (l.para_before || pending_para) && !out.is_empty(),
+        });
+        pending_para = false;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -377,10 +550,33 @@ mod tests {
     }
 
     #[test]
-    fn finish_expands_ligatures_and_trims() {
-        assert_eq!(
-            finish("  \u{FB01}le \u{FB02}ow\u{0}  \n\u{FFFD}x  \n"),
-            "file flow\nx"
-        );
+    fn cleaning_expands_ligatures_and_drops_controls() {
+        let mut s = String::new();
+        push_clean(&mut s, "\u{FB01}le \u{FB02}ow\u{0}\tx\u{FFFD}");
+        assert_eq!(s, "file flow x");
+    }
+
+    fn buf(text: &str, para_before: bool) -> LineBuf {
+        LineBuf {
+            text: text.into(),
+            x: 0.0,
+            y: 0.0,
+            para_before,
+            sizes: vec![(10.0, 3), (12.0, 1)],
+            bold_chars: 2,
+            chars: 4,
+        }
+    }
+
+    #[test]
+    fn empty_lines_pass_their_paragraph_gap_on() {
+        let lines = finish(vec![buf("  a ", false), buf("  ", true), buf("b", false)]);
+        let texts: Vec<(&str, bool)> = lines
+            .iter()
+            .map(|l| (l.text.as_str(), l.para_before))
+            .collect();
+        assert_eq!(texts, vec![("a", false), ("b", true)]);
+        assert_eq!(lines[0].size, 10.0);
+        assert!(!lines[0].bold);
     }
 }

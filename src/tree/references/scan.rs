@@ -13,9 +13,13 @@ use crate::tree::{NodeId, Tree};
 
 /// Textual references. The keyword is matched here; "see", the word boundary before it and the
 /// line position are checked in [`textual`], which is cheaper than a regex prefix on "see".
+/// The second alternative is a heading named by its title, as man pages cite their sections:
+/// `(see INVOCATION below)`, `under Shell Variables below`.
 pub(super) const TEXTUAL: &str = concat!(
     r"(?P<kw>Sections?|Chapters?|Appendix|section|chapter|appendix|§)[ \t\r\n]*",
     r"(?P<num>[0-9]+(?:\.[0-9]+)*|[A-Z](?:\.[0-9]+)*)(?-u:\b)",
+    r"|(?:[Ss]ee|under)[ \t\r\n]+(?P<title>[A-Z][A-Za-z_]*(?:[ \t\r\n]+[A-Z][A-Za-z_]*){0,5})",
+    r"[ \t\r\n]+(?P<dir>below|above)(?-u:\b)",
 );
 
 /// Markdown links and anchors. Every alternative starts with a literal (`](`, `]:`, `href`,

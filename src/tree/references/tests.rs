@@ -207,3 +207,40 @@ fn reference_style_links_count_where_used() {
         pairs(&[("Intro", &["Class: fs.Stats", "Options"])])
     );
 }
+
+#[test]
+fn headings_named_by_title_as_man_pages_do() {
+    let section = |level: u32, title: &str, content: &str| crate::parse::RawSection {
+        level,
+        title: title.into(),
+        content: content.into(),
+        ..Default::default()
+    };
+    let doc = crate::parse::ParsedDoc {
+        format: crate::tree::DocFormat::Pdf,
+        title: None,
+        metadata: Vec::new(),
+        preamble: Default::default(),
+        sections: vec![
+            section(1, "OPTIONS", "-l act as a login shell (see INVOCATION below).\nSee SEE\nALSO below; see POSIX below; oversee INVOCATION below."),
+            section(1, "INVOCATION", "A login shell (see OPTIONS above), see Arrays below."),
+            section(1, "PARAMETERS", "the TIMEFORMAT variable under Shell Variables below"),
+            section(2, "Shell Variables", "see INVOCATION above"),
+            section(2, "Arrays", "arrays"),
+            section(1, "SEE ALSO", "bash(1)"),
+        ],
+        pages_without_text: Vec::new(),
+        source_units: 1,
+        warnings: Vec::new(),
+    };
+    let tree = build_tree(doc, &BuildOptions::default());
+    assert_eq!(
+        refs(&tree),
+        pairs(&[
+            ("OPTIONS", &["INVOCATION", "SEE ALSO"]),
+            ("INVOCATION", &["OPTIONS", "Arrays"]),
+            ("PARAMETERS", &["Shell Variables"]),
+            ("Shell Variables", &["INVOCATION"]),
+        ])
+    );
+}

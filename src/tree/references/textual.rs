@@ -4,7 +4,9 @@ use regex::Captures;
 
 use super::{Mention, RefKind};
 
-/// A textual mention, or `None` when the context says it is not a cross-reference:
+/// A textual mention, or `None` when the context says it is not a cross-reference. `see X
+/// below` / `under X above` (X one to six capitalised words) is a [`Mention::Titled`] when
+/// `see`/`under` starts a word; it resolves only to a heading titled exactly X. Numbered ones:
 /// - a lowercase keyword (`section 2`) counts only after "see" (`see section 2`);
 /// - at a line start, a keyword whose number is followed by `:` or `.` or ends the line
 ///   (`Chapter 2: Simple manipulations`, `Chapter 3. The Root Filesystem`, `Chapter 6`) is a
@@ -20,6 +22,21 @@ use super::{Mention, RefKind};
 /// (running headers such as `164 Chapter 22. Upgrading checklist` on the pages of section
 /// 22.31): see `resolve_references`.
 pub(super) fn textual(content: &str, caps: &Captures<'_>) -> Option<Mention> {
+    if let (Some(title), Some(dir)) = (caps.name("title"), caps.name("dir")) {
+        let at = caps.get(0)?.start();
+        let word_start = !content[..at]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric);
+        return word_start.then(|| Mention::Titled {
+            title: title
+                .as_str()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            below: dir.as_str() == "below",
+        });
+    }
     let kw = caps.name("kw")?;
     let num = caps.name("num")?;
     let before = &content[..kw.start()];

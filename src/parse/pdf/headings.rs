@@ -1,0 +1,582 @@
+//! Printed headings of a PDF without an outline (issue 10, point 1), from typography alone —
+//! no model: what lopdf gives per line (font size, bold face, position).
+//!
+//! A *styled* line is bold or set at least [`LARGER_RATIO`] × the body size (the size most
+//! regular characters are set in). A heading block is a styled line that starts with a letter
+//! or digit, plus up to [`MAX_HEADING_LINES`] − 1 continuation lines in the same style right
+//! below it (`3.4. /bin : Essential user command binaries (for` / `use by all users)`).
+//!
+//! 1. **Printed table of contents** ([`super::toc`]): when one lists at least [`MIN_HEADINGS`]
+//!    entries and at least half of them are found, in order, as heading blocks after it (same
+//!    number, same title folded to alphanumerics; `Chapter 3. The Root Filesystem` matches the
+//!    entry `3. The Root Filesystem`), the table is the authority: the headings are the entries
+//!    found, at the entries' levels, plus numbered blocks deeper than the table goes whose number
+//!    extends the last heading's (`3.7.4.1.` under `3.7.4.`), plus unnumbered blocks in the very
+//!    style of a level's headings (ieeepes' `References`). Styled lines the table does not list
+//!    (fhs-3.0's `Rationale` boxes, table headers) stay text.
+//! 2. **Typography** otherwise: larger blocks; bold blocks at body size only when set left of
+//!    the body text (man pages: `SHELL GRAMMAR` at the margin, `Pipelines` half-way in, the
+//!    text further in) or followed by a regular line not indented under them (a reference
+//!    card's `Character strings`) — so a definition list's bold terms (`BASHOPTS`, then its
+//!    indented description) stay text; an unnumbered one also starts with a capital and does
+//!    not end in `.,;:)`. A numbered block (`3.18.1.`, `Chapter 5.`, `A.2`) sits at its
+//!    number's depth; unnumbered styles (size, weight, indentation when outdented) are ranked,
+//!    a style shared with numbered headings taking their depth; the largest style used once,
+//!    on the first page, is the document title and no heading.
+//!
+//! Fewer than [`MIN_HEADINGS`] headings means none were found.
+
+use std::collections::HashMap;
+
+use super::numbering::{self, fold, Numbering};
+use super::text::TextLine;
+use super::toc::{self, TocEntry};
+
+/// A line at least this many times the body size is styled (a heading candidate).
+pub const LARGER_RATIO: f32 = 1.12;
+/// A heading block spans at most this many lines.
+pub const MAX_HEADING_LINES: usize = 3;
+/// Longest heading block, in chars.
+pub const MAX_HEADING_CHARS: usize = 120;
+/// Longest unnumbered body-size bold heading, in chars.
+pub const MAX_BOLD_LABEL_CHARS: usize = 80;
+/// A continuation line sits at most this many ems (of the heading's size) below the line above.
+pub const CONTINUATION_GAP_EM: f32 = 1.6;
+/// Set left of the body text by more than this many points is outdented.
+pub const OUTDENT: f32 = 3.0;
+/// A table-of-contents entry is looked for this many lines past the previous one found.
+pub const TOC_WINDOW_LINES: usize = 1_000;
+/// Fewer headings than this (or table entries found) is none.
+pub const MIN_HEADINGS: usize = 3;
+/// Share of the regular lines a left edge needs to be the body's.
+pub const BODY_X_SHARE: f32 = 0.1;
+
+/// One printed heading.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Heading {
+    /// Index of its first line among the document's lines in reading order.
+    pub at: usize,
+    /// Lines it spans.
+    pub lines: usize,
+    /// Nesting level, 1 = top.
+    pub level: u32,
+    /// Its text, lines joined with spaces (without one after a line-end hyphen).
+    pub title: String,
+}
+
+/// How headings were found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Confirmed by a printed table of contents: `matched` of its `entries` were found.
+    Toc {
+        /// Entries in the table.
+        entries: usize,
+        /// Entries found as headings.
+        matched: usize,
+    },
+    /// From typography alone.
+    Typography,
+}
+
+/// The headings found and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Detected {
+    /// Headings in reading order.
+    pub headings: Vec<Heading>,
+    /// How they were found.
+    pub method: Method,
+}
+
+/// Size and left edge of the body text.
+#[derive(Debug, Clone, Copy)]
+struct Body {
+    size: f32,
+    x: f32,
+}
+
+/// A heading candidate: a styled line and its continuation lines.
+#[derive(Debug, Clone)]
+struct Block {
+    at: usize,
+    lines: usize,
+    text: String,
+    size: f32,
+    bold: bool,
+    x: f32,
+    number: Option<Numbering>,
+}
+
+impl Block {
+    /// Size (half points) and weight: the style levels are told apart by.
+    fn style(&self) -> (i32, bool) {
+        (half_points(self.size), self.bold)
+    }
+}
+
+fn half_points(size: f32) -> i32 {
+    (size * 2.0).round() as i32
+}
+
+/// The printed headings of `lines` (every page's lines in reading order; `page[i]` is the page
+/// index of `lines[i]`), or `None` when there are fewer than [`MIN_HEADINGS`].
+pub fn detect(lines: &[&TextLine], page: &[usize]) -> Option<Detected> {
+    let body = body(lines)?;
+    let blocks: Vec<Option<Block>> = (0..lines.len())
+        .map(|i| block_at(lines, page, i, body))
+        .collect();
+    let entries = toc::entries(lines);
+    if let Some(found) = from_toc(&entries, &blocks) {
+        return Some(found);
+    }
+    let toc_lines: Vec<usize> = entries.iter().map(|e| e.at).collect();
+    let headings = from_typography(lines, page, &blocks, body, &toc_lines);
+    (headings.len() >= MIN_HEADINGS).then_some(Detected {
+        headings,
+        method: Method::Typography,
+    })
+}
+
+/// The body size (most regular characters) and left edge: the leftmost position at least
+/// [`BODY_X_SHARE`] of the regular body-size lines start at (a man page's paragraphs at 108
+/// points, not its indented definitions at 144; a multi-column page's first column).
+fn body(lines: &[&TextLine]) -> Option<Body> {
+    let mut sizes: HashMap<i32, usize> = HashMap::new();
+    for l in lines.iter().filter(|l| !l.bold) {
+        *sizes.entry(half_points(l.size)).or_default() += l.text.len();
+    }
+    let size = sizes.into_iter().max_by_key(|&(s, n)| (n, s))?.0;
+    let mut xs: HashMap<i32, usize> = HashMap::new();
+    let mut total = 0;
+    for l in lines
+        .iter()
+        .filter(|l| !l.bold && half_points(l.size) == size)
+    {
+        *xs.entry(l.x.round() as i32).or_default() += 1;
+        total += 1;
+    }
+    let x = xs
+        .into_iter()
+        .filter(|&(_, n)| n as f32 >= total as f32 * BODY_X_SHARE)
+        .map(|(x, _)| x)
+        .min()?;
+    Some(Body {
+        size: size as f32 / 2.0,
+        x: x as f32,
+    })
+}
+
+fn styled(line: &TextLine, body: Body) -> bool {
+    line.bold || line.size >= body.size * LARGER_RATIO
+}
+
+/// The heading block starting at line `i`, if that line is styled and starts like a heading.
+fn block_at(lines: &[&TextLine], page: &[usize], i: usize, body: Body) -> Option<Block> {
+    let first = lines[i];
+    if !styled(first, body)
+        || !first
+            .text
+            .starts_with(|c: char| c.is_alphanumeric() || c == '§')
+        || first.text.chars().filter(|c| c.is_alphabetic()).count() < 2
+    {
+        return None;
+    }
+    let mut text = first.text.clone();
+    let mut n = 1;
+    while n < MAX_HEADING_LINES && i + n < lines.len() && page[i + n] == page[i] {
+        let (prev, next) = (lines[i + n - 1], lines[i + n]);
+        let gap = prev.y - next.y;
+        let same_style = (next.size - first.size).abs() < 0.3 && next.bold == first.bold;
+        // Wrapped lines start where the heading does, or under its title after a number.
+        let aligned = (next.x - first.x).abs() <= 1.5
+            || numbering::numbering(&first.text).is_some()
+                && next.x > first.x
+                && next.x <= first.x + 6.0 * first.size;
+        if !same_style
+            || !aligned
+            || gap <= 0.0
+            || gap > CONTINUATION_GAP_EM * first.size
+            || numbering::numbering(&next.text).is_some()
+        {
+            break;
+        }
+        // A hyphen left at the end (hyphenation already joined what it could) is the
+        // compound's own: `architecture-` / `independent`.
+        if !text.ends_with('-') {
+            text.push(' ');
+        }
+        text.push_str(&next.text);
+        n += 1;
+    }
+    if text.chars().count() > MAX_HEADING_CHARS {
+        return None;
+    }
+    Some(Block {
+        at: i,
+        lines: n,
+        number: numbering::numbering(&text),
+        text,
+        size: first.size,
+        bold: first.bold,
+        x: first.x,
+    })
+}
+
+/// True when a table-of-contents entry names this block: same number (when the entry has one)
+/// and the same title folded to alphanumerics (or one a prefix of the other covering ≥ 80%).
+fn names(entry: &TocEntry, block: &Block) -> bool {
+    match (&entry.numbering, &block.number) {
+        (Some(e), Some(b)) if !e.key.eq_ignore_ascii_case(&b.key) => return false,
+        (Some(_), None) => return false,
+        _ => {}
+    }
+    let (want, have) = (fold(&entry.title), fold(numbering::strip(&block.text)));
+    if want.is_empty() || have.is_empty() {
+        return false;
+    }
+    let (short, long) = if want.len() <= have.len() {
+        (&want, &have)
+    } else {
+        (&have, &want)
+    };
+    want == have || (long.starts_with(short.as_str()) && short.len() * 5 >= long.len() * 4)
+}
+
+/// Headings confirmed by the table of contents (see the module doc), or `None` when it has
+/// fewer than [`MIN_HEADINGS`] entries or fewer than half of them are found.
+fn from_toc(entries: &[TocEntry], blocks: &[Option<Block>]) -> Option<Detected> {
+    let toc_end = entries.last()?.at;
+    if entries.len() < MIN_HEADINGS {
+        return None;
+    }
+    let mut cursor = toc_end + 1;
+    let mut found: Vec<(u32, &Block)> = Vec::new();
+    for entry in entries {
+        let end = (cursor + TOC_WINDOW_LINES).min(blocks.len());
+        let hit = blocks[cursor.min(end)..end]
+            .iter()
+            .flatten()
+            .find(|b| names(entry, b));
+        if let Some(b) = hit {
+            found.push((entry.level, b));
+            cursor = b.at + b.lines;
+        }
+    }
+    let matched = found.len();
+    if matched < MIN_HEADINGS || matched * 2 < entries.len() {
+        return None;
+    }
+    // The style of each level's headings (the most common one).
+    let mut styles: HashMap<u32, HashMap<(i32, bool), usize>> = HashMap::new();
+    for (level, b) in &found {
+        *styles
+            .entry(*level)
+            .or_default()
+            .entry(b.style())
+            .or_default() += 1;
+    }
+    let level_of_style: HashMap<(i32, bool), u32> = styles
+        .iter()
+        .filter_map(|(level, counts)| {
+            let (style, _) = counts.iter().max_by_key(|(s, n)| (**n, **s))?;
+            Some((*style, *level))
+        })
+        .collect();
+    let max_depth = entries.iter().map(|e| e.level).max().unwrap_or(1);
+    let taken: std::collections::HashSet<usize> = found.iter().map(|(_, b)| b.at).collect();
+    let first_found = found.first().map_or(usize::MAX, |(_, b)| b.at);
+    let mut headings: Vec<Heading> = found.iter().map(|(level, b)| heading(b, *level)).collect();
+    // Deeper numbered headings and same-style unnumbered ones, between the table's headings.
+    let mut last_key_at_depth: HashMap<u32, String> = HashMap::new();
+    let mut i = toc_end + 1;
+    while i < blocks.len() {
+        let Some(b) = &blocks[i] else {
+            i += 1;
+            continue;
+        };
+        if taken.contains(&b.at) {
+            if let Some(n) = &b.number {
+                last_key_at_depth.insert(n.depth, n.key.clone());
+            }
+        } else if let Some(n) = &b.number {
+            let parent = n.key.rsplit_once('.').map(|(p, _)| p);
+            let extends = parent.is_some_and(|p| {
+                last_key_at_depth
+                    .get(&(n.depth - 1))
+                    .is_some_and(|k| k.eq_ignore_ascii_case(p))
+            });
+            if n.depth > max_depth && extends {
+                last_key_at_depth.insert(n.depth, n.key.clone());
+                headings.push(heading(b, n.depth));
+            }
+        } else if let Some(level) = level_of_style.get(&b.style()) {
+            if b.at > first_found {
+                headings.push(heading(b, *level));
+            }
+        }
+        i += b.lines;
+    }
+    headings.sort_by_key(|h| h.at);
+    Some(Detected {
+        headings,
+        method: Method::Toc {
+            entries: entries.len(),
+            matched,
+        },
+    })
+}
+
+fn heading(b: &Block, level: u32) -> Heading {
+    Heading {
+        at: b.at,
+        lines: b.lines,
+        level: level.max(1),
+        title: b.text.clone(),
+    }
+}
+
+/// Headings from typography alone (see the module doc); `toc_lines` are never headings.
+fn from_typography(
+    lines: &[&TextLine],
+    page: &[usize],
+    blocks: &[Option<Block>],
+    body: Body,
+    toc_lines: &[usize],
+) -> Vec<Heading> {
+    let mut kept: Vec<&Block> = Vec::new();
+    let mut i = 0;
+    while i < blocks.len() {
+        let Some(b) = &blocks[i] else {
+            i += 1;
+            continue;
+        };
+        i += b.lines;
+        if toc_lines.contains(&b.at) {
+            continue;
+        }
+        let larger = b.size >= body.size * LARGER_RATIO;
+        let keep = larger || bold_label(lines, page, b, body);
+        if keep {
+            kept.push(b);
+        }
+    }
+    // Style → level.
+    let outdent = |b: &Block| {
+        (b.size < body.size * LARGER_RATIO && b.x < body.x - OUTDENT)
+            .then(|| (b.x / 4.0).round() as i32)
+    };
+    type Style = ((i32, bool), Option<i32>);
+    let style_of = |b: &Block| -> Style { (b.style(), outdent(b)) };
+    let mut numbered_depths: HashMap<Style, Vec<u32>> = HashMap::new();
+    let mut uses: HashMap<Style, Vec<usize>> = HashMap::new();
+    for b in &kept {
+        if let Some(n) = &b.number {
+            numbered_depths
+                .entry(style_of(b))
+                .or_default()
+                .push(n.depth);
+        }
+        uses.entry(style_of(b)).or_default().push(b.at);
+    }
+    let mut styles: Vec<Style> = uses.keys().copied().collect();
+    // Larger first, bold first, less indented first (an outdent beats none).
+    styles.sort_by_key(|((size, bold), x)| (-size, !bold, x.map_or(i32::MAX, |x| x)));
+    let anchored = |s: &Style| {
+        numbered_depths.get(s).map(|ds| {
+            let mut ds = ds.clone();
+            ds.sort_unstable();
+            ds[ds.len() / 2]
+        })
+    };
+    let mut levels: HashMap<Style, u32> = HashMap::new();
+    let mut current = 0;
+    for (rank, style) in styles.iter().enumerate() {
+        if let Some(depth) = anchored(style) {
+            current = depth;
+            levels.insert(*style, depth);
+            continue;
+        }
+        let used = &uses[style];
+        let title_like = rank == 0 && used.len() == 1 && page[used[0]] == 0 && styles.len() > 1;
+        if title_like {
+            continue;
+        }
+        current += 1;
+        levels.insert(*style, current);
+    }
+    kept.iter()
+        .filter_map(|b| {
+            let level = match &b.number {
+                Some(n) => n.depth,
+                None => *levels.get(&style_of(b))?,
+            };
+            Some(heading(b, level))
+        })
+        .collect()
+}
+
+/// True when a body-size bold block reads as a heading (see the module doc): set left of the
+/// body, or followed by a regular line not indented under it; an unnumbered one must start
+/// with a capital and not end like a sentence or list (`.`, `,`, `;`, `:`, `)`).
+fn bold_label(lines: &[&TextLine], page: &[usize], b: &Block, body: Body) -> bool {
+    if !b.bold || b.text.chars().count() > MAX_BOLD_LABEL_CHARS {
+        return false;
+    }
+    if b.number.is_none()
+        && (!b.text.starts_with(char::is_uppercase) || b.text.ends_with(['.', ',', ';', ':', ')']))
+    {
+        return false;
+    }
+    if b.x < body.x - OUTDENT {
+        return true;
+    }
+    let next = b.at + b.lines;
+    next < lines.len()
+        && page[next] == page[b.at]
+        && !lines[next].bold
+        && lines[next].x <= b.x + OUTDENT
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn line(y: f32, x: f32, size: f32, bold: bool, text: &str) -> TextLine {
+        TextLine {
+            text: text.into(),
+            x,
+            y,
+            size,
+            bold,
+            para_before: false,
+        }
+    }
+
+    fn titles(d: &Detected) -> Vec<(u32, &str)> {
+        d.headings
+            .iter()
+            .map(|h| (h.level, h.title.as_str()))
+            .collect()
+    }
+
+    fn run(lines: &[TextLine]) -> Option<Detected> {
+        let refs: Vec<&TextLine> = lines.iter().collect();
+        let page = vec![0; lines.len()];
+        detect(&refs, &page)
+    }
+
+    #[test]
+    fn man_page_sections_and_subsections_by_indentation() {
+        let lines = vec![
+            line(750.0, 72.0, 10.95, true, "NAME"),
+            line(738.0, 108.0, 10.0, false, "bash - GNU Bourne-Again SHell"),
+            line(720.0, 72.0, 10.95, true, "SHELL GRAMMAR"),
+            line(
+                708.0,
+                108.0,
+                10.0,
+                false,
+                "This section describes the syntax.",
+            ),
+            line(690.0, 87.0, 10.0, true, "Pipelines"),
+            line(
+                678.0,
+                108.0,
+                10.0,
+                false,
+                "A pipeline is a sequence of commands.",
+            ),
+            line(660.0, 108.0, 10.0, true, "BASH"),
+            line(648.0, 144.0, 10.0, false, "Expands to the full filename."),
+            line(630.0, 72.0, 10.95, true, "PARAMETERS"),
+            line(
+                618.0,
+                108.0,
+                10.0,
+                false,
+                "A parameter is an entity that stores values.",
+            ),
+        ];
+        let d = run(&lines).unwrap();
+        assert_eq!(d.method, Method::Typography);
+        assert_eq!(
+            titles(&d),
+            vec![
+                (1, "NAME"),
+                (1, "SHELL GRAMMAR"),
+                (2, "Pipelines"),
+                (1, "PARAMETERS")
+            ]
+        );
+    }
+
+    #[test]
+    fn table_of_contents_confirms_headings_and_multi_line_titles_join() {
+        let lines = vec![
+            line(750.0, 72.0, 20.0, true, "Table of Contents"),
+            line(730.0, 72.0, 10.0, false, "1. Introduction ........ 1"),
+            line(718.0, 90.0, 10.0, false, "1.1. Purpose ........ 1"),
+            line(
+                706.0,
+                90.0,
+                10.0,
+                false,
+                "1.2. Binaries for use by all users ........ 2",
+            ),
+            line(694.0, 72.0, 10.0, false, "2. The End ........ 3"),
+            line(600.0, 72.0, 24.0, true, "Chapter 1. Introduction"),
+            line(570.0, 72.0, 20.0, true, "1.1. Purpose"),
+            line(550.0, 120.0, 10.0, false, "Body text of the purpose."),
+            line(530.0, 138.0, 14.0, true, "Rationale"),
+            line(510.0, 138.0, 10.0, false, "Why it is so."),
+            line(490.0, 72.0, 20.0, true, "1.2. Binaries for use by"),
+            line(465.0, 72.0, 20.0, true, "all users"),
+            line(440.0, 72.0, 17.0, true, "1.2.1. Deeper"),
+            line(420.0, 120.0, 10.0, false, "More body text."),
+            line(400.0, 72.0, 24.0, true, "Chapter 2. The End"),
+            line(380.0, 120.0, 10.0, false, "Final words."),
+        ];
+        let d = run(&lines).unwrap();
+        assert_eq!(
+            d.method,
+            Method::Toc {
+                entries: 4,
+                matched: 4
+            }
+        );
+        assert_eq!(
+            titles(&d),
+            vec![
+                (1, "Chapter 1. Introduction"),
+                (2, "1.1. Purpose"),
+                (2, "1.2. Binaries for use by all users"),
+                (3, "1.2.1. Deeper"),
+                (1, "Chapter 2. The End"),
+            ]
+        );
+        assert_eq!(d.headings[2].lines, 2);
+    }
+
+    #[test]
+    fn title_page_line_is_no_heading_and_too_few_is_none() {
+        let lines = vec![
+            line(750.0, 100.0, 17.0, false, "A Package for Transactions"),
+            line(700.0, 58.0, 14.0, true, "1 Introduction"),
+            line(680.0, 58.0, 10.0, false, "Text."),
+            line(660.0, 58.0, 14.0, true, "2 Installation"),
+            line(640.0, 58.0, 10.0, false, "Text."),
+            line(620.0, 58.0, 14.0, true, "References"),
+            line(600.0, 58.0, 10.0, false, "Text."),
+        ];
+        let d = run(&lines).unwrap();
+        assert_eq!(
+            titles(&d),
+            vec![
+                (1, "1 Introduction"),
+                (1, "2 Installation"),
+                (1, "References")
+            ]
+        );
+        assert_eq!(run(&lines[..3]), None);
+    }
+}

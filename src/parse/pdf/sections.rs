@@ -1,0 +1,235 @@
+//! Cutting the document text into sections: at outline entries' printed headings, at detected
+//! headings, or (fallback) one section per page.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use super::headings::Heading;
+use super::locate;
+use super::outline::OutlineEntry;
+use super::text::TextLine;
+use super::{one_line, MAX_PAGE_TITLE_CHARS, RUNNING_HEADER_PAGES};
+use crate::parse::RawSection;
+
+/// Separator between page texts in the joined document text (a paragraph break).
+pub const PAGE_SEP: &str = "\n\n";
+
+/// The document text: every page's lines (one per line, a blank line before a paragraph gap),
+/// pages joined by [`PAGE_SEP`].
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    /// The whole text.
+    pub full: String,
+    /// Each page's byte range in `full`.
+    pub pages: Vec<Range<usize>>,
+    /// Byte offset in `full` of every line, all pages, in reading order.
+    pub line_starts: Vec<usize>,
+}
+
+impl Rendered {
+    /// The text of page `i` (0-based).
+    pub fn page(&self, i: usize) -> &str {
+        self.pages.get(i).map_or("", |r| &self.full[r.clone()])
+    }
+}
+
+/// Render `pages` (see [`Rendered`]).
+pub fn render(pages: &[Vec<TextLine>]) -> Rendered {
+    let size = pages
+        .iter()
+        .flatten()
+        .map(|l| l.text.len() + 2)
+        .sum::<usize>()
+        + pages.len() * PAGE_SEP.len();
+    let mut out = Rendered {
+        full: String::with_capacity(size),
+        pages: Vec::with_capacity(pages.len()),
+        line_starts: Vec::with_capacity(pages.iter().map(Vec::len).sum()),
+    };
+    for (i, lines) in pages.iter().enumerate() {
+        if i > 0 {
+            out.full.push_str(PAGE_SEP);
+        }
+        let start = out.full.len();
+        for (k, line) in lines.iter().enumerate() {
+            if k > 0 {
+                out.full
+                    .push_str(if line.para_before { "\n\n" } else { "\n" });
+            }
+            out.line_starts.push(out.full.len());
+            out.full.push_str(&line.text);
+        }
+        out.pages.push(start..out.full.len());
+    }
+    out
+}
+
+/// No outline: one level-1 section per page, titled by its first non-empty line — skipping
+/// bare page numbers (`12`, `iv`) and running headers (a first line shared by at least
+/// [`RUNNING_HEADER_PAGES`] pages) when the page has another line.
+pub fn page_sections(doc: &Rendered) -> Vec<RawSection> {
+    let texts: Vec<&str> = (0..doc.pages.len()).map(|i| doc.page(i)).collect();
+    let mut first_lines: HashMap<&str, usize> = HashMap::new();
+    for text in &texts {
+        if let Some(line) = text.lines().map(str::trim).find(|l| !l.is_empty()) {
+            *first_lines.entry(line).or_default() += 1;
+        }
+    }
+    let is_furniture = |line: &str| {
+        let page_number = line.len() <= 6
+            && (line.chars().all(|c| c.is_ascii_digit())
+                || line.chars().all(|c| "ivxlcdm".contains(c)));
+        page_number
+            || first_lines
+                .get(line)
+                .is_some_and(|&n| n >= RUNNING_HEADER_PAGES)
+    };
+    (1u32..)
+        .zip(texts)
+        .map(|(n, text)| {
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let first = lines.next();
+            let title = match first {
+                Some(line) if is_furniture(line) => lines
+                    .find(|l| !is_furniture(l))
+                    .map_or_else(|| clip_title(line), clip_title),
+                Some(line) => clip_title(line),
+                None => format!("Page {n}"),
+            };
+            RawSection {
+                level: 1,
+                title,
+                content: text.to_string(),
+                content_first_line: None,
+                lines: None,
+                pages: Some(n..n + 1),
+                anchor: None,
+            }
+        })
+        .collect()
+}
+
+/// `line` cut to at most [`MAX_PAGE_TITLE_CHARS`] chars, at a word boundary when one is near.
+fn clip_title(line: &str) -> String {
+    let line = one_line(line);
+    if line.chars().count() <= MAX_PAGE_TITLE_CHARS {
+        return line;
+    }
+    let cut: String = line.chars().take(MAX_PAGE_TITLE_CHARS - 1).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > MAX_PAGE_TITLE_CHARS / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{}…", cut.trim_end())
+}
+
+/// Outline entries become sections cut at their printed headings.
+pub fn outline_sections(doc: &Rendered, entries: &[OutlineEntry]) -> (RawSection, Vec<RawSection>) {
+    let (full, ranges) = (&doc.full, &doc.pages);
+    let last_page = ranges.len().max(1);
+    // Pass 1: locate headings in order; `None` = shares a page with an earlier section and its
+    // heading was not found, so it stays empty.
+    let mut starts: Vec<Option<usize>> = Vec::with_capacity(entries.len());
+    let mut cursor = 0usize; // nothing before this may start a later section
+    let mut last_start: Option<usize> = None;
+    let mut page = 1usize;
+    for entry in entries {
+        page = entry
+            .page
+            .map_or(page, |p| usize::try_from(p).unwrap_or(1))
+            .clamp(1, last_page);
+        let range = ranges[page - 1].clone();
+        let from = cursor.max(range.start);
+        let found = (from <= range.end)
+            .then(|| locate::find_heading(&full[range.clone()], from - range.start, &entry.title))
+            .flatten();
+        let start = match found {
+            Some((s, e)) => {
+                cursor = range.start + e;
+                Some(range.start + s)
+            }
+            None if last_start.is_none_or(|l| range.start > l) && range.start >= cursor => {
+                cursor = range.start;
+                Some(range.start)
+            }
+            None => None,
+        };
+        if start.is_some() {
+            last_start = start;
+        }
+        starts.push(start);
+    }
+    let heads = entries.iter().map(|entry| {
+        let title = if entry.title.is_empty() {
+            "(untitled)".to_string()
+        } else {
+            entry.title.clone()
+        };
+        (entry.level, title)
+    });
+    cut(doc, &starts, heads)
+}
+
+/// Detected printed headings become sections, each from its heading line to the next.
+pub fn heading_sections(doc: &Rendered, headings: &[Heading]) -> (RawSection, Vec<RawSection>) {
+    let starts: Vec<Option<usize>> = headings
+        .iter()
+        .map(|h| doc.line_starts.get(h.at).copied())
+        .collect();
+    let heads = headings.iter().map(|h| (h.level, one_line(&h.title)));
+    cut(doc, &starts, heads)
+}
+
+/// Cut `doc` into a preamble and one section per `(level, title)` of `heads`, section `i`
+/// starting at byte `starts[i]` (`None`: where the next located one starts, i.e. empty) and
+/// running to the next start. Pages are those the trimmed text touches.
+fn cut(
+    doc: &Rendered,
+    starts: &[Option<usize>],
+    heads: impl Iterator<Item = (u32, String)>,
+) -> (RawSection, Vec<RawSection>) {
+    let (full, ranges) = (&doc.full, &doc.pages);
+    let mut resolved = vec![full.len(); starts.len()];
+    let mut next = full.len();
+    for (i, s) in starts.iter().enumerate().rev() {
+        next = s.unwrap_or(next).min(next);
+        resolved[i] = next;
+    }
+    let page_of = |offset: usize| ranges.partition_point(|r| r.start <= offset).max(1);
+    let span = |start: usize, end: usize| -> (String, Option<Range<u32>>) {
+        let text = full[start..end].trim();
+        if text.is_empty() {
+            let p = u32::try_from(page_of(start)).unwrap_or(1);
+            return (String::new(), Some(p..p + 1));
+        }
+        let lead = full[start..end].len() - full[start..end].trim_start().len();
+        let first = page_of(start + lead);
+        let last = page_of(start + lead + text.len() - 1);
+        let to_u32 = |p: usize| u32::try_from(p).unwrap_or(u32::MAX);
+        (text.to_string(), Some(to_u32(first)..to_u32(last) + 1))
+    };
+    let first_start = resolved.first().copied().unwrap_or(full.len());
+    let (pre_text, pre_pages) = span(0, first_start);
+    let preamble = RawSection {
+        pages: (!pre_text.is_empty()).then_some(pre_pages).flatten(),
+        content: pre_text,
+        ..RawSection::default()
+    };
+    let sections = heads
+        .enumerate()
+        .map(|(i, (level, title))| {
+            let end = resolved.get(i + 1).copied().unwrap_or(full.len());
+            let (content, pages) = span(resolved[i], end.max(resolved[i]));
+            RawSection {
+                level,
+                title,
+                content,
+                content_first_line: None,
+                lines: None,
+                pages,
+                anchor: None,
+            }
+        })
+        .collect();
+    (preamble, sections)
+}
