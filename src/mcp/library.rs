@@ -1,21 +1,42 @@
 //! The workspace as a long-running server sees it: opened on first use, and opened again when
 //! `catalog.json` changes (a `docnav index` while the server runs), so new documents appear
-//! without a restart while loaded trees stay cached between calls.
+//! without a restart while loaded trees, and the per-document numbers the commands need
+//! ([`NodeStats`](crate::nav::stats::NodeStats), shared by clones of one [`Session`]), stay
+//! cached between calls.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use crate::nav::{Role, Session};
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// What identifies one version of `catalog.json`: modification time and length in bytes.
 type Stamp = (Option<SystemTime>, u64);
 
+/// An opened workspace and a session at `/` over it. Every call clones the session (clones share
+/// its statistics cache) and never moves the original.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    /// The workspace.
+    pub workspace: Arc<Workspace>,
+    /// A [`Role::Person`] session at `/` with the default budget.
+    pub session: Session,
+}
+
+impl Opened {
+    fn new(workspace: Workspace) -> Opened {
+        let workspace = Arc::new(workspace);
+        let session = Session::new(workspace.clone(), Role::Person);
+        Opened { workspace, session }
+    }
+}
+
 /// A workspace directory, reopened when its catalog changes.
 #[derive(Debug)]
 pub struct LiveLibrary {
     dir: PathBuf,
-    open: Mutex<Option<(Stamp, Arc<Workspace>)>>,
+    open: Mutex<Option<(Stamp, Opened)>>,
 }
 
 impl LiveLibrary {
@@ -37,7 +58,7 @@ impl LiveLibrary {
     ///
     /// Errors: [`WorkspaceError::Missing`] without a catalog (`no workspace at … hint: run docnav
     /// index …`); `Corrupt`/`Version`/`Io` for a catalog that cannot be read.
-    pub fn get(&self) -> Result<Arc<Workspace>, WorkspaceError> {
+    pub fn get(&self) -> Result<Opened, WorkspaceError> {
         let catalog = self.dir.join("catalog.json");
         let stamp = std::fs::metadata(&catalog)
             .ok()
@@ -46,16 +67,16 @@ impl LiveLibrary {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
         };
-        if let (Some(stamp), Some((seen, ws))) = (stamp, open.as_ref()) {
+        if let (Some(stamp), Some((seen, opened))) = (stamp, open.as_ref()) {
             if stamp == *seen {
-                return Ok(ws.clone());
+                return Ok(opened.clone());
             }
         }
-        let ws = Arc::new(Workspace::open(&self.dir)?);
+        let opened = Opened::new(Workspace::open(&self.dir)?);
         if let Some(stamp) = stamp {
-            *open = Some((stamp, ws.clone()));
+            *open = Some((stamp, opened.clone()));
         }
-        Ok(ws)
+        Ok(opened)
     }
 }
 
@@ -83,8 +104,11 @@ mod tests {
         )
         .unwrap();
         let first = live.get().unwrap();
-        assert_eq!(first.cards().len(), 1);
+        assert_eq!(first.workspace.cards().len(), 1);
         // Unchanged catalog: the same opened workspace (its tree cache survives).
-        assert!(Arc::ptr_eq(&first, &live.get().unwrap()));
+        assert!(Arc::ptr_eq(
+            &first.workspace,
+            &live.get().unwrap().workspace
+        ));
     }
 }

@@ -8,8 +8,6 @@
 //! output is produced whole (up to [`OUTPUT_CAP`] chars) and the page `offset..offset+budget` of
 //! it is returned, cut at a line boundary ([`page`]), with a last line saying how to read on.
 
-use std::sync::Arc;
-
 use serde::Serialize;
 
 use super::args::{self, CatArgs, FindArgs, FindTreeArgs, GrepArgs, HeadArgs, LsArgs, TreeArgs};
@@ -17,12 +15,17 @@ use super::resources::section_uri;
 use crate::agent::evidence::{inclusive, part_lines};
 use crate::nav::lexer::quote_word;
 use crate::nav::render::page;
-use crate::nav::{display_path, CommandOutput, Effect, Role, Session, Status};
+use crate::nav::{display_path, CommandOutput, Effect, Session, Status};
 use crate::workspace::Library;
 
 /// Output of one command produced before paging, in chars (the session's budget): outputs past it
 /// end with the shell's `… output cut` note.
 pub const OUTPUT_CAP: usize = 2_000_000;
+
+/// Sections up to this many chars get the exact source lines of the page `cat` showed
+/// ([`part_lines`] renders the whole section again to map chars to lines); larger ones report the
+/// section's lines, so a page of a 30 MB section costs what the page costs.
+pub const PAGE_LINES_MAX_CHARS: usize = 1_000_000;
 
 /// What a navigation tool returns: its text, or the one-line error, plus structured content.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,7 +70,8 @@ pub struct CatPage {
     pub structure: String,
     /// Titles from the document's first level down to the section.
     pub titles: Vec<String>,
-    /// 1-based source lines `[first, last]` of the text on this page (Markdown and text).
+    /// 1-based source lines `[first, last]` of the text on this page (Markdown and text; of the
+    /// whole section when it is over 1,000,000 chars or the page cannot be mapped exactly).
     pub lines: Option<[u32; 2]>,
     /// 1-based PDF pages `[first, last]` of the section.
     pub pages: Option<[u32; 2]>,
@@ -148,9 +152,10 @@ fn words(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
-/// Run `call` on a fresh session over `library`.
-fn run(library: Arc<dyn Library>, call: Call<'_>) -> ToolText {
-    let mut session = Session::new(library.clone(), Role::Person).with_budget(OUTPUT_CAP);
+/// Run `call` on a clone of `base` (a session at `/`), so nothing carries over between calls.
+fn run(base: &Session, call: Call<'_>) -> ToolText {
+    let library = base.library().clone();
+    let mut session = base.clone().with_budget(OUTPUT_CAP);
     if let Some(path) = call.cursor {
         match session.resolve(path) {
             Ok(Ok(place)) => session.set_cursor(place.cursor()),
@@ -185,8 +190,12 @@ fn cat_page(library: &dyn Library, ev: &crate::nav::Evidence) -> Option<serde_js
     let doc = library.document(&ev.doc_id).ok()?;
     let tree = &doc.tree;
     let node = tree.get(ev.node)?;
-    let lines = part_lines(tree, ev.node, &ev.chars)
-        .or_else(|| tree.subtree_span(ev.node, |n| n.lines.clone()));
+    let exact = if ev.total_chars <= PAGE_LINES_MAX_CHARS {
+        part_lines(tree, ev.node, &ev.chars)
+    } else {
+        None
+    };
+    let lines = exact.or_else(|| tree.subtree_span(ev.node, |n| n.lines.clone()));
     let page = CatPage {
         doc_id: ev.doc_id.clone(),
         path: display_path(&ev.doc_id, tree, ev.node),
@@ -213,12 +222,12 @@ macro_rules! checked {
 }
 
 /// `ls` on `args.path`, paged.
-pub fn ls(library: Arc<dyn Library>, a: LsArgs) -> ToolText {
+pub fn ls(base: &Session, a: LsArgs) -> ToolText {
     let path = checked!(absolute("ls", &a.path));
     let paging = checked!(paging("ls", a.offset, a.budget));
     let words = words(&["ls", "--", path]);
     run(
-        library,
+        base,
         Call {
             tool: "ls",
             words,
@@ -229,14 +238,14 @@ pub fn ls(library: Arc<dyn Library>, a: LsArgs) -> ToolText {
 }
 
 /// `cat -o OFFSET --budget BUDGET path`: pages the section's text; structured [`CatPage`].
-pub fn cat(library: Arc<dyn Library>, a: CatArgs) -> ToolText {
+pub fn cat(base: &Session, a: CatArgs) -> ToolText {
     let path = checked!(absolute("cat", &a.path));
     let budget = checked!(args::budget("cat", a.budget, args::DEFAULT_BUDGET));
     let offset = a.offset.unwrap_or(0).to_string();
     let budget = budget.to_string();
     let words = words(&["cat", "-o", &offset, "--budget", &budget, "--", path]);
     run(
-        library,
+        base,
         Call {
             tool: "cat",
             words,
@@ -247,7 +256,7 @@ pub fn cat(library: Arc<dyn Library>, a: CatArgs) -> ToolText {
 }
 
 /// `head -n LINES path`, paged.
-pub fn head(library: Arc<dyn Library>, a: HeadArgs) -> ToolText {
+pub fn head(base: &Session, a: HeadArgs) -> ToolText {
     let path = checked!(absolute("head", &a.path));
     let paging = checked!(paging("head", a.offset, a.budget));
     let mut words = words(&["head"]);
@@ -256,7 +265,7 @@ pub fn head(library: Arc<dyn Library>, a: HeadArgs) -> ToolText {
     }
     words.extend(["--".to_string(), path.to_string()]);
     run(
-        library,
+        base,
         Call {
             tool: "head",
             words,
@@ -267,7 +276,7 @@ pub fn head(library: Arc<dyn Library>, a: HeadArgs) -> ToolText {
 }
 
 /// `find -n HITS keywords…` standing on `path` (default `/`), paged.
-pub fn find(library: Arc<dyn Library>, a: FindArgs) -> ToolText {
+pub fn find(base: &Session, a: FindArgs) -> ToolText {
     let path = checked!(absolute("find", a.path.as_deref().unwrap_or("/")));
     let paging = checked!(paging("find", a.offset, a.budget));
     let mut words = words(&["find"]);
@@ -277,7 +286,7 @@ pub fn find(library: Arc<dyn Library>, a: FindArgs) -> ToolText {
     words.push("--".into());
     words.extend(a.query.split_whitespace().map(String::from));
     run(
-        library,
+        base,
         Call {
             tool: "find",
             words,
@@ -288,13 +297,13 @@ pub fn find(library: Arc<dyn Library>, a: FindArgs) -> ToolText {
 }
 
 /// `findtree pattern` standing on `path` (default `/`), paged.
-pub fn findtree(library: Arc<dyn Library>, a: FindTreeArgs) -> ToolText {
+pub fn findtree(base: &Session, a: FindTreeArgs) -> ToolText {
     let path = checked!(absolute("findtree", a.path.as_deref().unwrap_or("/")));
     let paging = checked!(paging("findtree", a.offset, a.budget));
     let mut words = words(&["findtree", "--"]);
     words.extend(a.pattern.split_whitespace().map(String::from));
     run(
-        library,
+        base,
         Call {
             tool: "findtree",
             words,
@@ -305,7 +314,7 @@ pub fn findtree(library: Arc<dyn Library>, a: FindTreeArgs) -> ToolText {
 }
 
 /// `grep [-i] [-c] -m MAX -- pattern path`, paged.
-pub fn grep(library: Arc<dyn Library>, a: GrepArgs) -> ToolText {
+pub fn grep(base: &Session, a: GrepArgs) -> ToolText {
     let path = checked!(absolute("grep", a.path.as_deref().unwrap_or("/")));
     let paging = checked!(paging("grep", a.offset, a.budget));
     let mut words = words(&["grep"]);
@@ -320,7 +329,7 @@ pub fn grep(library: Arc<dyn Library>, a: GrepArgs) -> ToolText {
     }
     words.extend(["--".to_string(), a.pattern, path.to_string()]);
     run(
-        library,
+        base,
         Call {
             tool: "grep",
             words,
@@ -331,7 +340,7 @@ pub fn grep(library: Arc<dyn Library>, a: GrepArgs) -> ToolText {
 }
 
 /// `tree -L DEPTH path`, paged.
-pub fn tree(library: Arc<dyn Library>, a: TreeArgs) -> ToolText {
+pub fn tree(base: &Session, a: TreeArgs) -> ToolText {
     let path = checked!(absolute("tree", &a.path));
     let paging = checked!(paging("tree", a.offset, a.budget));
     let mut words = words(&["tree"]);
@@ -340,7 +349,7 @@ pub fn tree(library: Arc<dyn Library>, a: TreeArgs) -> ToolText {
     }
     words.extend(["--".to_string(), path.to_string()]);
     run(
-        library,
+        base,
         Call {
             tool: "tree",
             words,
@@ -351,11 +360,11 @@ pub fn tree(library: Arc<dyn Library>, a: TreeArgs) -> ToolText {
 }
 
 /// `wc path`.
-pub fn wc(library: Arc<dyn Library>, a: super::args::WcArgs) -> ToolText {
+pub fn wc(base: &Session, a: super::args::WcArgs) -> ToolText {
     let path = checked!(absolute("wc", &a.path));
     let words = words(&["wc", "--", path]);
     run(
-        library,
+        base,
         Call {
             tool: "wc",
             words,
@@ -392,9 +401,9 @@ mod tests {
 
     #[test]
     fn relative_paths_are_refused_with_how_to_write_one() {
-        let lib: Arc<dyn Library> = Arc::new(crate::workspace::InMemoryLibrary::default());
+        let lib = std::sync::Arc::new(crate::workspace::InMemoryLibrary::default());
         let out = ls(
-            lib,
+            &Session::new(lib, crate::nav::Role::Person),
             LsArgs {
                 path: "guide/2".into(),
                 offset: None,

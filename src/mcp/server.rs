@@ -190,17 +190,18 @@ impl ServerHandler for DocnavServer {
                 None,
             ));
         }
-        let ws = match self.inner.library.get() {
-            Ok(ws) => ws,
+        let opened = match self.inner.library.get() {
+            Ok(opened) => opened,
             Err(e) => return Ok(to_result(ToolText::error(format!("{name}: {e}"))).into()),
         };
         if name == "ask" {
-            let out = self.ask(request.arguments, ws, context).await;
+            let out = self.ask(request.arguments, opened.workspace, context).await;
             return Ok(to_result(out).into());
         }
         let arguments = request.arguments;
         let tool = name.clone();
-        let out = tokio::task::spawn_blocking(move || tools::run_sync(&tool, arguments, ws)).await;
+        let out =
+            tokio::task::spawn_blocking(move || tools::run_sync(&tool, arguments, opened)).await;
         let out = match out {
             Ok(Some(out)) => out,
             Ok(None) => ToolText::error(format!("{name}: not a tool this server runs")),
@@ -215,7 +216,7 @@ impl ServerHandler for DocnavServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let ws = match self.inner.library.get() {
-            Ok(ws) => ws,
+            Ok(opened) => opened.workspace,
             // No workspace yet: nothing to list (the tools say what to do).
             Err(WorkspaceError::Missing(_)) => return Ok(ListResourcesResult::default()),
             Err(e) => return Err(ErrorData::internal_error(e.to_string(), None)),
@@ -250,7 +251,8 @@ impl ServerHandler for DocnavServer {
             .inner
             .library
             .get()
-            .map_err(|e| ErrorData::resource_not_found(e.to_string(), None))?;
+            .map_err(|e| ErrorData::resource_not_found(e.to_string(), None))?
+            .workspace;
         let uri = request.uri;
         let read = tokio::task::spawn_blocking(move || resources::read(ws.as_ref(), &uri))
             .await

@@ -13,9 +13,9 @@ use super::args::{
     AskArgs, CatArgs, DocsArgs, FindArgs, FindTreeArgs, GrepArgs, HeadArgs, LsArgs, SearchArgs,
     TreeArgs, WcArgs,
 };
+use super::library::Opened;
 use super::nav_tools::{self, CatPage, ToolText};
 use super::search::{self, DocsPage, SearchResults};
-use crate::workspace::Library;
 
 /// What `ls`, `cat` and friends share, said once in each description's last sentence.
 const PATHS: &str = "Paths are absolute: `/` is the list of documents, `/doc_id/2/1` a section by \
@@ -185,15 +185,11 @@ pub fn parse<T: DeserializeOwned>(
     })
 }
 
-/// Run tool `name` (anything but `ask`) with `arguments` on `library`. Blocking: the caller runs
-/// it off the async runtime.
+/// Run tool `name` (anything but `ask`) with `arguments` on the `opened` workspace. Blocking: the
+/// caller runs it off the async runtime.
 ///
 /// Returns `None` for a name this function does not run (`ask`, or an unknown tool).
-pub fn run_sync(
-    name: &str,
-    arguments: Option<JsonObject>,
-    library: Arc<dyn Library>,
-) -> Option<ToolText> {
+pub fn run_sync(name: &str, arguments: Option<JsonObject>, opened: Opened) -> Option<ToolText> {
     macro_rules! call {
         ($args:ty, $run:expr) => {
             match parse::<$args>(name, arguments) {
@@ -202,10 +198,11 @@ pub fn run_sync(
             }
         };
     }
-    let lib = library;
+    let ws = opened.workspace.as_ref();
+    let lib = &opened.session;
     Some(match name {
-        "docs" => call!(DocsArgs, |a| search::docs(lib.as_ref(), a)),
-        "search" => call!(SearchArgs, |a| search::search(lib.as_ref(), a)),
+        "docs" => call!(DocsArgs, |a| search::docs(ws, a)),
+        "search" => call!(SearchArgs, |a| search::search(ws, a)),
         "ls" => call!(LsArgs, |a| nav_tools::ls(lib, a)),
         "cat" => call!(CatArgs, |a| nav_tools::cat(lib, a)),
         "head" => call!(HeadArgs, |a| nav_tools::head(lib, a)),

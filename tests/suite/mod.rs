@@ -8,6 +8,8 @@ pub mod eval;
 pub mod eval_agent;
 pub mod index;
 pub mod llm;
+pub mod mcp;
+pub mod mcp_ask;
 pub mod nav;
 pub mod parse_md;
 pub mod parse_pdf;
