@@ -176,6 +176,40 @@ async fn structured(server: &Server, name: &str, r: &CallToolResult) -> Value {
     value
 }
 
+/// rmcp's client with its default settings: it asks for the newest revision, 2026-07-28, which
+/// has no `initialize`; the handshake settles on the newest revision that has one.
+#[derive(Clone, Default)]
+struct LatestClient;
+
+impl ClientHandler for LatestClient {}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_asking_for_the_newest_protocol_revision_is_served_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_docnav"));
+    cmd.env("RUST_LOG", "off")
+        .env_remove("DOCNAV_MODEL")
+        .arg("--workspace")
+        .arg(&ws)
+        .arg("mcp");
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = LatestClient.serve(transport).await.unwrap();
+    assert_eq!(
+        server.peer_info().unwrap().protocol_version,
+        ProtocolVersion::V_2025_11_25
+    );
+    let r = server
+        .call_tool(params("wc", json!({"path": "/notes"})))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), exec(&ws, None, "wc /notes").1);
+    server.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn navigation_tools_print_what_the_shell_prints() {
     let dir = tempfile::tempdir().unwrap();
