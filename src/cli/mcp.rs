@@ -10,9 +10,14 @@ use crate::mcp::{serve_stdio, McpConfig};
 
 /// Arguments of `docnav mcp`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Register it with a coding agent, e.g. Claude Code:\n  \
+#[command(
+    after_help = "Tools: docs, search, ls, cat, head, find, findtree, grep, tree, wc, ask; \
+    resources docnav://DOC_ID and docnav://DOC_ID/#2.1.\n\
+    Register it with a coding agent, e.g. Claude Code:\n  \
     claude mcp add docnav -- docnav --workspace /abs/path/.docnav mcp\n\
-    See README \"Use from a coding agent\" for Cursor and Codex CLI.")]
+    See README \"Use from a coding agent\" for Cursor and Codex CLI.\n\
+    Exit codes: 0 when the client closes stdin, 1 when the transport fails."
+)]
 pub struct McpArgs {
     /// Record each `ask` as a JSONL trace in the workspace's `traces/` directory (the only thing
     /// the server ever writes).
