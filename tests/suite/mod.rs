@@ -10,6 +10,7 @@ pub mod index;
 pub mod llm;
 pub mod mcp;
 pub mod mcp_ask;
+pub mod mcp_resources;
 pub mod nav;
 pub mod parse_md;
 pub mod parse_pdf;
