@@ -6,6 +6,7 @@ pub mod cli;
 pub mod eval;
 pub mod index;
 pub mod llm;
+pub mod mcp;
 pub mod nav;
 pub mod parse;
 pub mod repl;

@@ -8,6 +8,7 @@ mod docs;
 mod eval;
 mod exec;
 mod index;
+mod mcp;
 pub mod output;
 mod replay;
 mod shell;
@@ -63,6 +64,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Replay a recorded trace without a model (or --show it as a transcript).
     Replay(replay::ReplayArgs),
+    /// Serve the workspace to coding agents over MCP (stdio): search, ls, cat, grep… and ask.
+    Mcp(mcp::McpArgs),
 }
 
 /// Parse the process arguments and run the chosen subcommand.
@@ -87,6 +90,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Ask(args) => ask::run(&cli.global, args),
         Command::Eval(args) => eval::run(&cli.global, args),
         Command::Replay(args) => replay::run(&cli.global, args),
+        Command::Mcp(args) => mcp::run(&cli.global, args),
     }
 }
 
