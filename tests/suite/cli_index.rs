@@ -199,12 +199,42 @@ fn killing_index_midway_leaves_a_loadable_workspace() {
         let _ = child.kill();
         let _ = child.wait();
         // Whatever point it died at, the catalog loads and every tree file it names loads.
-        for id in ids(&ws) {
-            let r = run(&ws, &["tree", &id, "--depth", "1"]);
+        let known = ids(&ws);
+        for id in &known {
+            let r = run(&ws, &["tree", id, "--depth", "1"]);
             assert_eq!(
                 r.code, 0,
                 "after kill at {delay_ms} ms, tree {id}: {}",
                 r.stderr
+            );
+        }
+        // And search agrees with that catalog: every hit of `find` at `/` and of
+        // `ask --lexical` is one of its documents.
+        let found = run(&ws, &["exec", "find -n 5 workspace index"]);
+        assert_eq!(
+            found.code, 0,
+            "after kill at {delay_ms} ms: {}",
+            found.stderr
+        );
+        for line in found.stdout.lines().filter(|l| l.starts_with('/')) {
+            let doc = line[1..].split('/').next().unwrap();
+            assert!(
+                known.iter().any(|k| k == doc),
+                "after kill at {delay_ms} ms: {line}"
+            );
+        }
+        let asked = run(&ws, &["ask", "--lexical", "--json", "workspace index"]);
+        assert_eq!(
+            asked.code, 0,
+            "after kill at {delay_ms} ms: {}",
+            asked.stderr
+        );
+        let answer: Value = serde_json::from_str(&asked.stdout).unwrap();
+        for e in answer["evidence"].as_array().unwrap() {
+            let doc = e["doc_id"].as_str().unwrap();
+            assert!(
+                known.iter().any(|k| k == doc),
+                "after kill at {delay_ms} ms: {doc}"
             );
         }
     }
