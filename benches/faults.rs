@@ -14,7 +14,8 @@
 //! message otherwise). Environment: `DOCNAV_FAULT_RATE` (default 0.3), `DOCNAV_FAULT_SEED`
 //! (default 1), `DOCNAV_FAULT_JOBS` (asks run at once, default 2), `DOCNAV_FAULT_TIMEOUT`
 //! (`--timeout` in seconds, default 2), `DOCNAV_FAULT_LIMIT` (first N questions only),
-//! `DOCNAV_BIN` (another `docnav` binary to measure, e.g. one built from an older commit).
+//! `DOCNAV_BIN` (another `docnav` binary to measure, e.g. one built from an older commit),
+//! `DOCNAV_FAULT_KEEP=1` (keep the workspace and the traces `ask-NN.jsonl`; prints where).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[allow(dead_code)]
@@ -188,7 +189,14 @@ fn main() {
     let limit: usize = env_or("DOCNAV_FAULT_LIMIT", usize::MAX);
 
     let dir = tempfile::tempdir().expect("temp dir");
-    let ws = dir.path().join("ws");
+    let dir = if std::env::var_os("DOCNAV_FAULT_KEEP").is_some() {
+        let kept = dir.keep();
+        eprintln!("keeping the workspace and traces in {}", kept.display());
+        kept
+    } else {
+        dir.path().to_path_buf()
+    };
+    let ws = dir.join("ws");
     let started = Instant::now();
     let index = docnav(&ws)
         .arg("index")
@@ -265,7 +273,7 @@ fn main() {
                 let Some((question, _)) = questions.get(n) else {
                     break;
                 };
-                let outcome = ask(&ws, dir.path(), n, question, &server.base_url(), timeout);
+                let outcome = ask(&ws, &dir, n, question, &server.base_url(), timeout);
                 eprintln!(
                     "[{:2}] exit {:?} evidence {} {:5.1} s  {}",
                     n + 1,

@@ -9,7 +9,11 @@
 //!   whose text appears), whose text carries a marker `[oracle-doc:ID]`;
 //! - `plan_step` (a Worker's plan and first command) and `nav_step`: `cat /ID/1` for the
 //!   document named by the marker, then `done` once that command appears in the conversation;
-//! - `check` and `evaluation`: sufficient;
+//! - `check`: sufficient;
+//! - `evaluation`: what a careful judge says — sufficient when some task collected an excerpt
+//!   and none failed; when a task failed (`→ FAILED:` in the request) and a round is left,
+//!   insufficient with that document's task again (issue 11.2: a failed task may run again);
+//!   insufficient with no tasks when nothing was collected and no round is left;
 //! - any other schema: the smallest object its JSON Schema allows (required properties only;
 //!   the first enum value, `""`, `0`, `true`, `[]`), so a new decision still gets a valid reply.
 
@@ -24,16 +28,25 @@ pub struct Oracle {
     pub default_doc: String,
 }
 
+/// The conversation's text, without any reply the next message rejects as unparseable (a repair
+/// round): a garbled reply is not something the model did, so it must not count as a command
+/// already run (a cut-off `{"command":"cat /doc/1",…` would otherwise read as done).
 fn messages_text(request: &Value) -> String {
-    request["messages"]
-        .as_array()
-        .map(|ms| {
-            ms.iter()
-                .filter_map(|m| m["content"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let rejected = |i: usize| {
+        messages.get(i + 1).is_some_and(|next| {
+            next["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("Your previous reply could not be parsed"))
         })
-        .unwrap_or_default()
+    };
+    messages
+        .iter()
+        .enumerate()
+        .filter(|&(i, m)| !(m["role"] == "assistant" && rejected(i)))
+        .filter_map(|(_, m)| m["content"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 const MARKER: &str = "[oracle-doc:";
@@ -76,10 +89,31 @@ impl Oracle {
             }
             "nav_step" => json!({"reason": "oracle", "command": step()}),
             "check" => json!({"verdict": "sufficient", "missing": ""}),
-            "evaluation" => json!({"verdict": "sufficient", "missing": "", "tasks": []}),
+            "evaluation" => self.evaluation(&text),
             _ => schema.map_or(json!({}), |s| minimal(&s["schema"])),
         };
         reply.to_string()
+    }
+
+    fn evaluation(&self, text: &str) -> Value {
+        let failed = text.contains("→ FAILED:");
+        // Task lines end "→ …; N excerpt(s)".
+        let collected = text.lines().any(|l| {
+            l.strip_suffix(" excerpt(s)")
+                .and_then(|l| l.rsplit(' ').next())
+                .and_then(|n| n.parse::<usize>().ok())
+                .is_some_and(|n| n > 0)
+        });
+        if failed && !text.contains("No round is left") {
+            let doc = marked_doc(text).unwrap_or_else(|| self.doc_for(text));
+            let task = format!("read the section that answers the question {MARKER}{doc}]");
+            return json!({"verdict": "insufficient", "missing": "the failed task's section",
+                "tasks": [{"doc_id": doc, "task": task}]});
+        }
+        if collected {
+            return json!({"verdict": "sufficient", "missing": "", "tasks": []});
+        }
+        json!({"verdict": "insufficient", "missing": "nothing was collected", "tasks": []})
     }
 
     fn question_in(&self, text: &str) -> Option<String> {
