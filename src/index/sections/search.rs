@@ -28,6 +28,41 @@ pub enum Scope<'a> {
     Documents(&'a [String]),
 }
 
+/// The best `limit` matches of `query`, plus every match that ties with the last of them.
+///
+/// tantivy breaks ties in score by document address, which depends on the order documents were
+/// added (parallel indexing) and on the segment layout, so a cut through a group of equal scores
+/// would keep different members in two indexes of the same documents — a workspace and the
+/// in-memory index a replay builds of the same trees (a replay diverged on exactly this: two
+/// copies of one npm section scoring 20.52 each). The caller orders the whole group by its own
+/// key and cuts there. Fetches `limit + 1`, doubling while the last fetched match still ties.
+///
+/// Errors: tantivy's, when a segment cannot be read.
+fn top_with_whole_ties(
+    searcher: &Searcher,
+    query: &dyn Query,
+    limit: usize,
+    stats: &ScopeStats,
+) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+    let mut fetch = limit + 1;
+    loop {
+        let mut top = searcher.search_with_statistics_provider(
+            query,
+            &TopDocs::with_limit(fetch).order_by_score(),
+            stats,
+        )?;
+        let (Some(boundary), Some(last)) = (top.get(limit.saturating_sub(1)), top.last()) else {
+            return Ok(top);
+        };
+        if top.len() < fetch || last.0 < boundary.0 {
+            let boundary = boundary.0;
+            top.retain(|(score, _)| *score >= boundary);
+            return Ok(top);
+        }
+        fetch *= 2;
+    }
+}
+
 /// What the index stores of a section, so a hit is shown without loading its tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SectionRecord {
@@ -162,11 +197,7 @@ impl SectionIndex {
                 })
                 .collect();
             let q = BooleanQuery::new(should);
-            let top = searcher.search_with_statistics_provider(
-                &q,
-                &TopDocs::with_limit(limit.max(1)).order_by_score(),
-                &stats,
-            )?;
+            let top = top_with_whole_ties(&searcher, &q, limit.max(1), &stats)?;
             let columns = ColumnCache::default();
             let mut out = Vec::with_capacity(top.len());
             for (score, address) in top {
@@ -340,11 +371,7 @@ impl PreparedSearch {
             return Ok(Vec::new());
         }
         let run = || -> tantivy::Result<Vec<SectionHit>> {
-            let top = self.searcher.search_with_statistics_provider(
-                query,
-                &TopDocs::with_limit(limit).order_by_score(),
-                &self.stats,
-            )?;
+            let top = top_with_whole_ties(&self.searcher, query, limit, &self.stats)?;
             let mut hits = Vec::with_capacity(top.len());
             for (score, address) in top {
                 let segment = self.columns.get(&self.searcher, address.segment_ord)?;
@@ -364,6 +391,7 @@ impl PreparedSearch {
                 });
             }
             hits.sort_by(|a, b| self.compare(a, b));
+            hits.truncate(limit);
             Ok(hits)
         };
         run().map_err(|e| self.error(e))

@@ -236,3 +236,43 @@ fn an_index_on_disk_reopens_and_refuses_a_damaged_meta_file() {
         "{err}"
     );
 }
+
+#[test]
+fn a_cut_through_equal_scores_keeps_the_same_sections_whatever_the_indexing_order() {
+    // Five copies of one document: every copy's "Alpha" scores the same. tantivy alone would
+    // keep the first-added copies at a cut; the result must not depend on the add order (a
+    // workspace indexes in parallel, a replay in catalog order).
+    let t = tree(&[(1, "Alpha", "kiwi mango"), (1, "Beta", "papaya")]);
+    let ids = ["c3", "c1", "c5", "c2", "c4"];
+    let forward: Vec<(&str, &Tree)> = ids.iter().map(|id| (*id, &t)).collect();
+    let backward: Vec<(&str, &Tree)> = ids.iter().rev().map(|id| (*id, &t)).collect();
+    let top = |docs: &[(&str, &Tree)], limit: usize| -> Vec<String> {
+        let index = index_of(docs);
+        let search = index.prepare("kiwi", Scope::All).unwrap();
+        search
+            .top(limit)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.doc_id)
+            .collect()
+    };
+    for limit in 1..=5 {
+        let expected: Vec<String> = ["c1", "c2", "c3", "c4", "c5"][..limit]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(top(&forward, limit), expected, "limit {limit}");
+        assert_eq!(top(&backward, limit), expected, "limit {limit}");
+    }
+    let cards = |docs: &[(&str, &Tree)]| -> Vec<String> {
+        let index = index_of(docs);
+        index
+            .rank_cards("kiwi", 2)
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect()
+    };
+    assert_eq!(cards(&forward), ["c1", "c2"]);
+    assert_eq!(cards(&backward), ["c1", "c2"]);
+}
