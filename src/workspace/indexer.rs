@@ -219,6 +219,9 @@ struct Job {
 /// Threads that write and fsync tree files while the compute threads go on.
 const WRITER_THREADS: usize = 4;
 
+/// At most this many tantivy indexing threads (see [`Workspace::index`]).
+const INDEXING_THREADS_MAX: usize = 2;
+
 enum Outcome {
     Built(CatalogEntry, Vec<String>, u64),
     Unchanged(CatalogEntry),
@@ -360,7 +363,15 @@ impl Workspace {
             &mut notices,
         )?;
         let indexed = index.documents().map_err(|e| search_error(dir, e))?;
-        let writer = index.writer(1).map_err(|e| search_error(dir, e))?;
+        // Two tantivy indexing threads when there are two cores: with one, it was the slowest
+        // stage and the threads feeding it spun on its full queue (crossbeam's backoff, 18% of
+        // the CPU of a 100,000-heading file). Measured on 2 cores (BENCHMARKS.md, "Scale"):
+        // corpus Markdown 0.22 → 0.18 s, 100,000 sibling headings 0.64 → 0.47 s. Capped so a
+        // many-core machine does not cut a small index into many segments (each thread writes
+        // its own, with its own memory budget); more than 2 is unmeasured.
+        let writer = index
+            .writer(options.jobs.clamp(1, INDEXING_THREADS_MAX))
+            .map_err(|e| search_error(dir, e))?;
 
         // No paths: refresh every document of the catalog (an older workspace: the same).
         let mut args = args.to_vec();
