@@ -66,19 +66,7 @@ pub fn ask_lexical(
     k: usize,
 ) -> Result<Answer, LexicalError> {
     let start = Instant::now();
-    if let Some(ids) = doc_ids {
-        if let Some(missing) = ids.iter().find(|id| library.card(id).is_none()) {
-            return Err(WorkspaceError::NotFound(missing.clone()).into());
-        }
-    }
-    let sections = library.sections()?;
-    let search = |e: SectionIndexError| WorkspaceError::Search {
-        dir: sections.place().into(),
-        reason: e.to_string(),
-    };
-    let scope = doc_ids.map_or(Scope::All, Scope::Documents);
-    let prepared = sections.prepare(question, scope).map_err(search)?;
-    let kept = top_deduplicated(&prepared, k).map_err(search)?;
+    let (prepared, kept, search) = search_deduplicated(library, question, doc_ids, k)?;
     let mut evidence = Vec::with_capacity(kept.len());
     for h in kept {
         let doc = library.document(&h.hit.doc_id)?;
@@ -87,7 +75,7 @@ pub fn ask_lexical(
             continue;
         };
         e.explain = Some(ScoreExplain::from(
-            &prepared.explain(&h.hit).map_err(search)?,
+            &prepared.explain(&h.hit).map_err(&search)?,
         ));
         evidence.push(e);
     }
@@ -129,22 +117,10 @@ pub fn rank_sections(
     doc_ids: Option<&[String]>,
     k: usize,
 ) -> Result<Vec<RankedSection>, LexicalError> {
-    if let Some(ids) = doc_ids {
-        if let Some(missing) = ids.iter().find(|id| library.card(id).is_none()) {
-            return Err(WorkspaceError::NotFound(missing.clone()).into());
-        }
-    }
-    let sections = library.sections()?;
-    let search = |e: SectionIndexError| WorkspaceError::Search {
-        dir: sections.place().into(),
-        reason: e.to_string(),
-    };
-    let prepared = sections
-        .prepare(question, doc_ids.map_or(Scope::All, Scope::Documents))
-        .map_err(search)?;
+    let (prepared, kept, search) = search_deduplicated(library, question, doc_ids, k)?;
     let mut out = Vec::new();
-    for h in top_deduplicated(&prepared, k).map_err(search)? {
-        let record = prepared.record(&h.hit).map_err(search)?;
+    for h in kept {
+        let record = prepared.record(&h.hit).map_err(&search)?;
         out.push(RankedSection {
             doc_id: h.hit.doc_id,
             node: h.hit.node,
@@ -154,6 +130,43 @@ pub fn rank_sections(
         });
     }
     Ok(out)
+}
+
+/// The search of [`ask_lexical`] and [`rank_sections`]: `doc_ids` checked against the library,
+/// the prepared search, its first `k` deduplicated hits, and the mapping of a later index error
+/// to the workspace error naming the index.
+///
+/// Errors: [`LexicalError::Workspace`] for an unknown id in `doc_ids` or an unusable index.
+#[allow(clippy::type_complexity)]
+fn search_deduplicated(
+    library: &dyn Library,
+    question: &str,
+    doc_ids: Option<&[String]>,
+    k: usize,
+) -> Result<
+    (
+        PreparedSearch,
+        Vec<Hit>,
+        impl Fn(SectionIndexError) -> WorkspaceError,
+    ),
+    LexicalError,
+> {
+    if let Some(ids) = doc_ids {
+        if let Some(missing) = ids.iter().find(|id| library.card(id).is_none()) {
+            return Err(WorkspaceError::NotFound(missing.clone()).into());
+        }
+    }
+    let sections = library.sections()?;
+    let place = sections.place().to_string();
+    let search = move |e: SectionIndexError| WorkspaceError::Search {
+        dir: place.clone().into(),
+        reason: e.to_string(),
+    };
+    let prepared = sections
+        .prepare(question, doc_ids.map_or(Scope::All, Scope::Documents))
+        .map_err(&search)?;
+    let kept = top_deduplicated(&prepared, k).map_err(&search)?;
+    Ok((prepared, kept, search))
 }
 
 /// The first `k` deduplicated hits ([`dedup`]). The ranking is read in growing pages until

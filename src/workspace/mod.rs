@@ -222,17 +222,23 @@ pub fn encode_tree_file(document: &Document, size_hint: usize) -> Result<Vec<u8>
 /// before anything that large is allocated.
 const LZ4_MAX_RATIO: usize = 255;
 
-/// Decode a tree file read from `path` (see [`encode_tree_file`]).
+/// The body of a docnav binary file read from `path`: `bytes` after `magic` and a
+/// [`FORMAT_VERSION`] (little-endian `u32`). `what` names the kind of file in the error.
 ///
-/// Errors: [`WorkspaceError::Corrupt`] without the magic bytes or when the body does not decode;
+/// Errors: [`WorkspaceError::Corrupt`] without the magic bytes or with a truncated header;
 /// [`WorkspaceError::Version`] for another format version.
-pub fn decode_tree_file(path: &Path, bytes: &[u8]) -> Result<Document, WorkspaceError> {
+fn versioned_body<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    magic: &[u8],
+    what: &str,
+) -> Result<&'a [u8], WorkspaceError> {
     let corrupt = |reason: String| WorkspaceError::Corrupt {
         path: path.to_path_buf(),
         reason,
     };
-    let Some(rest) = bytes.strip_prefix(TREE_FILE_MAGIC.as_slice()) else {
-        return Err(corrupt("not a docnav tree file (bad magic bytes)".into()));
+    let Some(rest) = bytes.strip_prefix(magic) else {
+        return Err(corrupt(format!("not a docnav {what} (bad magic bytes)")));
     };
     let Some((version, body)) = rest.split_at_checked(4) else {
         return Err(corrupt("truncated header".into()));
@@ -245,6 +251,19 @@ pub fn decode_tree_file(path: &Path, bytes: &[u8]) -> Result<Document, Workspace
             expected: FORMAT_VERSION,
         });
     }
+    Ok(body)
+}
+
+/// Decode a tree file read from `path` (see [`encode_tree_file`]).
+///
+/// Errors: [`WorkspaceError::Corrupt`] without the magic bytes or when the body does not decode;
+/// [`WorkspaceError::Version`] for another format version.
+pub fn decode_tree_file(path: &Path, bytes: &[u8]) -> Result<Document, WorkspaceError> {
+    let corrupt = |reason: String| WorkspaceError::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let body = versioned_body(path, bytes, TREE_FILE_MAGIC.as_slice(), "tree file")?;
     let Some((size, block)) = body.split_at_checked(4) else {
         return Err(corrupt("truncated header".into()));
     };
@@ -276,25 +295,11 @@ pub fn encode_catalog(catalog: &Catalog) -> Result<Vec<u8>, String> {
 /// Errors: [`WorkspaceError::Corrupt`] without the magic bytes or when the body does not
 /// decode; [`WorkspaceError::Version`] for another format version.
 pub fn decode_catalog(path: &Path, bytes: &[u8]) -> Result<Catalog, WorkspaceError> {
-    let corrupt = |reason: String| WorkspaceError::Corrupt {
+    let body = versioned_body(path, bytes, CATALOG_MAGIC.as_slice(), "catalog")?;
+    postcard::from_bytes(body).map_err(|e| WorkspaceError::Corrupt {
         path: path.to_path_buf(),
-        reason,
-    };
-    let Some(rest) = bytes.strip_prefix(CATALOG_MAGIC.as_slice()) else {
-        return Err(corrupt("not a docnav catalog (bad magic bytes)".into()));
-    };
-    let Some((version, body)) = rest.split_at_checked(4) else {
-        return Err(corrupt("truncated header".into()));
-    };
-    let found = u32::from_le_bytes([version[0], version[1], version[2], version[3]]);
-    if found != FORMAT_VERSION {
-        return Err(WorkspaceError::Version {
-            path: path.to_path_buf(),
-            found,
-            expected: FORMAT_VERSION,
-        });
-    }
-    postcard::from_bytes(body).map_err(|e| corrupt(e.to_string()))
+        reason: e.to_string(),
+    })
 }
 
 /// An opened workspace: the cards in memory, the section index open on the commit the catalog
