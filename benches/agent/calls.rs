@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use super::{between, content};
 use docnav::agent::{ask, AgentEvent, AgentOptions, EventRecord, SharedModel};
 use docnav::eval::{parse_qa, GoldIndex, QaItem};
 use docnav::llm::{ChatModel, ModelConfig, OpenAiCompatible};
@@ -60,28 +61,6 @@ struct State {
 }
 
 struct Responder(Arc<Mutex<State>>);
-
-fn content(body: &Value) -> (String, String) {
-    let msgs = body["messages"].as_array().cloned().unwrap_or_default();
-    let system = msgs
-        .first()
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or("")
-        .to_string();
-    let user = msgs
-        .iter()
-        .skip(1)
-        .filter_map(|m| m["content"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    (system, user)
-}
-
-fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
-    let from = text.find(start)? + start.len();
-    let rest = &text[from..];
-    Some(&rest[..rest.find(end)?])
-}
 
 /// Document ids in the order the prompt lists them (`- id: \`x\`` or `- \`x\``).
 fn listed_ids(user: &str) -> Vec<String> {

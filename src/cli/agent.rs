@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use super::output;
 use crate::agent::events::{progress_line, FanOut};
@@ -141,9 +141,7 @@ pub async fn ask_recorded(
     question: &str,
     trace: Option<&std::path::Path>,
 ) -> anyhow::Result<AgentRun> {
-    let unix_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+    let unix_ms = crate::trace::now_unix_ms();
     let writer = match trace {
         Some(path) => {
             let header = TraceHeader::for_run(
@@ -198,9 +196,7 @@ pub fn run_agent(
     };
     let library: Arc<dyn Library> = Arc::new(Workspace::open(workspace)?);
     let options = agent_args.options(doc_ids);
-    let unix_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+    let unix_ms = crate::trace::now_unix_ms();
     let writer = match trace_path(trace, question, unix_ms) {
         Some(path) => {
             let header = TraceHeader::for_run(

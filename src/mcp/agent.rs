@@ -6,7 +6,6 @@
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -63,9 +62,7 @@ pub async fn ask_agent(
     trace_dir: Option<PathBuf>,
     cancelled: impl Future<Output = ()>,
 ) -> Result<AskOutcome, AskFailure> {
-    let unix_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+    let unix_ms = crate::trace::now_unix_ms();
     let writer = match trace_dir {
         Some(dir) => {
             let header = TraceHeader::for_run(

@@ -7,7 +7,6 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::agent::decisions::{nav_step_schema, NavStep};
 use crate::agent::events::{progress_line, FanOut, ORCHESTRATOR};
@@ -87,9 +86,7 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -
         Err(msg) => return (msg.clone(), Status::Error),
     };
     let library = session.library().clone();
-    let unix_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+    let unix_ms = crate::trace::now_unix_ms();
     let header = TraceHeader::for_run(
         library.as_ref(),
         question,

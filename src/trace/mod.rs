@@ -73,6 +73,14 @@ pub struct TraceHeader {
     pub started_unix_ms: u64,
 }
 
+/// Milliseconds since the Unix epoch now (0 if the clock is before it): a run's start time in
+/// its trace header and file name.
+pub fn now_unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0))
+}
+
 impl TraceHeader {
     /// The header of a run over `library` (every document's fingerprint), started at `unix_ms`.
     pub fn for_run(

@@ -392,34 +392,12 @@ pub fn one_page_pdf(text: &str) -> lopdf::Document {
 
 /// A one-page PDF with this content stream and Helvetica (no widths: 0.55 em a glyph) as `/F1`.
 pub fn one_page_content(content: &str) -> lopdf::Document {
-    use lopdf::{dictionary, Object, Stream};
-    let mut doc = lopdf::Document::with_version("1.5");
-    let pages_id = doc.new_object_id();
-    let font_id = doc.add_object(dictionary! {
-        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
-    });
-    let content = content.to_string();
-    let content_id = doc.add_object(Stream::new(dictionary! {}, content.into_bytes()));
-    let page_id = doc.add_object(dictionary! {
-        "Type" => "Page",
-        "Parent" => pages_id,
-        "Contents" => content_id,
-        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font_id } },
-        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
-    });
-    doc.objects.insert(
-        pages_id,
-        Object::Dictionary(dictionary! {
-            "Type" => "Pages", "Kids" => vec![page_id.into()], "Count" => 1,
-        }),
-    );
-    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-    doc.trailer.set("Root", catalog_id);
+    let mut doc = crate::support::pdf_bomb::one_page_document(content.as_bytes().to_vec(), false);
     doc.trailer.set(
         "ID",
         vec![
-            Object::string_literal(b"0123456789abcdef".to_vec()),
-            Object::string_literal(b"0123456789abcdef".to_vec()),
+            lopdf::Object::string_literal(b"0123456789abcdef".to_vec()),
+            lopdf::Object::string_literal(b"0123456789abcdef".to_vec()),
         ],
     );
     doc

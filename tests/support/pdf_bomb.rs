@@ -89,8 +89,9 @@ pub fn zlib_bomb(inflated: usize) -> (Vec<u8>, usize) {
     (out, total)
 }
 
-/// A one-page PDF whose page content is `content` (raw stream bytes) with `dict` entries.
-fn one_page(content: Vec<u8>, flate: bool) -> Vec<u8> {
+/// A one-page document whose page content is `content` (raw stream bytes, `flate`: marked
+/// FlateDecode) with Helvetica (no widths) as `/F1`.
+pub fn one_page_document(content: Vec<u8>, flate: bool) -> Document {
     let mut doc = Document::with_version("1.5");
     let pages_id = doc.new_object_id();
     let font_id = doc.add_object(dictionary! {
@@ -117,8 +118,15 @@ fn one_page(content: Vec<u8>, flate: bool) -> Vec<u8> {
     );
     let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
     doc.trailer.set("Root", catalog_id);
+    doc
+}
+
+/// [`one_page_document`], saved.
+fn one_page(content: Vec<u8>, flate: bool) -> Vec<u8> {
     let mut bytes = Vec::new();
-    doc.save_to(&mut bytes).expect("save PDF to memory");
+    one_page_document(content, flate)
+        .save_to(&mut bytes)
+        .expect("save PDF to memory");
     bytes
 }
 
