@@ -7,10 +7,14 @@
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer as TantivyTokenizer};
 
+use super::node_terms::TERM_SEPARATOR;
 use super::tokenize::Tokenizer;
 
 /// Name under which [`DocnavTokenizer`] is registered in the section index.
 pub const TOKENIZER_NAME: &str = "docnav";
+
+/// Name under which [`TermListTokenizer`] is registered in the section index.
+pub const TERM_LIST_TOKENIZER_NAME: &str = "docnav-terms";
 
 /// A tantivy [`TantivyTokenizer`] running [`Tokenizer`]. Token structs are pooled and reused
 /// between texts, so indexing allocates only when a text has more tokens than any before.
@@ -35,6 +39,48 @@ pub struct DocnavTokenStream<'a> {
     tokens: &'a mut [Token],
     /// Index of the current token plus one (0 before the first `advance`).
     next: usize,
+}
+
+/// A tantivy tokenizer for text that is already a list of terms joined by
+/// [`TERM_SEPARATOR`] ([`super::NodeTerms`]): each piece is one token, as is. The section index
+/// feeds node text this way so the indexing threads do not tokenize what the compute threads
+/// already did; ranges are within the list (nothing reads them: the field has no positions
+/// and snippets are cut from the stored content with [`DocnavTokenizer`]).
+#[derive(Debug, Clone, Default)]
+pub struct TermListTokenizer {
+    pool: Vec<Token>,
+}
+
+impl TantivyTokenizer for TermListTokenizer {
+    type TokenStream<'a> = DocnavTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> DocnavTokenStream<'a> {
+        let pool = &mut self.pool;
+        let mut count = 0usize;
+        let mut start = 0usize;
+        for term in text.split(TERM_SEPARATOR) {
+            let range = start..start + term.len();
+            start = range.end + TERM_SEPARATOR.len_utf8();
+            if term.is_empty() {
+                continue;
+            }
+            if pool.len() == count {
+                pool.push(Token::default());
+            }
+            let token = &mut pool[count];
+            token.text.clear();
+            token.text.push_str(term);
+            token.offset_from = range.start;
+            token.offset_to = range.end;
+            token.position = count;
+            token.position_length = 1;
+            count += 1;
+        }
+        DocnavTokenStream {
+            tokens: &mut pool[..count],
+            next: 0,
+        }
+    }
 }
 
 impl TantivyTokenizer for DocnavTokenizer {
@@ -117,6 +163,25 @@ mod tests {
                 ("fs".into(), "fs.Stats".into()),
                 ("stat".into(), "fs.Stats".into()),
                 ("here".into(), "here".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_term_list_yields_its_terms_as_they_are() {
+        let mut tokenizer = TermListTokenizer::default();
+        let mut stream = tokenizer.token_stream("fs.stats  --max-count 設定 ");
+        let mut out = Vec::new();
+        while stream.advance() {
+            let t = stream.token();
+            out.push((t.text.clone(), t.offset_from, t.offset_to, t.position));
+        }
+        assert_eq!(
+            out,
+            vec![
+                ("fs.stats".into(), 0, 8, 0),
+                ("--max-count".into(), 10, 21, 1),
+                ("設定".into(), 22, 28, 2),
             ]
         );
     }

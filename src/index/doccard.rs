@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::NodeTerms;
 use crate::tree::{DocFormat, NodeId, Tree};
 
 /// Budget of a card serialized as compact JSON, in bytes (DESIGN.md target: < 1 KB). Met unless
@@ -50,6 +51,25 @@ impl DocCard {
     /// Make the card of a built document: `doc_id`, `source` path, source size in `bytes` and
     /// `fingerprint` as given; the rest from `tree`. Never fails.
     pub fn new(doc_id: &str, source: &str, bytes: u64, fingerprint: &str, tree: &Tree) -> DocCard {
+        DocCard::with_terms(
+            doc_id,
+            source,
+            bytes,
+            fingerprint,
+            tree,
+            &NodeTerms::of(tree),
+        )
+    }
+
+    /// [`DocCard::new`] for a tree already tokenized (`terms` = [`NodeTerms::of`] `tree`).
+    pub fn with_terms(
+        doc_id: &str,
+        source: &str,
+        bytes: u64,
+        fingerprint: &str,
+        tree: &Tree,
+        terms: &NodeTerms,
+    ) -> DocCard {
         let summary = if tree.is_empty() {
             String::new()
         } else {
@@ -72,7 +92,7 @@ impl DocCard {
             node_count: u32::try_from(tree.len()).unwrap_or(u32::MAX),
             outline: Vec::new(),
             summary: truncate_chars(&summary, CARD_SUMMARY_MAX_CHARS),
-            top_terms: super::top_terms(tree, CARD_TOP_TERMS),
+            top_terms: super::top_terms_of(terms, CARD_TOP_TERMS),
             fingerprint: fingerprint.to_string(),
         };
         let candidates = outline_candidates(tree);

@@ -4,15 +4,17 @@
 pub mod analyzer;
 pub mod bm25;
 pub mod doccard;
+pub mod node_terms;
 pub mod sections;
 pub mod tokenize;
 mod top_terms;
 
 pub use bm25::{Bm25Explanation, Bm25Scorer, CorpusStats, TermExplanation, B, K1};
 pub use doccard::DocCard;
+pub use node_terms::NodeTerms;
 pub use sections::{
     PreparedSearch, Scope, SectionHit, SectionIndex, SectionIndexError, SectionRecord,
     SectionWriter, TITLE_WEIGHT,
 };
 pub use tokenize::{for_each_token, tokenize, Tokenizer};
-pub use top_terms::top_terms;
+pub use top_terms::{top_terms, top_terms_of};

@@ -9,15 +9,33 @@ fn toks(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn stopwords_are_sorted_for_binary_search() {
+fn stopwords_are_sorted_unique_and_exactly_the_table_members() {
     let mut sorted = STOPWORDS.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
     assert_eq!(sorted, STOPWORDS);
     assert!(STOPWORDS.iter().all(|w| w.len() <= STOPWORD_MAX_BYTES));
     assert!(STOPWORDS.iter().all(|w| is_stopword(w)));
-    for word in ["there", "thereby", "whomever", "ab", "abo", "shoulder"] {
+    for word in [
+        "there", "thereby", "whomever", "shoulder", "abouts", "ab", "é", "",
+    ] {
         assert_eq!(is_stopword(word), STOPWORDS.contains(&word), "{word}");
+    }
+    // Every lowercase ASCII word of up to three letters: the table answers as the list does.
+    let letters = || (b'a'..=b'z').map(|c| c as char);
+    let mut words: Vec<String> = letters().map(String::from).collect();
+    for a in letters() {
+        for b in letters() {
+            words.push(format!("{a}{b}"));
+            words.extend(letters().map(|c| format!("{a}{b}{c}")));
+        }
+    }
+    for word in &words {
+        assert_eq!(
+            is_stopword(word),
+            STOPWORDS.contains(&word.as_str()),
+            "{word}"
+        );
     }
 }
 

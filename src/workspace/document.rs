@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::WorkspaceError;
-use crate::index::{DocCard, SectionIndex};
+use crate::index::{DocCard, NodeTerms, SectionIndex};
 use crate::parse::{parse_bytes_with, ParseError};
 use crate::tree::{build_tree, BuildOptions, Tree};
 
@@ -29,6 +29,9 @@ pub struct BuiltDocument {
     pub document: Document,
     /// Warnings naming the file (lossy UTF-8, pages without text, …).
     pub warnings: Vec<String>,
+    /// The tree's terms, tokenized once for the card's top terms and kept for its section
+    /// index entries ([`crate::index::SectionIndex::entries_with_terms`]).
+    pub terms: NodeTerms,
 }
 
 /// Lowercase hex sha256 of `bytes` (the document fingerprint).
@@ -98,16 +101,19 @@ impl Document {
         }
         let tree = build_tree(parsed, &options);
         let source = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        let card = DocCard::new(
+        let terms = NodeTerms::of(&tree);
+        let card = DocCard::with_terms(
             doc_id,
             &source.to_string_lossy(),
             bytes.len() as u64,
             fingerprint,
             &tree,
+            &terms,
         );
         Ok(BuiltDocument {
             document: Document { card, tree },
             warnings,
+            terms,
         })
     }
 }

@@ -17,7 +17,7 @@ use super::{
     FORMAT_VERSION,
 };
 use crate::index::sections::DocumentEntries;
-use crate::index::{SectionIndex, SectionWriter};
+use crate::index::{SectionIndex, SectionIndexError, SectionWriter};
 use crate::parse::format_for_path;
 use crate::tree::BuildOptions;
 
@@ -304,6 +304,11 @@ fn starting_index(
     if !outdated {
         match SectionIndex::open(&index_dir) {
             Ok(index) => return Ok(index),
+            Err(SectionIndexError::Schema { .. }) => notices.push(format!(
+                "the search index of `{}` was made by another docnav version; rebuilding it \
+                 from the tree files",
+                dir.display()
+            )),
             Err(e) if index_dir.join("meta.json").exists() => notices.push(format!(
                 "the search index of `{}` is damaged ({e}); rebuilding it from the tree files",
                 dir.display()
@@ -677,7 +682,12 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions, index: &SectionIn
         Err(e) => return Outcome::Failed(format!("cannot serialize `{}`: {e}", path.display())),
     };
     let target = docs_dir.join(&tree_file);
-    let entries = index.entries(&built.document.card, &built.document.tree, &tree_file);
+    let entries = index.entries_with_terms(
+        &built.document.card,
+        &built.document.tree,
+        &built.terms,
+        &tree_file,
+    );
     let entry = CatalogEntry {
         card: built.document.card.clone(),
         tree_file,

@@ -180,7 +180,7 @@ fn a_damaged_or_missing_index_is_a_clear_error_until_index_rebuilds_it() {
     let before = ok(run(&ws, &["exec", "find compressed"])).stdout;
     let index_dir = ws.join("index");
     type Harm<'a> = Box<dyn Fn() + 'a>;
-    let damage: [(&str, Harm); 3] = [
+    let damage: [(&str, Harm); 4] = [
         (
             "a segment file deleted",
             Box::new(|| {
@@ -203,6 +203,18 @@ fn a_damaged_or_missing_index_is_a_clear_error_until_index_rebuilds_it() {
         (
             "the index removed",
             Box::new(|| std::fs::remove_dir_all(&index_dir).unwrap()),
+        ),
+        (
+            "an index of another schema (another docnav version)",
+            Box::new(|| {
+                std::fs::remove_dir_all(&index_dir).unwrap();
+                std::fs::create_dir(&index_dir).unwrap();
+                let mut schema = tantivy::schema::Schema::builder();
+                schema.add_text_field("text", tantivy::schema::TEXT | tantivy::schema::STORED);
+                let other = tantivy::Index::create_in_dir(&index_dir, schema.build()).unwrap();
+                let mut writer: tantivy::IndexWriter = other.writer(15_000_000).unwrap();
+                writer.commit().unwrap();
+            }),
         ),
     ];
     for (what, harm) in damage {

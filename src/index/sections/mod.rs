@@ -11,16 +11,20 @@
 //!
 //! Fields (one schema, two kinds of entries):
 //! - sections: `kind` = `section`, `doc_id`, `node`, `rank` (reading order), `ancestor` (every
-//!   ancestor's node id, to search one subtree), `text` (the node's
-//!   own content, then its title three times: title terms weigh [`TITLE_WEIGHT`] in tf and in
-//!   length alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5; stored, the content
-//!   being its first value), and a stored `record` (structure number, title, ancestors,
-//!   lines/pages) so a hit is shown as a [`SectionRecord`] without loading its tree;
+//!   ancestor's node id, to search one subtree), `text` (the terms of the node's own content,
+//!   then its title's three times: title terms weigh [`TITLE_WEIGHT`] in tf and in length
+//!   alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5), the stored `content`, and a
+//!   stored `record` (structure number, title, ancestors, lines/pages) so a hit is shown as a
+//!   [`SectionRecord`] without loading its tree;
 //! - cards: `kind` = `card`, `doc_id`, `identity` (what built the tree), `card` (title, outline, summary, top
 //!   terms).
 //!
-//! Text fields are tokenized by [`super::analyzer::DocnavTokenizer`] and indexed with term
-//! frequencies but no positions (no phrase queries are ever run).
+//! Text fields are indexed with term frequencies but no positions (no phrase queries are ever
+//! run). Their terms are [`super::tokenize`]'s: `text` receives them already tokenized (a
+//! [`super::NodeTerms`] list, split by [`super::analyzer::TermListTokenizer`]; the compute
+//! threads tokenize each node once, for the card's top terms and for this), `card` as text
+//! (tokenized by [`super::analyzer::DocnavTokenizer`]), and snippets of `content` are cut with
+//! the same [`super::analyzer::DocnavTokenizer`].
 
 mod search;
 mod stats;
@@ -36,7 +40,9 @@ use tantivy::{Index, IndexReader, ReloadPolicy};
 pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};
 pub use write::{DocumentEntries, SectionWriter, WRITER_MEMORY_BYTES};
 
-use super::analyzer::{DocnavTokenizer, TOKENIZER_NAME};
+use super::analyzer::{
+    DocnavTokenizer, TermListTokenizer, TERM_LIST_TOKENIZER_NAME, TOKENIZER_NAME,
+};
 
 /// Weight of a title term relative to a content term (tf and length both count it this many
 /// times).
@@ -79,14 +85,15 @@ pub(crate) struct Fields {
     ancestor: Field,
     identity: Field,
     text: Field,
+    content: Field,
     card: Field,
     record: Field,
 }
 
-fn text_options() -> TextOptions {
+fn text_options(tokenizer: &str) -> TextOptions {
     TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
-            .set_tokenizer(TOKENIZER_NAME)
+            .set_tokenizer(tokenizer)
             .set_index_option(IndexRecordOption::WithFreqs),
     )
 }
@@ -100,8 +107,9 @@ fn schema() -> (Schema, Fields) {
         rank: b.add_u64_field("rank", FAST),
         ancestor: b.add_u64_field("ancestor", INDEXED),
         identity: b.add_text_field("identity", STRING | FAST),
-        text: b.add_text_field("text", text_options().set_stored()),
-        card: b.add_text_field("card", text_options()),
+        text: b.add_text_field("text", text_options(TERM_LIST_TOKENIZER_NAME)),
+        content: b.add_text_field("content", STORED),
+        card: b.add_text_field("card", text_options(TOKENIZER_NAME)),
         record: b.add_text_field("record", STORED),
     };
     (b.build(), fields)
@@ -174,6 +182,9 @@ impl SectionIndex {
         index
             .tokenizers()
             .register(TOKENIZER_NAME, DocnavTokenizer::default());
+        index
+            .tokenizers()
+            .register(TERM_LIST_TOKENIZER_NAME, TermListTokenizer::default());
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)

@@ -1,7 +1,7 @@
 //! Searching the section index: BM25 over sections in a [`Scope`], their stored records,
 //! tantivy's `Explanation` of each score, and snippets around the matched terms.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
@@ -10,11 +10,13 @@ use tantivy::columnar::{Column, StrColumn};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 use super::stats::ScopeStats;
 use super::write::stored_record;
 use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, MAX_QUERY_TERMS};
+use crate::index::analyzer::DocnavTokenizer;
 use crate::index::bm25::{query_terms, Bm25Explanation, TermExplanation};
 use crate::tree::NodeId;
 
@@ -455,11 +457,8 @@ impl PreparedSearch {
     /// matter most there (tantivy's `SnippetGenerator`), `…` marking cut ends; the start of the
     /// text when none of the terms occurs in it.
     pub fn snippet(&self, text: &str, max_chars: usize) -> String {
-        let generator =
-            SnippetGenerator::create(&self.searcher, self.query.as_ref(), self.fields.text);
-        let fragment = match generator {
-            Ok(mut generator) => {
-                generator.set_max_num_chars(max_chars);
+        let fragment = match self.snippet_generator(max_chars) {
+            Ok(generator) => {
                 let snippet = generator.snippet(text);
                 let range = snippet.fragment_range();
                 if snippet.is_empty() || range.is_empty() {
@@ -480,6 +479,34 @@ impl PreparedSearch {
             line.insert_str(0, "… ");
         }
         line
+    }
+
+    /// What tantivy's `SnippetGenerator::create` builds — each query term weighted
+    /// `1 / (1 + document frequency)` — with docnav's tokenizer: `text` holds term lists (its
+    /// tokenizer only splits them), the content shown is raw text.
+    fn snippet_generator(&self, max_chars: usize) -> tantivy::Result<SnippetGenerator> {
+        let mut terms: BTreeSet<Term> = BTreeSet::new();
+        self.query.query_terms(&mut |term, _| {
+            if term.field() == self.fields.text {
+                terms.insert(term.clone());
+            }
+        });
+        let mut weights: BTreeMap<String, f32> = BTreeMap::new();
+        for term in terms {
+            let Some(text) = term.value().as_str().map(str::to_string) else {
+                continue;
+            };
+            let doc_freq = self.searcher.doc_freq(&term)?;
+            if doc_freq > 0 {
+                weights.insert(text, 1.0 / (1.0 + doc_freq as f32));
+            }
+        }
+        Ok(SnippetGenerator::new(
+            weights,
+            TextAnalyzer::from(DocnavTokenizer::default()),
+            self.fields.content,
+            max_chars,
+        ))
     }
 
     fn error(&self, source: tantivy::TantivyError) -> SectionIndexError {

@@ -9,7 +9,8 @@ use tantivy::{DocSet, IndexWriter, TantivyDocument, Term, TERMINATED};
 
 use super::search::SectionRecord;
 use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, KIND_SECTION, TITLE_WEIGHT};
-use crate::index::DocCard;
+use crate::index::node_terms::TERM_SEPARATOR;
+use crate::index::{DocCard, NodeTerms};
 use crate::tree::{NodeId, Tree};
 
 /// Memory budget of one index writer thread, in bytes (tantivy flushes a segment when its
@@ -100,11 +101,29 @@ impl SectionIndex {
     /// reads it back). Pure; call it on any thread, then hand the result to
     /// [`SectionWriter::replace`].
     pub fn entries(&self, card: &DocCard, tree: &Tree, identity: &str) -> DocumentEntries {
-        entries(self.fields, card, tree, identity)
+        entries(self.fields, card, tree, &NodeTerms::of(tree), identity)
+    }
+
+    /// [`SectionIndex::entries`] of a tree already tokenized (`terms` = [`NodeTerms::of`]
+    /// `tree`, as [`DocCard::with_terms`] used): no second tokenizer pass.
+    pub fn entries_with_terms(
+        &self,
+        card: &DocCard,
+        tree: &Tree,
+        terms: &NodeTerms,
+        identity: &str,
+    ) -> DocumentEntries {
+        entries(self.fields, card, tree, terms, identity)
     }
 }
 
-fn entries(f: Fields, card: &DocCard, tree: &Tree, identity: &str) -> DocumentEntries {
+fn entries(
+    f: Fields,
+    card: &DocCard,
+    tree: &Tree,
+    terms: &NodeTerms,
+    identity: &str,
+) -> DocumentEntries {
     let mut entries = Vec::with_capacity(tree.len() + 1);
     if !tree.is_empty() {
         for (rank, id) in tree.preorder(NodeId::ROOT).into_iter().enumerate() {
@@ -117,11 +136,8 @@ fn entries(f: Fields, card: &DocCard, tree: &Tree, identity: &str) -> DocumentEn
             doc.add_text(f.doc_id, &card.doc_id);
             doc.add_u64(f.node, u64::from(id.0));
             doc.add_u64(f.rank, rank as u64);
-            // The content first: it is the stored value a hit shows ([`stored_record`]).
-            doc.add_text(f.text, &node.content);
-            for _ in 0..TITLE_WEIGHT {
-                doc.add_text(f.text, &node.title);
-            }
+            doc.add_text(f.text, weighted_terms(terms, id.index()));
+            doc.add_text(f.content, &node.content);
             let mut ancestors = tree.ancestors_and_self(id);
             ancestors.pop();
             for a in &ancestors {
@@ -149,6 +165,23 @@ fn entries(f: Fields, card: &DocCard, tree: &Tree, identity: &str) -> DocumentEn
         doc_id: card.doc_id.clone(),
         entries,
     }
+}
+
+/// The `text` value of node `index`: its content terms, then its title terms
+/// [`TITLE_WEIGHT`] times ([`TERM_SEPARATOR`]-joined).
+fn weighted_terms(terms: &NodeTerms, index: usize) -> String {
+    let (title, content) = (terms.title(index), terms.content(index));
+    let mut out = String::with_capacity(content.len() + TITLE_WEIGHT * (title.len() + 1));
+    out.push_str(content);
+    if !title.is_empty() {
+        for _ in 0..TITLE_WEIGHT {
+            if !out.is_empty() {
+                out.push(TERM_SEPARATOR);
+            }
+            out.push_str(title);
+        }
+    }
+    out
 }
 
 /// What the card pre-rank matches: id, title, outline, summary and top terms.
@@ -214,11 +247,11 @@ impl SectionWriter {
     }
 }
 
-/// Read back the stored record of a section entry (used by search): the `record` field, and
-/// the content from the first stored value of `text`.
+/// Read back the stored record of a section entry (used by search): the `record` and
+/// `content` fields.
 pub(super) fn stored_record(doc: &TantivyDocument, f: Fields) -> Option<SectionRecord> {
     let text = doc.get_first(f.record)?.as_str()?;
     let mut record = SectionRecord::decode(text)?;
-    record.content = doc.get_first(f.text)?.as_str()?.to_string();
+    record.content = doc.get_first(f.content)?.as_str()?.to_string();
     Some(record)
 }
