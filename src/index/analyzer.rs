@@ -61,20 +61,9 @@ impl TantivyTokenizer for TermListTokenizer {
         for term in text.split(TERM_SEPARATOR) {
             let range = start..start + term.len();
             start = range.end + TERM_SEPARATOR.len_utf8();
-            if term.is_empty() {
-                continue;
+            if !term.is_empty() {
+                set_token(pool, &mut count, term, range);
             }
-            if pool.len() == count {
-                pool.push(Token::default());
-            }
-            let token = &mut pool[count];
-            token.text.clear();
-            token.text.push_str(term);
-            token.offset_from = range.start;
-            token.offset_to = range.end;
-            token.position = count;
-            token.position_length = 1;
-            count += 1;
         }
         DocnavTokenStream {
             tokens: &mut pool[..count],
@@ -89,24 +78,30 @@ impl TantivyTokenizer for DocnavTokenizer {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> DocnavTokenStream<'a> {
         let DocnavTokenizer { inner, pool } = self;
         let mut count = 0usize;
-        inner.0.for_each_with_range(text, |term, range| {
-            if pool.len() == count {
-                pool.push(Token::default());
-            }
-            let token = &mut pool[count];
-            token.text.clear();
-            token.text.push_str(term);
-            token.offset_from = range.start;
-            token.offset_to = range.end;
-            token.position = count;
-            token.position_length = 1;
-            count += 1;
-        });
+        inner
+            .0
+            .for_each_with_range(text, |term, range| set_token(pool, &mut count, term, range));
         DocnavTokenStream {
             tokens: &mut pool[..count],
             next: 0,
         }
     }
+}
+
+/// Make `pool[*count]` the token `term` at byte `range` (position `*count`), growing the pool
+/// when it is full, and count it.
+fn set_token(pool: &mut Vec<Token>, count: &mut usize, term: &str, range: std::ops::Range<usize>) {
+    if pool.len() == *count {
+        pool.push(Token::default());
+    }
+    let token = &mut pool[*count];
+    token.text.clear();
+    token.text.push_str(term);
+    token.offset_from = range.start;
+    token.offset_to = range.end;
+    token.position = *count;
+    token.position_length = 1;
+    *count += 1;
 }
 
 impl TokenStream for DocnavTokenStream<'_> {
