@@ -5,9 +5,12 @@
 //! Tokens carry the byte range of the span they came from (a technical token's parts share
 //! the range of the whole), which is what tantivy's `SnippetGenerator` highlights.
 
+use std::sync::Arc;
+
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer as TantivyTokenizer};
 
 use super::node_terms::TERM_SEPARATOR;
+use super::sections::Backlog;
 use super::tokenize::Tokenizer;
 
 /// Name under which [`DocnavTokenizer`] is registered in the section index.
@@ -46,15 +49,32 @@ pub struct DocnavTokenStream<'a> {
 /// feeds node text this way so the indexing threads do not tokenize what the compute threads
 /// already did; ranges are within the list (nothing reads them: the field has no positions
 /// and snippets are cut from the stored content with [`DocnavTokenizer`]).
+///
+/// An index writer registers one that reports the bytes of each list it splits to the
+/// writer's [`Backlog`] (what tantivy's indexing threads have taken off their queue).
 #[derive(Debug, Clone, Default)]
 pub struct TermListTokenizer {
     pool: Vec<Token>,
+    backlog: Option<Arc<Backlog>>,
+}
+
+impl TermListTokenizer {
+    /// A tokenizer that releases each split list's length in bytes from `backlog`.
+    pub fn releasing(backlog: Arc<Backlog>) -> TermListTokenizer {
+        TermListTokenizer {
+            pool: Vec::new(),
+            backlog: Some(backlog),
+        }
+    }
 }
 
 impl TantivyTokenizer for TermListTokenizer {
     type TokenStream<'a> = DocnavTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> DocnavTokenStream<'a> {
+        if let Some(backlog) = &self.backlog {
+            backlog.release(text.len());
+        }
         let pool = &mut self.pool;
         let mut count = 0usize;
         let mut start = 0usize;

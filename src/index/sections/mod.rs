@@ -13,9 +13,12 @@
 //! - sections: `kind` = `section`, `doc_id`, `node`, `rank` (reading order), `ancestor` (every
 //!   ancestor's node id, to search one subtree), `text` (the terms of the node's own content,
 //!   then its title's three times: title terms weigh [`TITLE_WEIGHT`] in tf and in length
-//!   alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5), the stored `content`, and a
-//!   stored `record` (structure number, title, ancestors, lines/pages) so a hit is shown as a
-//!   [`SectionRecord`] without loading its tree;
+//!   alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5), and a stored `record`
+//!   (structure number, title, ancestors, lines/pages) so a hit is ranked, deduplicated and
+//!   named as a [`SectionRecord`] without loading its tree. The node's text is not stored: the
+//!   tree file holds it, and only `find` shows it (a snippet of each hit shown, from the hit's
+//!   tree); storing it twice cost a tenth of `docnav index`'s CPU (LZ4 of the doc store) and
+//!   a quarter of the workspace;
 //! - cards: `kind` = `card`, `doc_id`, `identity` (what built the tree), `card` (title, outline, summary, top
 //!   terms).
 //!
@@ -23,9 +26,10 @@
 //! run). Their terms are [`super::tokenize`]'s: `text` receives them already tokenized (a
 //! [`super::NodeTerms`] list, split by [`super::analyzer::TermListTokenizer`]; the compute
 //! threads tokenize each node once, for the card's top terms and for this), `card` as text
-//! (tokenized by [`super::analyzer::DocnavTokenizer`]), and snippets of `content` are cut with
-//! the same [`super::analyzer::DocnavTokenizer`].
+//! (tokenized by [`super::analyzer::DocnavTokenizer`]), and snippets of a node's text are cut
+//! with the same [`super::analyzer::DocnavTokenizer`].
 
+mod backlog;
 mod search;
 mod stats;
 mod write;
@@ -37,6 +41,7 @@ use tantivy::schema::{
 };
 use tantivy::{Index, IndexReader, ReloadPolicy};
 
+pub use backlog::Backlog;
 pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};
 pub use write::{DocumentEntries, SectionWriter, WRITER_MEMORY_BYTES};
 
@@ -85,7 +90,6 @@ pub(crate) struct Fields {
     ancestor: Field,
     identity: Field,
     text: Field,
-    content: Field,
     card: Field,
     record: Field,
 }
@@ -108,7 +112,6 @@ fn schema() -> (Schema, Fields) {
         ancestor: b.add_u64_field("ancestor", INDEXED),
         identity: b.add_text_field("identity", STRING | FAST),
         text: b.add_text_field("text", text_options(TERM_LIST_TOKENIZER_NAME)),
-        content: b.add_text_field("content", STORED),
         card: b.add_text_field("card", text_options(TOKENIZER_NAME)),
         record: b.add_text_field("record", STORED),
     };

@@ -65,7 +65,8 @@ fn top_with_whole_ties(
     }
 }
 
-/// What the index stores of a section, so a hit is shown without loading its tree.
+/// What the index stores of a section, so a hit is ranked and named without loading its tree
+/// (its text is in the tree only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SectionRecord {
     /// Dotted structure number (`"2.1"`; the root's is `""`).
@@ -83,10 +84,6 @@ pub struct SectionRecord {
     /// Own pages `[start, end)`, 1-based (PDF).
     #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<[u32; 2]>,
-    /// The node's own text (not its children's); stored as the first value of `text`, not in
-    /// the record.
-    #[serde(skip)]
-    pub content: String,
 }
 
 impl SectionRecord {
@@ -504,7 +501,8 @@ impl PreparedSearch {
         Ok(SnippetGenerator::new(
             weights,
             TextAnalyzer::from(DocnavTokenizer::default()),
-            self.fields.content,
+            // Unused: snippets are cut from text given to `snippet`, not read from the store.
+            self.fields.text,
             max_chars,
         ))
     }

@@ -1,7 +1,9 @@
 //! `find [-n N] <keywords…>`: BM25 search in the workspace's section index
 //! ([`SectionIndex`](crate::index::SectionIndex)) over the current document (with that
 //! document's own statistics), or over all documents at `/`. Each hit shows the passage around
-//! its matched terms (tantivy's `SnippetGenerator`), read from the index: no tree is loaded.
+//! its matched terms (tantivy's `SnippetGenerator`). Hits are ranked and named from the index
+//! alone; the snippets are cut from the hits' own text, which only their trees hold, so `find`
+//! at `/` loads the trees of the documents it shows (at most `-n` of them).
 
 use super::{options, try_out, usage_error, Command, Example};
 use crate::index::Scope;
@@ -83,10 +85,20 @@ impl Command for Find {
             let record = prepared.record(hit).map_err(search)?;
             let path = structure_path(&hit.doc_id, &record.structure);
             let title = one_line(&record.title, 80);
-            let snippet = if record.content.trim().is_empty() {
+            let document = library
+                .document(&hit.doc_id)
+                .map_err(|source| NavError::Workspace {
+                    doc_id: hit.doc_id.clone(),
+                    source,
+                })?;
+            let content = document
+                .tree
+                .get(hit.node)
+                .map_or("", |node| node.content.as_str());
+            let snippet = if content.trim().is_empty() {
                 String::new()
             } else {
-                prepared.snippet(&record.content, SNIPPET_CHARS)
+                prepared.snippet(content, SNIPPET_CHARS)
             };
             lines.push(if snippet.is_empty() {
                 format!("{path}  {:.2}  {title}", hit.score)
