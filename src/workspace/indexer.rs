@@ -11,12 +11,12 @@ use globset::Glob;
 
 use super::sync::{search_error, WriterLock};
 use super::{
-    atomic::{sync_dir, write_atomic, write_atomic_unsynced_dir},
+    atomic::{write_atomic, write_atomic_deferred},
     build_key, decode_tree_file, encode_catalog, encode_tree_file, fingerprint, slugify,
     tree_file_name, unique_slug, Catalog, CatalogEntry, Document, Workspace, WorkspaceError,
     FORMAT_VERSION,
 };
-use crate::index::sections::DocumentEntries;
+use crate::index::sections::{sync_filesystem, DocumentEntries};
 use crate::index::{SectionIndex, SectionIndexError, SectionWriter};
 use crate::parse::format_for_path;
 use crate::tree::BuildOptions;
@@ -245,7 +245,7 @@ impl PendingWrite {
     /// Write the tree file (temp + fsync + rename; the directory is synced once later), then
     /// replace the document's entries in the section index (visible at its commit).
     fn commit(self, writer: &SectionWriter) -> Outcome {
-        if let Err(e) = write_atomic_unsynced_dir(&self.target, &self.encoded) {
+        if let Err(e) = write_atomic_deferred(&self.target, &self.encoded) {
             return Outcome::Failed(format!(
                 "cannot write `{}` for `{}`: {e}",
                 self.target.display(),
@@ -563,8 +563,9 @@ impl Workspace {
         if restored > 0 && !refresh {
             tracing::debug!("{restored} unchanged document(s) re-entered in the search index");
         }
-        // The new tree files' names must be durable before the index and catalog name them.
-        sync_dir(&docs_dir).map_err(io(&docs_dir))?;
+        // The new tree files (content and names) must be durable before the index and the
+        // catalog name them: one sync of the filesystem instead of one per file.
+        sync_filesystem(&docs_dir).map_err(io(&docs_dir))?;
         crash_point("before-index-commit");
         let generation = catalog
             .index_generation

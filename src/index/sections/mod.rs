@@ -30,6 +30,7 @@
 //! with the same [`super::analyzer::DocnavTokenizer`].
 
 mod backlog;
+mod directory;
 mod search;
 mod stats;
 mod write;
@@ -39,9 +40,12 @@ use std::path::{Path, PathBuf};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::{Index, IndexReader, ReloadPolicy};
+use tantivy::{Index, IndexReader, IndexSettings, ReloadPolicy};
+
+use directory::BatchSyncDirectory;
 
 pub use backlog::Backlog;
+pub use directory::sync_filesystem;
 pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};
 pub use write::{DocumentEntries, SectionWriter, WRITER_MEMORY_BYTES};
 
@@ -155,7 +159,11 @@ impl SectionIndex {
         };
         std::fs::create_dir_all(dir).map_err(|e| tantivy(e.into()))?;
         let (schema, fields) = schema();
-        let index = Index::create_in_dir(dir, schema).map_err(tantivy)?;
+        let directory = BatchSyncDirectory::open(dir).map_err(|e| tantivy(e.into()))?;
+        if Index::exists(&directory).map_err(|e| tantivy(e.into()))? {
+            return Err(tantivy(tantivy::TantivyError::IndexAlreadyExists));
+        }
+        let index = Index::create(directory, schema, IndexSettings::default()).map_err(tantivy)?;
         SectionIndex::finish(index, fields, place)
     }
 
@@ -166,10 +174,12 @@ impl SectionIndex {
     /// another schema.
     pub fn open(dir: &Path) -> Result<SectionIndex, SectionIndexError> {
         let place = dir.display().to_string();
-        let index = Index::open_in_dir(dir).map_err(|source| SectionIndexError::Tantivy {
+        let tantivy = |source| SectionIndexError::Tantivy {
             place: place.clone(),
             source,
-        })?;
+        };
+        let directory = BatchSyncDirectory::open(dir).map_err(|e| tantivy(e.into()))?;
+        let index = Index::open(directory).map_err(tantivy)?;
         let (expected, fields) = schema();
         if index.schema() != expected {
             return Err(SectionIndexError::Schema { place });
