@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer as TantivyTokenizer};
 
-use super::node_terms::TERM_SEPARATOR;
+use super::node_terms::term_spans;
 use super::sections::Backlog;
 use super::tokenize::Tokenizer;
 
@@ -45,7 +45,7 @@ pub struct DocnavTokenStream<'a> {
 }
 
 /// A tantivy tokenizer for text that is already a list of terms joined by
-/// [`TERM_SEPARATOR`] ([`super::NodeTerms`]): each piece is one token, as is. The section index
+/// [`super::node_terms::TERM_SEPARATOR`] ([`super::NodeTerms`]): each piece is one token, as is. The section index
 /// feeds node text this way so the indexing threads do not tokenize what the compute threads
 /// already did; ranges are within the list (nothing reads them: the field has no positions
 /// and snippets are cut from the stored content with [`DocnavTokenizer`]).
@@ -77,13 +77,8 @@ impl TantivyTokenizer for TermListTokenizer {
         }
         let pool = &mut self.pool;
         let mut count = 0usize;
-        let mut start = 0usize;
-        for term in text.split(TERM_SEPARATOR) {
-            let range = start..start + term.len();
-            start = range.end + TERM_SEPARATOR.len_utf8();
-            if !term.is_empty() {
-                set_token(pool, &mut count, term, range);
-            }
+        for (start, term) in term_spans(text) {
+            set_token(pool, &mut count, term, start..start + term.len());
         }
         DocnavTokenStream {
             tokens: &mut pool[..count],

@@ -216,7 +216,8 @@ struct Job {
     previous: Option<CatalogEntry>,
 }
 
-/// Threads that write and fsync tree files while the compute threads go on.
+/// Threads that write tree files and hand index entries to tantivy (waiting on its backlog,
+/// and off Linux on each tree file's fsync) while the compute threads go on.
 const WRITER_THREADS: usize = 4;
 
 /// At most this many tantivy indexing threads (see [`Workspace::index`]).
@@ -242,8 +243,9 @@ struct PendingWrite {
 }
 
 impl PendingWrite {
-    /// Write the tree file (temp + fsync + rename; the directory is synced once later), then
-    /// replace the document's entries in the section index (visible at its commit).
+    /// Write the tree file (temp + rename; made durable before the commit, see
+    /// [`write_atomic_deferred`]), then replace the document's entries in the section index
+    /// (visible at its commit).
     fn commit(self, writer: &SectionWriter) -> Outcome {
         if let Err(e) = write_atomic_deferred(&self.target, &self.encoded) {
             return Outcome::Failed(format!(
@@ -445,9 +447,10 @@ impl Workspace {
         let next = AtomicUsize::new(0);
         let outcomes: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::new());
         let threads = options.jobs.max(1).min(jobs.len().max(1));
-        // Compute threads (one per core) parse, build and serialize; a few writer threads write and
-        // fsync tree files, so fsync waits (milliseconds each) overlap the CPU work instead of
-        // stalling it.
+        // Compute threads (one per core) parse, build and serialize; a few writer threads write
+        // tree files and hand entries to tantivy, so waits (tantivy's backlog; off Linux, an
+        // fsync per file) overlap the CPU work instead of stalling it. On Linux the tree files
+        // are made durable together, by one syncfs before the index commit.
         // Bounded: a built document waits here with its tree and index entries in memory, and the
         // writer threads are slower than parsing whenever tantivy is busy (unbounded, a
         // 10,000-document run held 3.7 GB).
