@@ -64,13 +64,35 @@ pub fn top_terms_of(terms: &NodeTerms, n: usize) -> Vec<String> {
         .filter(|(term, _)| is_topic_word(term))
         .map(|(term, &(tf, df, _))| (tf as f64 * (1.0 + units / f64::from(df)).ln(), *term))
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    let mut out: Vec<String> = Vec::new();
-    for (_, term) in scored {
+    let best_first = |a: &(f64, &str), b: &(f64, &str)| b.0.total_cmp(&a.0).then(a.1.cmp(b.1));
+    // A document has thousands of distinct terms and only the first few are read: order a
+    // prefix (enough for `n` unless many of it are redundant), and the rest only if needed.
+    // Same result as ordering all of them; a tenth of `docnav index`'s top-terms time was
+    // the full sort.
+    let prefix = n.saturating_mul(4).max(16);
+    if scored.len() > prefix {
+        scored.select_nth_unstable_by(prefix, best_first);
+        let (head, rest) = scored.split_at_mut(prefix);
+        head.sort_by(best_first);
+        let out = pick(head, n, Vec::new());
+        if out.len() >= n {
+            return out;
+        }
+        rest.sort_by(best_first);
+        return pick(rest, n, out);
+    }
+    scored.sort_by(best_first);
+    pick(&scored, n, Vec::new())
+}
+
+/// Append to `out` the terms of `ranked` (best first) until it holds `n`, skipping a term
+/// whose split parts are already listed (`fs.stats` after `stat`).
+fn pick(ranked: &[(f64, &str)], n: usize, mut out: Vec<String>) -> Vec<String> {
+    let mut scratch = String::new();
+    for &(_, term) in ranked {
         if out.len() >= n {
             break;
         }
-        let mut scratch = String::new();
         let redundant = term.contains(['.', '_', '-'])
             && term.split(['.', '_', '-']).any(|p| {
                 let p = stem(p, &mut scratch);
