@@ -148,3 +148,18 @@ fn truncate_chars_cuts_on_char_boundaries() {
     assert_eq!(truncate_chars("インストール", 4), "インス…");
     assert_eq!(truncate_chars("abc def", 5), "abc…");
 }
+
+#[test]
+fn top_terms_read_past_a_prefix_of_redundant_terms() {
+    // `stat` first, then 30 dotted terms whose part `stat` is already listed (all redundant,
+    // more than the ordered prefix holds), then `zebra`: it must still be found.
+    let mut text = "stat ".repeat(100);
+    for first in ['q', 'r'] {
+        for second in 'a'..='o' {
+            text.push_str(&format!("stat.{first}{second} ").repeat(10));
+        }
+    }
+    text.push_str(&"zebra ".repeat(5));
+    let t = tree(&text, vec![]);
+    assert_eq!(crate::index::top_terms(&t, 2), ["stat", "zebra"]);
+}
