@@ -48,7 +48,7 @@ pub struct DocnavTokenStream<'a> {
 /// [`super::node_terms::TERM_SEPARATOR`] ([`super::NodeTerms`]): each piece is one token, as is. The section index
 /// feeds node text this way so the indexing threads do not tokenize what the compute threads
 /// already did; ranges are within the list (nothing reads them: the field has no positions
-/// and snippets are cut from the stored content with [`DocnavTokenizer`]).
+/// and snippets are cut from the node's text, read from its tree, with [`DocnavTokenizer`]).
 ///
 /// An index writer registers one that reports the bytes of each list it splits to the
 /// writer's [`Backlog`] (what tantivy's indexing threads have taken off their queue).
