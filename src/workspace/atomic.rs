@@ -15,7 +15,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// [`write_atomic`] whose durability is the caller's: on Linux nothing is synced (the indexer
 /// writes many tree files this way and makes them all durable with one
-/// [`crate::index::sections::sync_filesystem`] before the index and the catalog name them;
+/// [`sync_filesystem`] before the index and the catalog name them;
 /// one fsync per file was a tenth of a corpus index run's wall time); elsewhere the file is
 /// fsynced and only its new name waits for the caller's sync of the directory. Readers see the old file
 /// or the new one, never a prefix, either way. Errors: any I/O error; the temp file is removed
@@ -43,6 +43,27 @@ fn write_temp_and_rename(path: &Path, bytes: &[u8], sync: bool) -> std::io::Resu
         tmp.as_file().sync_all()?;
     }
     tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Make every file written on the filesystem holding `dir` durable: one `syncfs(2)` on Linux,
+/// an fsync of `dir` itself elsewhere (where files are synced one by one as they are written).
+///
+/// Errors: the I/O error of opening `dir` or of the sync.
+pub fn sync_filesystem(dir: &Path) -> std::io::Result<()> {
+    let handle = std::fs::File::open(dir)?;
+    #[cfg(target_os = "linux")]
+    {
+        rustix::fs::syncfs(&handle)?;
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        match handle.sync_all() {
+            // Some filesystems refuse fsync on directories; renames there are still atomic.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {}
+            other => other?,
+        }
+    }
     Ok(())
 }
 

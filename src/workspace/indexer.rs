@@ -11,12 +11,12 @@ use globset::Glob;
 
 use super::sync::{search_error, WriterLock};
 use super::{
-    atomic::{write_atomic, write_atomic_deferred},
+    atomic::{sync_filesystem, write_atomic, write_atomic_deferred},
     build_key, decode_tree_file, encode_catalog, encode_tree_file, fingerprint, slugify,
     tree_file_name, unique_slug, Catalog, CatalogEntry, Document, Workspace, WorkspaceError,
     FORMAT_VERSION,
 };
-use crate::index::sections::{sync_filesystem, DocumentEntries};
+use crate::index::sections::DocumentEntries;
 use crate::index::{SectionIndex, SectionIndexError, SectionWriter};
 use crate::parse::format_for_path;
 use crate::tree::BuildOptions;

@@ -29,6 +29,8 @@ use tantivy::directory::{
     TerminatingWrite, WatchCallback, WatchHandle, WritePtr,
 };
 
+use crate::workspace::atomic::{sync_filesystem, write_atomic_deferred};
+
 /// tantivy's list of the files it manages.
 const MANAGED_LIST: &str = ".managed.json";
 
@@ -50,27 +52,6 @@ impl BatchSyncDirectory {
             root: root.to_path_buf(),
         })
     }
-}
-
-/// Make every file written on the filesystem holding `dir` durable: one `syncfs(2)` on Linux,
-/// an fsync of `dir` itself elsewhere (where files are synced one by one as they are written).
-///
-/// Errors: the I/O error of opening `dir` or of the sync.
-pub fn sync_filesystem(dir: &Path) -> io::Result<()> {
-    let handle = File::open(dir)?;
-    #[cfg(target_os = "linux")]
-    {
-        rustix::fs::syncfs(&handle)?;
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        match handle.sync_all() {
-            // Some filesystems refuse fsync on directories; renames there are still atomic.
-            Err(e) if e.kind() == io::ErrorKind::InvalidInput => {}
-            other => other?,
-        }
-    }
-    Ok(())
 }
 
 /// A file tantivy writes: flushed to the OS when finished, synced by the next
@@ -134,16 +115,11 @@ impl Directory for BatchSyncDirectory {
     }
 
     fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
-        if !(cfg!(target_os = "linux") && path == Path::new(MANAGED_LIST)) {
-            return self.inner.atomic_write(path, data);
+        if path == Path::new(MANAGED_LIST) {
+            // Synced by the next `sync_directory` on Linux, at once elsewhere.
+            return write_atomic_deferred(&self.root.join(path), data);
         }
-        let mut temp = tempfile::Builder::new()
-            .prefix(".tmp-managed-")
-            .tempfile_in(&self.root)?;
-        temp.write_all(data)?;
-        temp.flush()?;
-        temp.persist(self.root.join(path)).map_err(|e| e.error)?;
-        Ok(())
+        self.inner.atomic_write(path, data)
     }
 
     fn sync_directory(&self) -> io::Result<()> {

@@ -45,7 +45,6 @@ use tantivy::{Index, IndexReader, IndexSettings, ReloadPolicy};
 use directory::BatchSyncDirectory;
 
 pub use backlog::Backlog;
-pub use directory::sync_filesystem;
 pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};
 pub use write::{DocumentEntries, SectionWriter, WRITER_MEMORY_BYTES};
 

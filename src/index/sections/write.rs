@@ -246,12 +246,14 @@ impl SectionWriter {
             entries,
             text_bytes,
         } = entries;
-        let mut delete = Some(Term::from_field_text(self.fields.doc_id, &doc_id));
+        self.delete(&doc_id);
         let mut entries = entries.into_iter();
         for sizes in text_bytes.chunks(BATCH_ENTRIES) {
-            let mut batch = Vec::with_capacity(sizes.len() + 1);
-            batch.extend(delete.take().map(UserOperation::Delete));
-            batch.extend(entries.by_ref().take(sizes.len()).map(UserOperation::Add));
+            let batch: Vec<_> = entries
+                .by_ref()
+                .take(sizes.len())
+                .map(UserOperation::Add)
+                .collect();
             self.backlog.reserve(sizes.iter().sum(), BACKLOG_BYTES);
             self.writer
                 .run(batch)
@@ -259,9 +261,6 @@ impl SectionWriter {
                     place: self.place.clone(),
                     source,
                 })?;
-        }
-        if let Some(term) = delete {
-            self.writer.delete_term(term);
         }
         Ok(())
     }
