@@ -115,15 +115,29 @@ impl Tmux {
 
     /// Wait until the screen contains `want` (10 s at most).
     pub fn wait_for(&self, want: &str) -> String {
+        self.wait_until(want, |screen| screen.contains(want))
+    }
+
+    /// Wait until `prompt` is on screen after the last `output` (10 s at most): the same prompt
+    /// further up, from an earlier line, does not say that this line is done.
+    pub fn wait_for_prompt_after(&self, output: &str, prompt: &str) -> String {
+        self.wait_until(&format!("{output:?} then {prompt:?}"), |screen| {
+            screen
+                .rfind(output)
+                .is_some_and(|at| screen[at + output.len()..].contains(prompt))
+        })
+    }
+
+    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
-            if screen.contains(want) {
+            if done(&screen) {
                 return screen;
             }
             assert!(
                 start.elapsed() < Duration::from_secs(10),
-                "timed out waiting for {want:?}; screen:\n{screen}"
+                "timed out waiting for {what}; screen:\n{screen}"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -177,8 +191,8 @@ fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
     let dir = workspace();
     let ws = dir.path().join("ws");
     let t = start_tmux(&shell_command(&ws));
-    // Keys are sent only once the next prompt is on screen: input typed while the shell is
-    // between two reads (not in raw mode) may be discarded by the terminal.
+    // Keys are sent once the next prompt is on screen, so each screen below is exact
+    // (typing ahead is covered by `lines_typed_ahead_all_run`).
     t.wait_for("docnav:/> ");
     t.keys(&["cd multi", "Enter"]);
     t.wait_for("/multilingual\ndocnav:/multilingual> ");
@@ -199,8 +213,10 @@ fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
     assert!(!screen.contains("unknown command 'garbage'"), "{screen}");
     // A question goes to the agent; without a model configured that is a message, not a crash.
     t.keys(&["ask how do I install it", "Enter"]);
-    t.wait_for("> ask how do I install it\nno model configured");
-    t.wait_for("docnav:/multilingual/3> ");
+    t.wait_for_prompt_after(
+        "> ask how do I install it\nno model configured",
+        "docnav:/multilingual/3> ",
+    );
     // Ctrl-D leaves with exit code 0.
     t.keys(&["C-d"]);
     t.wait_for("EXITED:0");
@@ -218,6 +234,34 @@ fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
     t.keys(&["Up", "Up"]);
     t.wait_for("docnav:/> cd \"Café noir\"");
     t.keys(&["C-u", "C-d"]);
+    t.wait_for("EXITED:0");
+}
+
+/// Lines typed (or pasted) before the shell is back at its prompt are run in order, not dropped:
+/// the terminal reader hands on what it read past the end of a line (rustyline's `buffer-redux`).
+#[test]
+fn lines_typed_ahead_all_run() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = workspace();
+    let ws = dir.path().join("ws");
+    let t = start_tmux(&shell_command(&ws));
+    t.wait_for("docnav:/> ");
+    // One write to the terminal: the shell reads all three lines at once.
+    t.keys(&["cd multi", "Enter", "cd 3", "Enter", "pwd", "Enter"]);
+    t.wait_for_prompt_after("> pwd\n/multilingual/3\n", "docnav:/multilingual/3> ");
+    // And a line typed while a slow command (a pager-free 60-line grep) is still printing.
+    t.keys(&[
+        "grep -m 60 rg /ripgrep-guide",
+        "Enter",
+        "cd /",
+        "Enter",
+        "pwd",
+        "Enter",
+    ]);
+    t.wait_for_prompt_after("> pwd\n/\n", "docnav:/> ");
+    t.keys(&["C-d"]);
     t.wait_for("EXITED:0");
 }
 
@@ -240,7 +284,7 @@ fn shell_colour_follows_no_color_and_long_output_uses_pager_only_when_set() {
     let t = start_tmux(&coloured);
     t.wait_for("docnav:/> ");
     t.keys(&["cd nowhere", "Enter"]);
-    t.wait_for("cd: no document 'nowhere' under / (try ls /)");
+    t.wait_for_prompt_after("cd: no document 'nowhere' under / (try ls /)", "docnav:/> ");
     let raw = t.screen_with_escapes();
     assert!(
         raw.contains("\u{1b}[31mcd: no document 'nowhere'"),
@@ -248,8 +292,7 @@ fn shell_colour_follows_no_color_and_long_output_uses_pager_only_when_set() {
     );
     // 60 grep lines are more than a screen: they go to the pager, not the terminal.
     t.keys(&["grep -m 60 rg /ripgrep-guide", "Enter"]);
-    t.wait_for("> grep -m 60 rg /ripgrep-guide\n");
-    t.wait_for("docnav:/> ");
+    t.wait_for_prompt_after("> grep -m 60 rg /ripgrep-guide\n", "docnav:/> ");
     let start = Instant::now();
     let pager_got = loop {
         let text = std::fs::read_to_string(&paged).unwrap_or_default();
@@ -269,7 +312,7 @@ fn shell_colour_follows_no_color_and_long_output_uses_pager_only_when_set() {
     let plain = t_plain(&ws);
     plain.wait_for("docnav:/> ");
     plain.keys(&["cd nowhere", "Enter"]);
-    plain.wait_for("cd: no document 'nowhere' under / (try ls /)");
+    plain.wait_for_prompt_after("cd: no document 'nowhere' under / (try ls /)", "docnav:/> ");
     assert!(!plain.screen_with_escapes().contains("\u{1b}[31m"));
     plain.keys(&["grep -m 60 rg /ripgrep-guide", "Enter"]);
     plain.wait_for("/ripgrep-guide/1/");

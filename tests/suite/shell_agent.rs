@@ -45,7 +45,7 @@ async fn shell_ask_goto_suggest_and_replay() {
     t.keys(&["goto 1", "Enter"]);
     t.wait_for("docnav:/notes/1/1> ");
     t.keys(&["suggest", "Enter"]);
-    t.wait_for("suggested: cat .");
+    t.wait_for_prompt_after("suggested: cat .", "docnav:/notes/1/1> ");
     fake.verify().unwrap();
     // The run was recorded into the workspace's traces/.
     let traces: Vec<_> = std::fs::read_dir(ws.join("traces"))
@@ -63,13 +63,16 @@ async fn shell_ask_goto_suggest_and_replay() {
     );
     // Replay it step by step from elsewhere; `q` stops early; the cursor goes where the worker ended.
     t.keys(&["cd /", "Enter"]);
+    t.wait_for_prompt_after("> cd /\n/\n", "docnav:/> ");
     t.keys(&[&format!("replay {} r1-w1-notes", trace.display()), "Enter"]);
     t.wait_for("(Enter: next, q: stop)");
     t.keys(&["Enter"]);
     t.wait_for("[2/");
     t.keys(&["q", "Enter"]);
-    t.wait_for("cursor moved to where r1-w1-notes ended: /notes");
-    t.wait_for("docnav:/notes> ");
+    t.wait_for_prompt_after(
+        "cursor moved to where r1-w1-notes ended: /notes",
+        "docnav:/notes> ",
+    );
     t.keys(&["C-d"]);
     t.wait_for("EXITED:0");
 }
