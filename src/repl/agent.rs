@@ -225,31 +225,40 @@ pub fn suggest(agent: &mut ShellAgent, session: &mut Session, goal: &str) -> (St
     }
 }
 
-/// `replay FILE [WORKER]`: walk the trace one line per Enter (`q` stops), then put the cursor
-/// where WORKER (default: the first worker) ended, by re-running its commands.
+/// Where a replayed worker ended: what `replay FILE [WORKER]` moves the shell's cursor to.
+pub struct ReplayEnd {
+    /// The worker whose commands were re-run.
+    pub worker: String,
+    /// The cursor after re-running them.
+    pub cursor: crate::nav::Cursor,
+}
+
+/// `replay FILE [WORKER]`: walk the trace one transcript line at a time, each passed to `step`
+/// (which shows it and returns `false` to stop early), then re-run WORKER's commands (default:
+/// the first worker's) over `library` to find where it ended.
+///
+/// Errors (the message to print): no FILE, a trace that cannot be read, no worker in the trace,
+/// or no command of WORKER that runs.
 pub fn replay_in_shell(
-    session: &mut Session,
+    library: &Arc<dyn crate::workspace::Library>,
     args: &[String],
-    mut wait: impl FnMut(&str) -> bool,
-) -> (String, Status) {
+    mut step: impl FnMut(&str) -> bool,
+) -> Result<ReplayEnd, String> {
     let Some(file) = args.first() else {
-        return ("usage: replay FILE [WORKER]".into(), Status::Error);
+        return Err("usage: replay FILE [WORKER]".into());
     };
-    let trace = match read_trace(std::path::Path::new(file)) {
-        Ok(t) => t,
-        Err(e) => return (e.to_string(), Status::Error),
-    };
+    let trace = read_trace(std::path::Path::new(file)).map_err(|e| e.to_string())?;
     let lines = transcript(&trace);
     let worker = match args.get(1) {
         Some(w) => w.clone(),
         None => match lines.iter().find(|l| l.actor != ORCHESTRATOR) {
             Some(l) => l.actor.clone(),
-            None => return ("replay: the trace has no worker".into(), Status::Error),
+            None => return Err("replay: the trace has no worker".into()),
         },
     };
     let total = lines.len();
     for (i, line) in lines.iter().enumerate() {
-        if !wait(&format!(
+        if !step(&format!(
             "[{}/{total}] {}: {}",
             i + 1,
             line.actor,
@@ -259,7 +268,7 @@ pub fn replay_in_shell(
         }
     }
     // Re-run the worker's commands to find where it ended.
-    let mut replayer = Session::new(session.library().clone(), Role::Agent);
+    let mut replayer = Session::new(library.clone(), Role::Agent);
     let mut ran = 0;
     for e in trace.events.iter().filter(|e| e.actor == worker) {
         if let AgentEvent::Command { line } = &e.event {
@@ -269,15 +278,12 @@ pub fn replay_in_shell(
         }
     }
     if ran == 0 {
-        return (
-            format!("replay: no commands of worker `{worker}` in the trace"),
-            Status::Error,
-        );
+        return Err(format!(
+            "replay: no commands of worker `{worker}` in the trace"
+        ));
     }
-    session.set_cursor(replayer.cursor().clone());
-    let pwd = session.pwd().unwrap_or_default();
-    (
-        format!("cursor moved to where {worker} ended: {pwd}"),
-        Status::Ok,
-    )
+    Ok(ReplayEnd {
+        worker,
+        cursor: replayer.cursor().clone(),
+    })
 }

@@ -102,7 +102,7 @@ pub fn run_shell(
     options: ShellOptions,
     mut agent: ShellAgent,
 ) -> anyhow::Result<ExitCode> {
-    let mut session = Session::new(library, Role::Person).with_budget(options.budget);
+    let mut session = Session::new(library.clone(), Role::Person).with_budget(options.budget);
     if let Some(cwd) = &options.cwd {
         let out = session.execute(&format!("cd {}", crate::nav::lexer::quote_word(cwd)))?;
         if out.status == Status::Error {
@@ -148,20 +148,39 @@ pub fn run_shell(
                 );
             }
         }
+        let first = line.split_whitespace().next().unwrap_or("");
+        let rest = line.trim_start()[first.len()..].trim();
+        if first == "replay" {
+            // Its steps are read by the same editor as the command lines: keys typed ahead stay
+            // in order, and Ctrl-C or Ctrl-D at a step stops the walk.
+            let args = crate::nav::split_words(rest).unwrap_or_default();
+            let end =
+                agent::replay_in_shell(&library, &args, |text| replay_step(&mut editor, text));
+            let Some(helper) = editor.helper_mut() else {
+                break;
+            };
+            let (text, status) = match end {
+                Ok(end) => {
+                    helper.session.set_cursor(end.cursor);
+                    let pwd = helper.session.pwd().unwrap_or_default();
+                    (
+                        format!("cursor moved to where {} ended: {pwd}", end.worker),
+                        Status::Ok,
+                    )
+                }
+                Err(message) => (message, Status::Error),
+            };
+            show(&text, status, &options);
+            continue;
+        }
         let Some(helper) = editor.helper_mut() else {
             break;
         };
         let session = &mut helper.session;
-        let first = line.split_whitespace().next().unwrap_or("");
-        let rest = line.trim_start()[first.len()..].trim();
         let (text, status) = if AGENT_BUILTINS.contains(&first) {
             match first {
                 "goto" => agent::goto(&agent, session, rest),
-                "suggest" => agent::suggest(&mut agent, session, rest),
-                _ => {
-                    let args = crate::nav::split_words(rest).unwrap_or_default();
-                    agent::replay_in_shell(session, &args, wait_for_enter)
-                }
+                _ => agent::suggest(&mut agent, session, rest),
             }
         } else {
             match classify(&line) {
@@ -182,15 +201,12 @@ pub fn run_shell(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Show a transcript line and wait for Enter; `q` (or end of input) stops.
-fn wait_for_enter(line: &str) -> bool {
-    let mut out = std::io::stdout().lock();
-    let _ = write!(out, "{}   (Enter: next, q: stop) ", for_terminal(line));
-    let _ = out.flush();
-    let mut answer = String::new();
-    match std::io::stdin().read_line(&mut answer) {
-        Ok(0) | Err(_) => false,
-        Ok(_) => answer.trim() != "q",
+/// Show one replayed transcript line and wait for Enter; `q`, Ctrl-C and Ctrl-D stop.
+fn replay_step(editor: &mut Editor<ShellHelper, DefaultHistory>, line: &str) -> bool {
+    println!("{}", for_terminal(line));
+    match editor.readline("   (Enter: next, q: stop) ") {
+        Ok(answer) => answer.trim() != "q",
+        Err(_) => false,
     }
 }
 

@@ -73,6 +73,30 @@ async fn shell_ask_goto_suggest_and_replay() {
         "cursor moved to where r1-w1-notes ended: /notes",
         "docnav:/notes> ",
     );
+    // Ctrl-C at a step stops the walk, not the shell.
+    t.keys(&["cd /", "Enter"]);
+    t.wait_for_prompt_after("> cd /\n/\n", "docnav:/> ");
+    t.keys(&[&format!("replay {}", trace.display()), "Enter"]);
+    t.wait_for_prompt_after("[1/", "(Enter: next, q: stop)");
+    t.keys(&["C-c"]);
+    let screen = t.wait_for_prompt_after(
+        "cursor moved to where r1-w1-notes ended: /notes",
+        "docnav:/notes> ",
+    );
+    assert!(!screen.contains("EXITED"), "{screen}");
+    // Keys typed ahead (three steps, then q) are read in order by the steps.
+    t.keys(&["cd /", "Enter"]);
+    t.wait_for_prompt_after("> cd /\n/\n", "docnav:/> ");
+    let replay = format!("replay {} r1-w1-notes", trace.display());
+    t.keys(&[
+        &replay, "Enter", "Enter", "Enter", "q", "Enter", "pwd", "Enter",
+    ]);
+    let screen = t.wait_for_prompt_after("> pwd\n/notes\n", "docnav:/notes> ");
+    let last_replay = &screen[screen.rfind(&replay).unwrap()..];
+    assert!(
+        last_replay.contains("[3/") && !last_replay.contains("[4/"),
+        "{last_replay}"
+    );
     t.keys(&["C-d"]);
     t.wait_for("EXITED:0");
 }
