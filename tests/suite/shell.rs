@@ -175,6 +175,18 @@ fn rand_suffix() -> u32 {
     rand::random::<u32>()
 }
 
+/// `docnav shell` over the test workspace, at its first prompt; `None` without tmux
+/// ([`tmux_available`]).
+fn shell_at_root() -> Option<(tempfile::TempDir, Tmux)> {
+    if !tmux_available() {
+        return None;
+    }
+    let dir = workspace();
+    let t = start_tmux(&shell_command(&dir.path().join("ws")));
+    t.wait_for("docnav:/> ");
+    Some((dir, t))
+}
+
 fn shell_command(ws: &Path) -> String {
     format!(
         "env -u PAGER -u DOCNAV_MODEL -u OPENAI_API_KEY -u OPENAI_BASE_URL -u DOCNAV_WORKSPACE NO_COLOR=1 TERM=xterm {} --workspace {} shell; echo EXITED:$?; sleep 60",
@@ -185,15 +197,12 @@ fn shell_command(ws: &Path) -> String {
 
 #[test]
 fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
-    if !tmux_available() {
+    let Some((dir, t)) = shell_at_root() else {
         return;
-    }
-    let dir = workspace();
+    };
     let ws = dir.path().join("ws");
-    let t = start_tmux(&shell_command(&ws));
     // Keys are sent once the next prompt is on screen, so each screen below is exact
     // (typing ahead is covered by `lines_typed_ahead_all_run`).
-    t.wait_for("docnav:/> ");
     t.keys(&["cd multi", "Enter"]);
     t.wait_for("/multilingual\ndocnav:/multilingual> ");
     t.keys(&["ls", "Enter"]);
@@ -241,13 +250,9 @@ fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
 /// the terminal reader hands on what it read past the end of a line (rustyline's `buffer-redux`).
 #[test]
 fn lines_typed_ahead_all_run() {
-    if !tmux_available() {
+    let Some((_dir, t)) = shell_at_root() else {
         return;
-    }
-    let dir = workspace();
-    let ws = dir.path().join("ws");
-    let t = start_tmux(&shell_command(&ws));
-    t.wait_for("docnav:/> ");
+    };
     // One write to the terminal: the shell reads all three lines at once.
     t.keys(&["cd multi", "Enter", "cd 3", "Enter", "pwd", "Enter"]);
     t.wait_for_prompt_after("> pwd\n/multilingual/3\n", "docnav:/multilingual/3> ");
