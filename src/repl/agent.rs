@@ -287,3 +287,22 @@ pub fn replay_in_shell(
         cursor: replayer.cursor().clone(),
     })
 }
+
+/// Put `session`'s cursor where a [`replay_in_shell`] left its worker, and say where; or pass
+/// its error on. Returns the text to show and its status.
+pub fn move_to_replay_end(
+    session: &mut Session,
+    end: Result<ReplayEnd, String>,
+) -> (String, Status) {
+    match end {
+        Ok(end) => {
+            session.set_cursor(end.cursor);
+            let pwd = session.pwd().unwrap_or_default();
+            (
+                format!("cursor moved to where {} ended: {pwd}", end.worker),
+                Status::Ok,
+            )
+        }
+        Err(message) => (message, Status::Error),
+    }
+}

@@ -87,9 +87,6 @@ pub fn classify(line: &str) -> LineKind {
     }
 }
 
-/// Shell-only commands that talk to the agent (not part of the navigation language).
-pub const AGENT_BUILTINS: &[&str] = &["goto", "suggest", "replay"];
-
 /// Run the interactive shell over `library` until Ctrl-D or `exit`; history is loaded from and
 /// saved to `history_path` (its folder is created when missing).
 ///
@@ -150,7 +147,7 @@ pub fn run_shell(
         }
         let first = line.split_whitespace().next().unwrap_or("");
         let rest = line.trim_start()[first.len()..].trim();
-        if first == "replay" {
+        let (text, status) = if first == "replay" {
             // Its steps are read by the same editor as the command lines: keys typed ahead stay
             // in order, and Ctrl-C or Ctrl-D at a step stops the walk.
             let args = crate::nav::split_words(rest).unwrap_or_default();
@@ -159,38 +156,22 @@ pub fn run_shell(
             let Some(helper) = editor.helper_mut() else {
                 break;
             };
-            let (text, status) = match end {
-                Ok(end) => {
-                    helper.session.set_cursor(end.cursor);
-                    let pwd = helper.session.pwd().unwrap_or_default();
-                    (
-                        format!("cursor moved to where {} ended: {pwd}", end.worker),
-                        Status::Ok,
-                    )
-                }
-                Err(message) => (message, Status::Error),
-            };
-            show(&text, status, &options);
-            continue;
-        }
-        let Some(helper) = editor.helper_mut() else {
-            break;
-        };
-        let session = &mut helper.session;
-        let (text, status) = if AGENT_BUILTINS.contains(&first) {
-            match first {
-                "goto" => agent::goto(&agent, session, rest),
-                _ => agent::suggest(&mut agent, session, rest),
-            }
+            agent::move_to_replay_end(&mut helper.session, end)
         } else {
-            match classify(&line) {
-                LineKind::Blank => continue,
-                LineKind::Exit => break,
-                LineKind::Question => {
+            let Some(helper) = editor.helper_mut() else {
+                break;
+            };
+            let session = &mut helper.session;
+            match (first, classify(&line)) {
+                ("goto", _) => agent::goto(&agent, session, rest),
+                ("suggest", _) => agent::suggest(&mut agent, session, rest),
+                (_, LineKind::Blank) => continue,
+                (_, LineKind::Exit) => break,
+                (_, LineKind::Question) => {
                     let question = if first == "ask" { rest } else { line.trim() };
                     agent::ask_in_shell(&mut agent, session, question)
                 }
-                LineKind::Command => {
+                (_, LineKind::Command) => {
                     let out = session.execute(&line)?;
                     (out.text, out.status)
                 }

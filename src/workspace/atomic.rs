@@ -9,7 +9,7 @@ use std::path::Path;
 /// renamed over `path`, then the directory is fsynced so the rename survives a power loss.
 /// Errors: any I/O error; the temp file is removed and `path` is untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_unsynced_dir(path, bytes)?;
+    write_temp_and_rename(path, bytes, true)?;
     sync_dir(path.parent().unwrap_or_else(|| Path::new(".")))
 }
 
@@ -22,10 +22,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// and `path` is untouched.
 pub fn write_atomic_deferred(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_temp_and_rename(path, bytes, !cfg!(target_os = "linux"))
-}
-
-fn write_atomic_unsynced_dir(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_temp_and_rename(path, bytes, true)
 }
 
 fn write_temp_and_rename(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
