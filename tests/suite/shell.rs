@@ -1,6 +1,7 @@
 //! `docnav exec` and `docnav shell` driven for real: the shell runs in a tmux pane (a real
 //! terminal), keys are sent with `send-keys`, the screen is read with `capture-pane`.
 
+use std::cell::Cell;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -53,8 +54,13 @@ fn exec_prints_output_and_exits_1_on_command_errors() {
 }
 
 /// A tmux server of our own (its own socket), killed on drop.
+///
+/// Waits look only at what the screen shows from the line the cursor was on when keys were last
+/// sent: text an earlier command left on screen never satisfies a wait for this one's output.
 pub struct Tmux {
     socket: String,
+    /// Index (in [`Tmux::screen`]'s lines) of the last non-blank line when keys were last sent.
+    mark: Cell<usize>,
 }
 
 impl Tmux {
@@ -74,10 +80,21 @@ impl Tmux {
             ])
             .status()
             .ok()?;
-        status.success().then_some(Tmux { socket })
+        status.success().then_some(Tmux {
+            socket,
+            mark: Cell::new(0),
+        })
     }
 
+    /// Send `keys` (tmux key names); later waits look at the screen from the current line on.
     pub fn keys(&self, keys: &[&str]) {
+        let screen = self.screen();
+        let lines: Vec<&str> = screen.lines().collect();
+        let last_line = lines
+            .iter()
+            .rposition(|line| !line.trim().is_empty())
+            .unwrap_or(0);
+        self.mark.set(last_line);
         let status = Command::new("tmux")
             .args(["-L", &self.socket, "send-keys", "-t", "0"])
             .args(keys)
@@ -97,7 +114,7 @@ impl Tmux {
                 "-t",
                 "0",
                 "-S",
-                "-200",
+                "-",
             ])
             .output()
             .unwrap();
@@ -113,18 +130,19 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// Wait until the screen contains `want` (10 s at most).
+    /// Wait until the screen since the last [`Tmux::keys`] contains `want` (10 s at most); returns
+    /// the whole screen.
     pub fn wait_for(&self, want: &str) -> String {
-        self.wait_until(want, |screen| screen.contains(want))
+        self.wait_until(want, |recent| recent.contains(want))
     }
 
-    /// Wait until `prompt` is on screen after the last `output` (10 s at most): the same prompt
-    /// further up, from an earlier line, does not say that this line is done.
+    /// Wait until `prompt` is on screen after the last `output` since the last [`Tmux::keys`]
+    /// (10 s at most): output shown, then the prompt back, means this line is done.
     pub fn wait_for_prompt_after(&self, output: &str, prompt: &str) -> String {
-        self.wait_until(&format!("{output:?} then {prompt:?}"), |screen| {
-            screen
+        self.wait_until(&format!("{output:?} then {prompt:?}"), |recent| {
+            recent
                 .rfind(output)
-                .is_some_and(|at| screen[at + output.len()..].contains(prompt))
+                .is_some_and(|at| recent[at + output.len()..].contains(prompt))
         })
     }
 
@@ -132,7 +150,8 @@ impl Tmux {
         let start = Instant::now();
         loop {
             let screen = self.screen();
-            if done(&screen) {
+            let recent: Vec<&str> = screen.lines().skip(self.mark.get()).collect();
+            if done(&recent.join("\n")) {
                 return screen;
             }
             assert!(
