@@ -70,6 +70,14 @@ impl Tmux {
             .args([
                 "-L",
                 &socket,
+                // The whole scrollback is kept, so a line's index in `screen` never shifts.
+                "start-server",
+                ";",
+                "set-option",
+                "-g",
+                "history-limit",
+                "100000",
+                ";",
                 "new-session",
                 "-d",
                 "-x",
