@@ -13,7 +13,7 @@ fn main() -> ExitCode {
         Err(err) => {
             eprintln!(
                 "error: {}",
-                docnav::cli::output::for_terminal(&one_line_message(&err))
+                docnav::cli::output::for_display(&one_line_message(&err))
             );
             ExitCode::from(1)
         }

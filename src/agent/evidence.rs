@@ -266,32 +266,56 @@ impl Evidence {
 
     /// Where the evidence is: `lines 40–88`, `page 3`, `pages 3–5`, or empty when unknown.
     pub fn location(&self) -> String {
-        match (self.pages, self.lines) {
-            (Some([a, b]), _) if a == b => format!("page {a}"),
-            (Some([a, b]), _) => format!("pages {a}–{b}"),
-            (None, Some([a, b])) => format!("lines {a}–{b}"),
-            (None, None) => String::new(),
-        }
+        location_label(self.lines, self.pages)
     }
 
     /// The one-line header used by [`render_text`] for the evidence ranked `rank` (1-based):
     /// `[1] doc › Title › Sub  §2.1  lines 40–88  score 12.345`.
     pub fn header(&self, rank: usize) -> String {
-        let mut out = format!("[{rank}] {}", self.doc_id);
-        for title in &self.path {
-            out.push_str(" › ");
-            out.push_str(title);
-        }
-        if !self.structure.is_empty() {
-            let _ = write!(out, "  §{}", self.structure);
-        }
-        let location = self.location();
-        if !location.is_empty() {
-            let _ = write!(out, "  {location}");
-        }
-        let _ = write!(out, "  score {:.3}", self.score);
-        out
+        evidence_header(
+            rank,
+            &self.doc_id,
+            &self.path,
+            &self.structure,
+            &self.location(),
+            self.score,
+        )
     }
+}
+
+/// `lines 40–88`, `page 3`, `pages 3–5` from inclusive ranges (pages win), or empty when both
+/// are `None`.
+pub fn location_label(lines: Option<[u32; 2]>, pages: Option<[u32; 2]>) -> String {
+    match (pages, lines) {
+        (Some([a, b]), _) if a == b => format!("page {a}"),
+        (Some([a, b]), _) => format!("pages {a}–{b}"),
+        (None, Some([a, b])) => format!("lines {a}–{b}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// `[1] doc › Title › Sub  §2.1  lines 40–88  score 12.345`: the header of a ranked section.
+pub fn evidence_header(
+    rank: usize,
+    doc_id: &str,
+    titles: &[String],
+    structure: &str,
+    location: &str,
+    score: f32,
+) -> String {
+    let mut out = format!("[{rank}] {doc_id}");
+    for title in titles {
+        out.push_str(" › ");
+        out.push_str(title);
+    }
+    if !structure.is_empty() {
+        let _ = write!(out, "  §{structure}");
+    }
+    if !location.is_empty() {
+        let _ = write!(out, "  {location}");
+    }
+    let _ = write!(out, "  score {score:.3}");
+    out
 }
 
 /// How `docnav ask` prints an answer.

@@ -13,6 +13,7 @@ pub mod lexical;
 pub mod orchestrator;
 pub mod prompts;
 pub mod rerank;
+pub mod search;
 pub mod worker;
 
 use std::sync::Arc;

@@ -106,7 +106,7 @@ impl EventSink for ProgressSink {
         if line.chars().count() > 160 {
             short.push('…');
         }
-        eprintln!("[{}] {}", r.actor, output::for_terminal(&short));
+        eprintln!("[{}] {}", r.actor, output::for_display(&short));
     }
 }
 
@@ -126,51 +126,6 @@ fn trace_path(flag: &Option<PathBuf>, question: &str, unix_ms: u64) -> Option<Pa
 pub fn exit_status(run: &AgentRun) -> u8 {
     let sufficient = run.verdict.verdict == crate::agent::Outcome::Sufficient;
     u8::from(!run.worker_errors.is_empty() && !sufficient)
-}
-
-/// One question through the agent, recorded to `trace` when given: the library call behind
-/// `docnav ask`, for other faces (the MCP server). Returns the run — its answer carries the final
-/// verdict and the Workers that failed — or the orchestrator's failure; the trace is complete
-/// either way.
-///
-/// Errors: the trace file cannot be created; an [`crate::agent::AgentError`].
-pub async fn ask_recorded(
-    library: Arc<dyn Library>,
-    model: Arc<dyn ChatModel>,
-    options: &AgentOptions,
-    question: &str,
-    trace: Option<&std::path::Path>,
-) -> anyhow::Result<AgentRun> {
-    let unix_ms = crate::trace::now_unix_ms();
-    let writer = match trace {
-        Some(path) => {
-            let header = TraceHeader::for_run(
-                library.as_ref(),
-                question,
-                model.model_id(),
-                options,
-                unix_ms,
-            );
-            Some(Arc::new(TraceWriter::create(path, &header)?))
-        }
-        None => None,
-    };
-    let sink: Arc<dyn EventSink> = match &writer {
-        Some(w) => w.clone(),
-        None => Arc::new(NullSink),
-    };
-    let result = crate::agent::ask(
-        library,
-        Arc::new(SharedModel(model)),
-        sink,
-        options,
-        question,
-    )
-    .await;
-    if let Some(w) = &writer {
-        w.finish()?;
-    }
-    Ok(result?)
 }
 
 /// Run the agent for one question and print the answer, its final verdict last. Exit codes: 0
@@ -260,7 +215,7 @@ pub fn run_agent(
         let message: Vec<&str> = message.split_whitespace().collect();
         eprintln!(
             "warning: worker {worker} failed: {}",
-            output::for_terminal(&message.join(" "))
+            output::for_display(&message.join(" "))
         );
     }
     let status = exit_status(&run);

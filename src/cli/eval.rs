@@ -95,7 +95,7 @@ pub fn run(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
             "error: {}:{}: {}",
             args.qa.display(),
             q.line,
-            output::for_terminal(q.error.as_deref().unwrap_or_default())
+            output::for_display(q.error.as_deref().unwrap_or_default())
         );
     }
     let json = serde_json::to_string_pretty(&report)? + "\n";

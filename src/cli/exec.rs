@@ -1,7 +1,7 @@
 //! `docnav exec '<command>' [--cwd PATH]`: run one command of the language non-interactively.
 //!
 //! Output goes to stdout; a command that reports an error prints it to stderr and exits 1. Both
-//! are for a person: document text is passed through [`output::for_terminal`].
+//! are for a person: document text is passed through [`output::for_display`].
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -32,13 +32,13 @@ pub fn run(global: &GlobalArgs, args: ExecArgs) -> anyhow::Result<ExitCode> {
     if let Some(cwd) = &args.cwd {
         let out = session.execute(&format!("cd {}", quote_word(cwd)))?;
         if out.status == Status::Error {
-            eprintln!("{}", output::for_terminal(&out.text));
+            eprintln!("{}", output::for_display(&out.text));
             return Ok(ExitCode::from(1));
         }
     }
     let out = session.execute(&args.command)?;
     if out.status == Status::Error {
-        eprintln!("{}", output::for_terminal(&out.text));
+        eprintln!("{}", output::for_display(&out.text));
         return Ok(ExitCode::from(1));
     }
     if !out.text.is_empty() {

@@ -57,7 +57,7 @@ impl IndexProgress for Bar {
             // One line on a terminal: a file name's control characters (a newline too) escaped.
             let name = name.to_string_lossy();
             self.0
-                .set_message(output::for_terminal(&name).replace('\n', "\\n"));
+                .set_message(output::for_display(&name).replace('\n', "\\n"));
         }
         self.0.inc(1);
     }
@@ -114,10 +114,10 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
         eprintln!("note: {notice}");
     }
     for warning in &report.warnings {
-        eprintln!("warning: {}", output::for_terminal(&warning.to_string()));
+        eprintln!("warning: {}", output::for_display(&warning.to_string()));
     }
     for error in &report.errors {
-        eprintln!("error: {}", output::for_terminal(&error.to_string()));
+        eprintln!("error: {}", output::for_display(&error.to_string()));
     }
     let pruned = if report.pruned > 0 {
         format!(", {} pruned", report.pruned)

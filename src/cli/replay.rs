@@ -43,7 +43,7 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
             }
             s
         } else {
-            output::for_terminal(&render_transcript(&trace)).into_owned()
+            output::for_display(&render_transcript(&trace)).into_owned()
         };
         output::print(&text)?;
         return Ok(ExitCode::SUCCESS);
@@ -99,7 +99,7 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     let cut = trace.truncated_at_line.is_some() || !outcome.in_flight.is_empty();
     if let Some(d) = &outcome.divergence {
-        eprintln!("{}", output::for_terminal(&d.to_string()));
+        eprintln!("{}", output::for_display(&d.to_string()));
         return Ok(ExitCode::from(1));
     }
     match &outcome.run {
@@ -132,7 +132,7 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
         Err(e) => {
             eprintln!(
                 "error: replay failed: {}",
-                output::for_terminal(&e.to_string())
+                output::for_display(&e.to_string())
             );
             Ok(ExitCode::from(1))
         }
@@ -165,7 +165,7 @@ fn step(trace: &crate::trace::Trace) -> anyhow::Result<ExitCode> {
             out,
             "[{}/{total}] {}   (Enter: next, q: quit) ",
             i + 1,
-            output::for_terminal(&line.text)
+            output::for_display(&line.text)
         )?;
         out.flush()?;
         let mut answer = String::new();

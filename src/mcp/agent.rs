@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::agent::events::{progress_line, FanOut};
+use crate::agent::events::progress_line;
 use crate::agent::evidence::render_text;
-use crate::agent::{AgentOptions, EventRecord, EventSink, SharedModel};
+use crate::agent::{AgentOptions, EventRecord, EventSink};
 use crate::llm::ChatModel;
-use crate::trace::{trace_file_name, TraceHeader, TraceWriter};
+use crate::trace::record::{ask_recorded, AskFailure as RecordFailure, RecordedRun};
 use crate::workspace::Library;
 
 /// What an `ask` produced.
@@ -48,8 +48,9 @@ impl EventSink for ProgressLines {
 }
 
 /// Run the agent on `question` over `library` with `model`, until it answers or `cancelled`
-/// resolves. Each step goes to `progress` as one line; with `trace_dir`, the run is recorded to
-/// `trace_dir/<time>-<question>.jsonl` (finished, so a valid prefix, also when cancelled).
+/// resolves ([`ask_recorded`]). Each step goes to `progress` as one line; with `trace_dir`, the
+/// run is recorded to `trace_dir/<time>-<question>.jsonl` (finished, so a valid prefix, also when
+/// cancelled).
 ///
 /// Errors: [`AskFailure::Failed`] when the trace cannot be created or the run fails as a whole;
 /// [`AskFailure::Cancelled`].
@@ -62,59 +63,22 @@ pub async fn ask_agent(
     trace_dir: Option<PathBuf>,
     cancelled: impl Future<Output = ()>,
 ) -> Result<AskOutcome, AskFailure> {
-    let unix_ms = crate::trace::now_unix_ms();
-    let writer = match trace_dir {
-        Some(dir) => {
-            let header = TraceHeader::for_run(
-                library.as_ref(),
-                question,
-                model.model_id(),
-                &options,
-                unix_ms,
-            );
-            let path = dir.join(trace_file_name(unix_ms, question));
-            match TraceWriter::create(&path, &header) {
-                Ok(w) => Some(Arc::new(w)),
-                Err(e) => return Err(AskFailure::Failed(format!("ask: {e}"))),
-            }
-        }
-        None => None,
-    };
-    let mut sinks: Vec<Arc<dyn EventSink>> = vec![Arc::new(ProgressLines(progress))];
-    if let Some(w) = &writer {
-        sinks.push(w.clone());
-    }
-    let sink: Arc<dyn EventSink> = Arc::new(FanOut(sinks));
-    let run = crate::agent::ask(
-        library,
-        Arc::new(SharedModel(model)),
-        sink,
-        &options,
-        question,
-    );
-    let result = tokio::select! {
-        biased;
-        _ = cancelled => None,
-        result = run => Some(result),
-    };
-    let trace = match writer {
-        Some(w) => {
-            let path = w.path().display().to_string();
-            let _ = tokio::task::spawn_blocking(move || w.finish()).await;
-            Some(path)
-        }
-        None => None,
-    };
-    let run = match result {
-        None => return Err(AskFailure::Cancelled),
-        Some(Err(e)) => {
+    let sink: Arc<dyn EventSink> = Arc::new(ProgressLines(progress));
+    let recorded = ask_recorded(
+        library, model, &options, question, sink, trace_dir, cancelled,
+    )
+    .await;
+    let RecordedRun { run, trace } = match recorded {
+        Ok(recorded) => recorded,
+        Err(RecordFailure::Cancelled { .. }) => return Err(AskFailure::Cancelled),
+        Err(RecordFailure::Failed { message, trace }) => {
             let note = trace
-                .map(|p| format!(" (trace: `{p}`)"))
+                .map(|p| format!(" (trace: `{}`)", p.display()))
                 .unwrap_or_default();
-            return Err(AskFailure::Failed(format!("ask: {e}{note}")));
+            return Err(AskFailure::Failed(format!("{message}{note}")));
         }
-        Some(Ok(run)) => run,
     };
+    let trace = trace.map(|p| p.display().to_string());
     let mut text = render_text(&run.answer);
     for (worker, message) in &run.worker_errors {
         text.push_str(&format!("error: worker {worker} failed: {message}\n"));

@@ -22,7 +22,6 @@
 
 pub mod agent;
 pub mod args;
-pub mod library;
 pub mod nav_tools;
 pub mod resources;
 pub mod search;

@@ -8,7 +8,7 @@
 //! sections are read through the template `docnav://{doc_id}/#{structure}`. The cursor is
 //! `D.K`: document number `D`, item `K` of that document (0 is the document itself).
 
-use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use percent_encoding::{percent_decode_str, utf8_percent_encode};
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 
 use crate::nav::render::{one_line, page};
@@ -27,18 +27,8 @@ pub const LIST_PAGE: usize = 100;
 /// Deepest sections listed (1 = top-level sections).
 pub const LIST_DEPTH: u32 = 2;
 
-/// Characters escaped in a doc id inside a URI: all but ASCII letters, digits, `-` `_` `.`.
-const DOC_ID: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
-
-/// `docnav://doc_id` for the root (`structure` empty), else `docnav://doc_id/#2.1`.
-pub fn section_uri(doc_id: &str, structure: &str) -> String {
-    let id = utf8_percent_encode(doc_id, DOC_ID);
-    if structure.is_empty() {
-        format!("{SCHEME}{id}")
-    } else {
-        format!("{SCHEME}{id}/#{structure}")
-    }
-}
+pub use crate::nav::path::section_uri;
+use crate::nav::path::DOC_ID_IN_URI as DOC_ID;
 
 /// [`section_uri`] of the page starting at char `offset`: `docnav://doc_id?offset=N` or
 /// `docnav://doc_id/?offset=N#2.1`.

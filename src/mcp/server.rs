@@ -19,7 +19,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::agent::{ask_agent, AskFailure};
 use super::args::AskArgs;
-use super::library::LiveLibrary;
+use crate::nav::live::LiveLibrary;
 use super::nav_tools::ToolText;
 use super::resources::{self, ReadError};
 use super::{tools, McpConfig};

@@ -12,6 +12,7 @@
 pub mod args;
 pub mod commands;
 pub mod lexer;
+pub mod live;
 pub mod path;
 pub mod render;
 pub mod session;

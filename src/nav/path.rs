@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use unicode_normalization::UnicodeNormalization;
 
 use super::stats::{NodeStats, StatsCache};
@@ -27,6 +28,20 @@ pub enum Cursor {
         /// The node.
         node: NodeId,
     },
+}
+
+/// Characters escaped in a doc id inside a URI: all but ASCII letters, digits, `-` `_` `.`.
+pub const DOC_ID_IN_URI: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
+
+/// The URI of a section, as MCP resources and search results name it: `docnav://doc_id` for the
+/// root (`structure` empty), else `docnav://doc_id/#2.1` (the doc id percent-encoded).
+pub fn section_uri(doc_id: &str, structure: &str) -> String {
+    let id = utf8_percent_encode(doc_id, DOC_ID_IN_URI);
+    if structure.is_empty() {
+        format!("docnav://{id}")
+    } else {
+        format!("docnav://{id}/#{structure}")
+    }
 }
 
 /// The printed path of a node: `/doc_id` followed by its structure numbers (`/guide/2/1`).

@@ -8,7 +8,7 @@ use rustyline::hint::Hinter;
 use rustyline::validate::Validator;
 use rustyline::{Context, Helper};
 
-use crate::cli::output::for_terminal;
+use crate::nav::render::for_display;
 use crate::nav::session::word_start;
 use crate::nav::Session;
 
@@ -32,7 +32,7 @@ impl Completer for ShellHelper {
         let mut candidates = self.session.complete(line, pos);
         // A title with control or bidi characters is not offered (it would be echoed raw into
         // the line being edited); `ls` shows it escaped, and its number reaches it.
-        candidates.retain(|c| matches!(for_terminal(c), Cow::Borrowed(_)));
+        candidates.retain(|c| matches!(for_display(c), Cow::Borrowed(_)));
         // Complete a single command name with a trailing space, as shells do.
         if candidates.len() == 1 && line[..word_start(line, pos)].trim().is_empty() {
             candidates[0].push(' ');

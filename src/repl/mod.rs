@@ -20,7 +20,7 @@ use rustyline::{CompletionType, Config, Editor};
 pub use agent::ShellAgent;
 pub use helper::ShellHelper;
 
-use crate::cli::output::for_terminal;
+use crate::nav::render::for_display;
 use crate::nav::{find_command, Role, Session, Status, DEFAULT_BUDGET};
 use crate::workspace::Library;
 
@@ -129,7 +129,7 @@ pub fn run_shell(
         let _ = std::fs::create_dir_all(dir);
     }
     while let Some(helper) = editor.helper() {
-        let prompt = format!("docnav:{}> ", for_terminal(&helper.session.pwd()?));
+        let prompt = format!("docnav:{}> ", for_display(&helper.session.pwd()?));
         let line = match editor.readline(&prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
@@ -184,20 +184,20 @@ pub fn run_shell(
 
 /// Show one replayed transcript line and wait for Enter; `q`, Ctrl-C and Ctrl-D stop.
 fn replay_step(editor: &mut Editor<ShellHelper, DefaultHistory>, line: &str) -> bool {
-    println!("{}", for_terminal(line));
+    println!("{}", for_display(line));
     match editor.readline("   (Enter: next, q: stop) ") {
         Ok(answer) => answer.trim() != "q",
         Err(_) => false,
     }
 }
 
-/// Print one command's output ([`for_terminal`]: document text cannot drive the terminal):
+/// Print one command's output ([`for_display`]: document text cannot drive the terminal):
 /// errors in red when colour is on, long output through the pager.
 fn show(text: &str, status: Status, options: &ShellOptions) {
     if text.is_empty() {
         return;
     }
-    let text = &*for_terminal(text);
+    let text = &*for_display(text);
     if let Some(pager) = &options.pager {
         if text.lines().count() > PAGER_MIN_LINES && page_through(pager, text).is_ok() {
             return;

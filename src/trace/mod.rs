@@ -23,6 +23,7 @@
 //! ([`REPLAY_FORMAT_VERSION`]). Other versions are refused with a message naming both.
 
 pub mod diff;
+pub mod record;
 pub mod replay;
 pub mod show;
 pub mod writer;

@@ -117,6 +117,22 @@ pub enum WorkspaceError {
     /// No document with this id.
     #[error("document not found: {0} (hint: `docnav docs` lists the ids)")]
     NotFound(String),
+    /// The section index is at another generation than the catalog: a `docnav index` is between
+    /// its two commits (or was interrupted there). Only [`Workspace::open_without_repair`]
+    /// returns it; [`Workspace::open`] waits for the writer and repairs instead.
+    #[error(
+        "workspace `{dir}` is being re-indexed: its catalog is at generation {catalog}, its \
+         search index at {index:?} (hint: wait for `docnav index` to finish, or run it again \
+         if it was interrupted)"
+    )]
+    Busy {
+        /// The workspace directory.
+        dir: PathBuf,
+        /// The catalog's index generation.
+        catalog: u64,
+        /// The index's last committed generation (`None`: never committed by docnav).
+        index: Option<u64>,
+    },
     /// The workspace directory holds no catalog.
     #[error("no workspace at `{0}` (hint: run `docnav index <files>` first, or pass --workspace)")]
     Missing(PathBuf),
@@ -392,7 +408,20 @@ impl Workspace {
     /// for a bad catalog; [`WorkspaceError::Search`] when a needed repair fails.
     pub fn open(dir: &Path) -> Result<Workspace, WorkspaceError> {
         let catalog = read_catalog(dir)?;
-        let (catalog, sections) = sync::open_consistent(dir, catalog)?;
+        let (catalog, sections) =
+            sync::open_consistent(dir, catalog, sync::OnMismatch::WaitAndRepair)?;
+        Ok(Workspace::from_parts(dir, catalog, sections))
+    }
+
+    /// [`Workspace::open`] for a long-running reader that already holds an opened workspace (a
+    /// server): when the index and the catalog disagree — a `docnav index` in another process is
+    /// between its two commits — it neither waits for that writer nor repairs, and returns
+    /// [`WorkspaceError::Busy`], so the caller keeps serving what it has and tries again later.
+    ///
+    /// Errors: as [`Workspace::open`], plus [`WorkspaceError::Busy`].
+    pub fn open_without_repair(dir: &Path) -> Result<Workspace, WorkspaceError> {
+        let catalog = read_catalog(dir)?;
+        let (catalog, sections) = sync::open_consistent(dir, catalog, sync::OnMismatch::Refuse)?;
         Ok(Workspace::from_parts(dir, catalog, sections))
     }
 

@@ -48,20 +48,37 @@ pub(crate) fn search_error(dir: &Path, e: SectionIndexError) -> WorkspaceError {
     }
 }
 
+/// What [`open_consistent`] does when the index and the catalog are at different generations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OnMismatch {
+    /// Wait for any writer, then repair the index from the catalog's tree files.
+    WaitAndRepair,
+    /// Return [`WorkspaceError::Busy`] at once (a long-running reader keeps what it has).
+    Refuse,
+}
+
 /// The catalog and the index at the commit it matches. See [`super::Workspace::open`].
 pub(super) fn open_consistent(
     dir: &Path,
     catalog: Catalog,
+    on_mismatch: OnMismatch,
 ) -> Result<(Catalog, Result<SectionIndex, String>), WorkspaceError> {
     let index_dir = dir.join("index");
     let index = match SectionIndex::open(&index_dir) {
         Ok(index) => index,
         Err(e) => return Ok((catalog, Err(unusable(&index_dir, &e)))),
     };
-    match index.generation() {
+    let found = match index.generation() {
         Ok(Some(g)) if g == catalog.index_generation => return Ok((catalog, Ok(index))),
-        Ok(_) => {}
+        Ok(found) => found,
         Err(e) => return Ok((catalog, Err(unusable(&index_dir, &e)))),
+    };
+    if on_mismatch == OnMismatch::Refuse {
+        return Err(WorkspaceError::Busy {
+            dir: dir.to_path_buf(),
+            catalog: catalog.index_generation,
+            index: found,
+        });
     }
     // The index and the catalog disagree: an index run is between its two commits, or one was
     // interrupted there. Wait for any writer, then look again before repairing.

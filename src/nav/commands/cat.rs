@@ -246,25 +246,69 @@ fn line_of(text: &str, at: usize) -> usize {
 /// its root, or when the anchor names no heading there); links to files that are not indexed, or
 /// whose tree cannot be loaded, are left out.
 fn see_also(session: &Session, doc_id: &str, tree: &Tree, node: NodeId) -> Option<String> {
-    let library = session.library();
+    let targets = see_also_targets(session.library().as_ref(), doc_id, tree, node);
+    if targets.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = targets
+        .iter()
+        .take(SEE_ALSO_MAX)
+        .map(|t| match (t.doc_id == doc_id, t.structure.is_empty()) {
+            (true, false) => format!("#{} {}", t.structure, t.title),
+            (_, true) => format!("/{} {}", t.doc_id, t.title),
+            (false, false) => format!("/{}/#{} {}", t.doc_id, t.structure, t.title),
+        })
+        .collect();
+    let more = targets.len().saturating_sub(SEE_ALSO_MAX);
+    let more = if more > 0 {
+        format!(" (+{more} more)")
+    } else {
+        String::new()
+    };
+    Some(format!("[see also: {}{more}]", shown.join(", ")))
+}
+
+/// A section another section's text refers to: in the same document or in another indexed one.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SeeAlso {
+    /// The target's document.
+    pub doc_id: String,
+    /// The target's structure number (`""`: the document's root).
+    pub structure: String,
+    /// The target's title (the document's title for a root).
+    pub title: String,
+}
+
+/// The sections the text of `node` (of `doc_id`, whose tree is `tree`) and its descendants
+/// refers to outside `node`'s subtree, each once, in reading order of the referring nodes
+/// (within one, its references to this document first): what `cat` lists as `[see also: …]`
+/// and the web Reader shows as links. A link to another indexed document is resolved against
+/// `library`'s catalog ([`target_document`], [`anchor_node`]); links to files that are not
+/// indexed, or whose tree cannot be loaded, are left out.
+pub fn see_also_targets(
+    library: &dyn crate::workspace::Library,
+    doc_id: &str,
+    tree: &Tree,
+    node: NodeId,
+) -> Vec<SeeAlso> {
     let catalog: Vec<(&str, &str)> = library
         .cards()
         .iter()
         .map(|c| (c.doc_id.as_str(), c.source.as_str()))
         .collect();
     let source = library.card(doc_id).map_or("", |c| c.source.as_str());
-    let mut targets: Vec<String> = Vec::new();
-    let mut push = |t: String| {
+    let mut targets: Vec<SeeAlso> = Vec::new();
+    let mut push = |t: SeeAlso| {
         if !targets.contains(&t) {
             targets.push(t);
         }
     };
     let local = |r: NodeId| {
         let target = tree.node(r);
-        if target.structure.is_empty() {
-            format!("/{doc_id} {}", target.title)
-        } else {
-            format!("#{} {}", target.structure, target.title)
+        SeeAlso {
+            doc_id: doc_id.to_string(),
+            structure: target.structure.clone(),
+            title: target.title.clone(),
         }
     };
     for n in tree.preorder(node) {
@@ -293,23 +337,19 @@ fn see_also(session: &Session, doc_id: &str, tree: &Tree, node: NodeId) -> Optio
             };
             let t = &doc.tree;
             let r = link.anchor.as_deref().and_then(|a| anchor_node(t, a));
-            match r.map(|r| t.node(r)) {
-                Some(n) if !n.structure.is_empty() => {
-                    push(format!("/{other}/#{} {}", n.structure, n.title));
-                }
-                _ => push(format!("/{other} {}", t.title())),
-            }
+            push(match r.map(|r| t.node(r)) {
+                Some(n) if !n.structure.is_empty() => SeeAlso {
+                    doc_id: other.to_string(),
+                    structure: n.structure.clone(),
+                    title: n.title.clone(),
+                },
+                _ => SeeAlso {
+                    doc_id: other.to_string(),
+                    structure: String::new(),
+                    title: t.title().to_string(),
+                },
+            });
         }
     }
-    if targets.is_empty() {
-        return None;
-    }
-    let more = targets.len().saturating_sub(SEE_ALSO_MAX);
-    targets.truncate(SEE_ALSO_MAX);
-    let more = if more > 0 {
-        format!(" (+{more} more)")
-    } else {
-        String::new()
-    };
-    Some(format!("[see also: {}{more}]", targets.join(", ")))
+    targets
 }

@@ -4,7 +4,7 @@
 //! The documented examples run as tests against the fixture library (`tests/suite/nav.rs`), each
 //! from the cwd `/ripgrep-guide` unless its path is absolute.
 
-mod cat;
+pub mod cat;
 mod cd;
 mod check;
 mod done;

@@ -1,0 +1,309 @@
+//! The library as data for the faces that return JSON (MCP's `docs` and `search` tools, the
+//! HTTP API's `/api/v1/docs` and `/api/v1/search`): a page of DocCards ([`docs_page`]) and the
+//! model-free section search ([`search_sections`], the BM25 ranking of
+//! [`super::lexical::ask_lexical`]: Robertson & Zaragoza 2009, k1 = 1.2, b = 0.75) with each
+//! hit's text cut to a budget and a snippet whose query terms are marked.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::lexical::{ask_lexical, LexicalError};
+use crate::index::tokenize::Tokenizer;
+use crate::index::DocCard;
+use crate::nav::path::section_uri;
+use crate::nav::render::page;
+use crate::workspace::Library;
+
+/// One page of the catalog.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DocsPage {
+    /// Documents in the workspace.
+    pub total: usize,
+    /// Index of the first document on this page.
+    pub offset: usize,
+    /// `offset` of the next page; `null` on the last one.
+    pub next_offset: Option<usize>,
+    /// The documents on this page.
+    pub documents: Vec<DocEntry>,
+}
+
+/// One document of [`DocsPage`].
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DocEntry {
+    /// Document id: paths start with `/doc_id`.
+    pub doc_id: String,
+    /// Title.
+    pub title: String,
+    /// `markdown`, `pdf` or `text`.
+    pub format: String,
+    /// Source size in bytes.
+    pub bytes: u64,
+    /// Sections in the tree, root included.
+    pub node_count: u32,
+    /// Summary (first sentences).
+    pub summary: String,
+    /// Depth 1–2 sections, `"2.1 Title"`, in reading order (may end with `… (+N more)`).
+    pub outline: Vec<String>,
+    /// The document as a resource.
+    pub uri: String,
+}
+
+impl DocEntry {
+    /// The entry of `card`.
+    pub fn of(card: &DocCard) -> DocEntry {
+        DocEntry {
+            doc_id: card.doc_id.clone(),
+            title: card.title.clone(),
+            format: card.format.as_str().to_string(),
+            bytes: card.bytes,
+            node_count: card.node_count,
+            summary: card.summary.clone(),
+            outline: card.outline.clone(),
+            uri: section_uri(&card.doc_id, ""),
+        }
+    }
+}
+
+/// The documents `offset..offset + limit` of `library` (catalog order: by doc id). An `offset`
+/// past the end gives an empty page with the right `total`; `limit` 0 gives an empty page.
+pub fn docs_page(library: &dyn Library, offset: usize, limit: usize) -> DocsPage {
+    let cards = library.cards();
+    let start = offset.min(cards.len());
+    let end = start.saturating_add(limit).min(cards.len());
+    DocsPage {
+        total: cards.len(),
+        offset,
+        next_offset: (end < cards.len() && limit > 0).then_some(end),
+        documents: cards[start..end].iter().map(DocEntry::of).collect(),
+    }
+}
+
+/// Ranked sections for a query.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchResults {
+    /// The query as given.
+    pub query: String,
+    /// Ranked sections, best first.
+    pub results: Vec<SearchHit>,
+}
+
+/// One ranked section of [`SearchResults`].
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchHit {
+    /// Document id.
+    pub doc_id: String,
+    /// Path for `cat`/`ls` (`/doc_id/#2.1`; `/doc_id` for the whole document).
+    pub path: String,
+    /// The section as a resource.
+    pub uri: String,
+    /// Titles from the document's first level down to the section.
+    pub titles: Vec<String>,
+    /// Dotted structure number (`2.1`; `""` for the document root).
+    pub structure: String,
+    /// 1-based source lines `[first, last]` (Markdown and text).
+    pub lines: Option<[u32; 2]>,
+    /// 1-based PDF pages `[first, last]`.
+    pub pages: Option<[u32; 2]>,
+    /// BM25 score (higher is better).
+    pub score: f32,
+    /// The section's text, verbatim, cut to the budget (chars) at a line boundary.
+    pub text: String,
+    /// Chars of the section's whole text (`cat` reads the rest).
+    pub text_chars: usize,
+    /// About [`SNIPPET_CHARS`] chars of the text around its first query term, whitespace runs
+    /// collapsed to one space, in parts: `hit` parts are the query's terms. Concatenated, the
+    /// parts are the snippet.
+    pub snippet: Vec<SnippetPart>,
+}
+
+/// A piece of a snippet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct SnippetPart {
+    /// The text.
+    pub text: String,
+    /// Whether it is one of the query's terms.
+    pub hit: bool,
+}
+
+/// Chars of a snippet (about; it is cut at word boundaries where it can be).
+pub const SNIPPET_CHARS: usize = 240;
+
+/// Chars of the snippet before its first term.
+const SNIPPET_LEAD: usize = 60;
+
+/// The `k` best sections for `query` over `library` (or only `doc_ids`), each with its text cut
+/// to `budget` chars and a [`snippet`].
+///
+/// Errors: [`LexicalError`] for an unknown id in `doc_ids`, an unreadable tree file or an
+/// unusable search index.
+pub fn search_sections(
+    library: &dyn Library,
+    query: &str,
+    doc_ids: Option<&[String]>,
+    k: usize,
+    budget: usize,
+) -> Result<SearchResults, LexicalError> {
+    let answer = ask_lexical(library, query, doc_ids, k)?;
+    let mut terms = Vec::new();
+    Tokenizer::default().for_each(query, |t| terms.push(t.to_string()));
+    let results = answer
+        .evidence
+        .iter()
+        .map(|e| {
+            let p = page(&e.text, 0, budget);
+            SearchHit {
+                doc_id: e.doc_id.clone(),
+                uri: section_uri(&e.doc_id, &e.structure),
+                path: if e.structure.is_empty() {
+                    format!("/{}", e.doc_id)
+                } else {
+                    format!("/{}/#{}", e.doc_id, e.structure)
+                },
+                titles: e.path.clone(),
+                structure: e.structure.clone(),
+                lines: e.lines,
+                pages: e.pages,
+                score: e.score,
+                text: p.body.to_string(),
+                text_chars: p.total,
+                snippet: snippet(&e.text, &terms),
+            }
+        })
+        .collect();
+    Ok(SearchResults {
+        query: query.to_string(),
+        results,
+    })
+}
+
+/// About [`SNIPPET_CHARS`] chars of `text` from a little before the first token in `terms`
+/// (the start of the text when none occurs), whitespace collapsed, split into parts with the
+/// tokens in `terms` marked as hits (the tokenizer of the section index decides what a token
+/// is, so `fs.Stats` or `--max-count` are marked whole).
+pub fn snippet(text: &str, terms: &[String]) -> Vec<SnippetPart> {
+    let mut hits: Vec<std::ops::Range<usize>> = Vec::new();
+    Tokenizer::default().for_each_with_range(text, |token, range| {
+        if terms.iter().any(|t| t == token) {
+            match hits.last_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => hits.push(range),
+            }
+        }
+    });
+    let first = hits.first().map_or(0, |r| r.start);
+    // Back up SNIPPET_LEAD chars, then forward to a word start.
+    let mut start = text[..first]
+        .char_indices()
+        .rev()
+        .nth(SNIPPET_LEAD.saturating_sub(1))
+        .map_or(0, |(i, _)| i);
+    if start > 0 {
+        if let Some(space) = text[start..first].find(char::is_whitespace) {
+            start += space;
+        }
+    }
+    let end = text[start..]
+        .char_indices()
+        .nth(SNIPPET_CHARS)
+        .map_or(text.len(), |(i, _)| start + i);
+    let end = hits
+        .iter()
+        .find(|r| r.start < end && r.end > end)
+        .map_or(end, |r| r.end);
+    let mut parts: Vec<SnippetPart> = Vec::new();
+    let mut push = |piece: &str, hit: bool| {
+        let mut collapsed = String::with_capacity(piece.len());
+        let mut space = false;
+        for c in piece.chars() {
+            if c.is_whitespace() {
+                space = true;
+            } else {
+                if space && !(collapsed.is_empty() && parts.is_empty()) {
+                    collapsed.push(' ');
+                }
+                space = false;
+                collapsed.push(c);
+            }
+        }
+        if space {
+            collapsed.push(' ');
+        }
+        if !collapsed.is_empty() {
+            parts.push(SnippetPart {
+                text: collapsed,
+                hit,
+            });
+        }
+    };
+    let mut at = start;
+    for r in hits.iter().filter(|r| r.start >= start && r.end <= end) {
+        push(&text[at..r.start], false);
+        push(&text[r.start..r.end], true);
+        at = r.end;
+    }
+    push(&text[at..end], false);
+    if let Some(last) = parts.last_mut() {
+        let trimmed = last.text.trim_end().len();
+        last.text.truncate(trimmed);
+        if end < text.len() && !last.hit {
+            last.text.push('…');
+        }
+    }
+    if start > 0 {
+        if let Some(first) = parts.first_mut() {
+            first.text.insert(0, '…');
+        }
+    }
+    parts
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn shown(parts: &[SnippetPart]) -> String {
+        parts
+            .iter()
+            .map(|p| {
+                if p.hit {
+                    format!("[{}]", p.text)
+                } else {
+                    p.text.clone()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn snippet_marks_query_terms_and_collapses_whitespace() {
+        let terms = vec!["compressed".to_string(), "search".to_string()];
+        let text = "# How do I search compressed files?\n\nripgrep's `-z/--search-zip` flag will\ncause it to search Compressed files.";
+        assert_eq!(
+            shown(&snippet(text, &terms)),
+            "# How do I [search] [compressed] files? ripgrep's `-z/--search-zip` flag will cause it to [search] [Compressed] files."
+        );
+    }
+
+    #[test]
+    fn snippet_starts_near_the_first_term_and_marks_technical_tokens_whole() {
+        let terms = vec!["fs.stats".to_string()];
+        let text = format!("{}\nThe fs.Stats object tells.", "lorem ipsum ".repeat(40));
+        let s = shown(&snippet(&text, &terms));
+        assert!(s.starts_with('…'), "{s}");
+        assert!(s.contains("The [fs.Stats] object tells."), "{s}");
+        assert!(s.chars().count() < SNIPPET_CHARS + 10, "{s}");
+    }
+
+    #[test]
+    fn snippet_without_terms_is_the_start_of_the_text() {
+        let text = "alpha beta gamma";
+        assert_eq!(
+            snippet(text, &["zeta".into()]),
+            vec![SnippetPart {
+                text: "alpha beta gamma".into(),
+                hit: false
+            }]
+        );
+    }
+}

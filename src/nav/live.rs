@@ -1,0 +1,176 @@
+//! The workspace as a long-running process sees it (the MCP server, `docnav serve`): opened on
+//! first use, and opened again when its catalog (`catalog.bin`) changes — a `docnav index` in
+//! any process — so new documents appear without a restart, while loaded trees and the
+//! per-document numbers the commands need ([`NodeStats`](crate::nav::stats::NodeStats), shared by
+//! clones of one [`Session`]) stay cached between calls.
+//!
+//! A reopen never blocks readers and never serves a half-written state: one caller reopens while
+//! the others keep the workspace they had, and when the new catalog and the section index are not
+//! at the same generation yet (an index run between its two commits) the previous workspace stays
+//! in service and the reopen is tried again [`RETRY_BUSY`] later. Only a process that has nothing
+//! opened yet waits for the writer (and repairs an interrupted run), as `docnav ask` does.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, TryLockError};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::nav::{Role, Session};
+use crate::workspace::{Workspace, WorkspaceError};
+
+/// What identifies one version of the catalog: modification time and length in bytes.
+type Stamp = (Option<SystemTime>, u64);
+
+/// How long a reader keeps its workspace before trying again to open a catalog whose index is
+/// not committed yet ([`WorkspaceError::Busy`]).
+pub const RETRY_BUSY: Duration = Duration::from_millis(100);
+
+/// An opened workspace and a session at `/` over it. Every call clones the session (clones share
+/// its statistics cache) and never moves the original.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    /// The workspace.
+    pub workspace: Arc<Workspace>,
+    /// A [`Role::Person`] session at `/` with the default budget.
+    pub session: Session,
+}
+
+impl Opened {
+    fn new(workspace: Workspace) -> Opened {
+        let workspace = Arc::new(workspace);
+        let session = Session::new(workspace.clone(), Role::Person);
+        Opened { workspace, session }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Current {
+    /// The catalog version `opened` was read from.
+    stamp: Option<Stamp>,
+    opened: Option<Opened>,
+    /// No reopen before this instant (set when the last one met [`WorkspaceError::Busy`]).
+    quiet_until: Option<Instant>,
+}
+
+/// A workspace directory, reopened when its catalog changes.
+#[derive(Debug)]
+pub struct LiveLibrary {
+    dir: PathBuf,
+    current: Mutex<Current>,
+    /// Held by the one caller that is reopening.
+    reopening: Mutex<()>,
+}
+
+impl LiveLibrary {
+    /// A library over the workspace in `dir` (nothing is read yet).
+    pub fn new(dir: &Path) -> LiveLibrary {
+        LiveLibrary {
+            dir: dir.to_path_buf(),
+            current: Mutex::new(Current::default()),
+            reopening: Mutex::new(()),
+        }
+    }
+
+    /// The workspace directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn current(&self) -> std::sync::MutexGuard<'_, Current> {
+        match self.current.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// The workspace as its catalog is now: the one opened before when the catalog file has the
+    /// same modification time and length (one `stat`), else freshly opened (see the module docs
+    /// for what happens while an index run is committing).
+    ///
+    /// Errors: [`WorkspaceError::Missing`] without a catalog (`no workspace at … hint: run docnav
+    /// index …`); `Corrupt`/`Version`/`Io` for a catalog that cannot be read; `Outdated` for an
+    /// older workspace; `Search` when a needed repair fails.
+    pub fn get(&self) -> Result<Opened, WorkspaceError> {
+        let catalog = crate::workspace::catalog_path(&self.dir);
+        let stamp = std::fs::metadata(&catalog)
+            .ok()
+            .map(|m| (m.modified().ok(), m.len()));
+        let previous = {
+            let current = self.current();
+            if let (Some(stamp), Some(opened)) = (stamp, &current.opened) {
+                let quiet = current.quiet_until.is_some_and(|t| Instant::now() < t);
+                if current.stamp == Some(stamp) || quiet {
+                    return Ok(opened.clone());
+                }
+            }
+            current.opened.clone()
+        };
+        // One caller reopens; the others keep what they have (or, with nothing yet, wait).
+        let _reopening = match (self.reopening.try_lock(), &previous) {
+            (Ok(guard), _) => guard,
+            (Err(TryLockError::WouldBlock), Some(previous)) => return Ok(previous.clone()),
+            (Err(TryLockError::WouldBlock), None) => match self.reopening.lock() {
+                Ok(guard) => guard,
+                Err(poisoned) => poisoned.into_inner(),
+            },
+            (Err(TryLockError::Poisoned(poisoned)), _) => poisoned.into_inner(),
+        };
+        {
+            // Another caller may have reopened while this one waited.
+            let current = self.current();
+            if let (Some(stamp), Some(opened)) = (stamp, &current.opened) {
+                if current.stamp == Some(stamp) {
+                    return Ok(opened.clone());
+                }
+            }
+        }
+        let opened = match &previous {
+            Some(previous) => match Workspace::open_without_repair(&self.dir) {
+                Ok(ws) => Opened::new(ws),
+                Err(WorkspaceError::Busy { .. }) => {
+                    self.current().quiet_until = Some(Instant::now() + RETRY_BUSY);
+                    return Ok(previous.clone());
+                }
+                Err(e) => return Err(e),
+            },
+            None => Opened::new(Workspace::open(&self.dir)?),
+        };
+        let mut current = self.current();
+        current.stamp = stamp;
+        current.opened = Some(opened.clone());
+        current.quiet_until = None;
+        Ok(opened)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::workspace::Library;
+
+    #[test]
+    fn missing_workspace_is_the_workspace_error_and_a_later_catalog_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws_dir = dir.path().join("ws");
+        let live = LiveLibrary::new(&ws_dir);
+        let err = live.get().unwrap_err();
+        assert!(matches!(err, WorkspaceError::Missing(_)), "{err}");
+
+        let source = dir.path().join("a.md");
+        std::fs::write(&source, "# A\n\ntext\n").unwrap();
+        Workspace::index(
+            &ws_dir,
+            &[source.display().to_string()],
+            &crate::workspace::IndexOptions::default(),
+            &crate::workspace::indexer::NoProgress,
+        )
+        .unwrap();
+        let first = live.get().unwrap();
+        assert_eq!(first.workspace.cards().len(), 1);
+        // Unchanged catalog: the same opened workspace (its tree cache survives).
+        assert!(Arc::ptr_eq(
+            &first.workspace,
+            &live.get().unwrap().workspace
+        ));
+    }
+}

@@ -1,0 +1,125 @@
+//! One `ask` run on someone else's behalf and recorded: what the MCP server and `docnav serve`
+//! do for each question. [`ask_recorded`] runs [`crate::agent::ask`] as `docnav ask` does (same
+//! model, budgets and trace format), feeds every event to the caller's sink as it happens, and
+//! stops when the caller's cancellation resolves — the trace is finished (a valid prefix) in
+//! every case.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{trace_file_name, TraceHeader, TraceWriter};
+use crate::agent::events::FanOut;
+use crate::agent::{AgentOptions, AgentRun, EventSink, SharedModel};
+use crate::llm::ChatModel;
+use crate::workspace::Library;
+
+/// A finished run and where its trace is.
+#[derive(Debug)]
+pub struct RecordedRun {
+    /// The agent's result: ranked evidence, verdict, failed Workers.
+    pub run: AgentRun,
+    /// The trace file, when one was written.
+    pub trace: Option<PathBuf>,
+}
+
+/// How a recorded `ask` ended without an answer.
+#[derive(Debug)]
+pub enum AskFailure {
+    /// The run failed as a whole (model unreachable after retries, unknown document, the trace
+    /// could not be created): the one-line message, and the trace so far.
+    Failed {
+        /// One line, starting with `ask: `.
+        message: String,
+        /// The trace file, when one was written.
+        trace: Option<PathBuf>,
+    },
+    /// The cancellation resolved first; the run was dropped (its in-flight model request with
+    /// it).
+    Cancelled {
+        /// The trace file (a valid prefix of the run), when one was written.
+        trace: Option<PathBuf>,
+    },
+}
+
+impl AskFailure {
+    /// The trace file of the failed or cancelled run, when one was written.
+    pub fn trace(&self) -> Option<&PathBuf> {
+        match self {
+            AskFailure::Failed { trace, .. } | AskFailure::Cancelled { trace } => trace.as_ref(),
+        }
+    }
+}
+
+/// Run the agent on `question` over `library` with `model` and `options`, until it answers or
+/// `cancelled` resolves. Every event goes to `sink` as it happens; with `trace_dir`, the run is
+/// also recorded to `trace_dir/<time>-<question>.jsonl` ([`trace_file_name`]).
+///
+/// Errors: [`AskFailure::Failed`] when the trace cannot be created or the run fails as a whole;
+/// [`AskFailure::Cancelled`].
+pub async fn ask_recorded(
+    library: Arc<dyn Library>,
+    model: Arc<dyn ChatModel>,
+    options: &AgentOptions,
+    question: &str,
+    sink: Arc<dyn EventSink>,
+    trace_dir: Option<PathBuf>,
+    cancelled: impl Future<Output = ()>,
+) -> Result<RecordedRun, AskFailure> {
+    let unix_ms = super::now_unix_ms();
+    let writer = match trace_dir {
+        Some(dir) => {
+            let header = TraceHeader::for_run(
+                library.as_ref(),
+                question,
+                model.model_id(),
+                options,
+                unix_ms,
+            );
+            let path = dir.join(trace_file_name(unix_ms, question));
+            match TraceWriter::create(&path, &header) {
+                Ok(w) => Some(Arc::new(w)),
+                Err(e) => {
+                    return Err(AskFailure::Failed {
+                        message: format!("ask: {e}"),
+                        trace: None,
+                    })
+                }
+            }
+        }
+        None => None,
+    };
+    let mut sinks: Vec<Arc<dyn EventSink>> = vec![sink];
+    if let Some(w) = &writer {
+        sinks.push(w.clone());
+    }
+    let sink: Arc<dyn EventSink> = Arc::new(FanOut(sinks));
+    let run = crate::agent::ask(
+        library,
+        Arc::new(SharedModel(model)),
+        sink,
+        options,
+        question,
+    );
+    let result = tokio::select! {
+        biased;
+        _ = cancelled => None,
+        result = run => Some(result),
+    };
+    let trace = match writer {
+        Some(w) => {
+            let path = w.path().to_path_buf();
+            let _ = tokio::task::spawn_blocking(move || w.finish()).await;
+            Some(path)
+        }
+        None => None,
+    };
+    match result {
+        None => Err(AskFailure::Cancelled { trace }),
+        Some(Err(e)) => Err(AskFailure::Failed {
+            message: format!("ask: {e}"),
+            trace,
+        }),
+        Some(Ok(run)) => Ok(RecordedRun { run, trace }),
+    }
+}
