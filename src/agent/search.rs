@@ -277,11 +277,12 @@ mod tests {
 
     #[test]
     fn snippet_marks_query_terms_and_collapses_whitespace() {
+        // `--search-zip` is one technical token whose parts include `search`: marked whole.
         let terms = vec!["compressed".to_string(), "search".to_string()];
         let text = "# How do I search compressed files?\n\nripgrep's `-z/--search-zip` flag will\ncause it to search Compressed files.";
         assert_eq!(
             shown(&snippet(text, &terms)),
-            "# How do I [search] [compressed] files? ripgrep's `-z/--search-zip` flag will cause it to [search] [Compressed] files."
+            "# How do I [search] [compressed] files? ripgrep's `-z/[--search-zip]` flag will cause it to [search] [Compressed] files."
         );
     }
 

@@ -19,12 +19,12 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::agent::{ask_agent, AskFailure};
 use super::args::AskArgs;
-use crate::nav::live::LiveLibrary;
 use super::nav_tools::ToolText;
 use super::resources::{self, ReadError};
 use super::{tools, McpConfig};
 use crate::agent::AgentOptions;
 use crate::llm::ChatModel;
+use crate::nav::live::LiveLibrary;
 use crate::workspace::{Library, Workspace, WorkspaceError};
 
 /// What the server tells the client (and its model) at `initialize`.

@@ -13,10 +13,10 @@ use super::args::{
     AskArgs, CatArgs, DocsArgs, FindArgs, FindTreeArgs, GrepArgs, HeadArgs, LsArgs, SearchArgs,
     TreeArgs, WcArgs,
 };
-use crate::nav::live::Opened;
 use super::nav_tools::{self, CatPage, ToolText};
 use super::search;
 use crate::agent::search::{DocsPage, SearchResults};
+use crate::nav::live::Opened;
 
 /// What `ls`, `cat` and friends share, said once in each description's last sentence.
 const PATHS: &str = "Paths are absolute: `/` is the list of documents, `/doc_id/2/1` a section by \
