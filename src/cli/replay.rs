@@ -7,9 +7,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::{output, GlobalArgs};
-use crate::trace::replay::{check_documents, replay, DocumentCheck};
+use crate::trace::read_trace;
+use crate::trace::replay::replay;
+use crate::trace::replay::verdict::{
+    judge, missing_refusal, notes, version_refusal, ReplayVerdict,
+};
 use crate::trace::show::{render_transcript, transcript};
-use crate::trace::{read_trace, REPLAY_FORMAT_VERSION};
 use crate::workspace::{Library, Workspace};
 
 /// Arguments of `docnav replay`.
@@ -48,105 +51,61 @@ pub fn run(global: &GlobalArgs, args: ReplayArgs) -> anyhow::Result<ExitCode> {
         output::print(&text)?;
         return Ok(ExitCode::SUCCESS);
     }
-    if trace.header.format_version < REPLAY_FORMAT_VERSION {
-        eprintln!(
-            "error: `{}` is a trace of format version {}, recorded by an older docnav whose \
-             prompts and decisions differ: it cannot be re-run\n\
-             hint: `docnav replay --show {}` shows it; record the question again to replay it",
-            args.file.display(),
-            trace.header.format_version,
-            args.file.display()
-        );
+    let label = args.file.display().to_string();
+    if let Some(why) = version_refusal(&trace, &label) {
+        eprintln!("error: {}\nhint: {}", why.error, why.hint);
         return Ok(ExitCode::from(1));
     }
     let ws = Workspace::open(&global.workspace)?;
-    // The replay sees only the recording's documents; report those missing or changed before
-    // step 1.
-    let checks = check_documents(&trace.header, &ws);
-    for check in &checks {
-        eprintln!("note: {check}");
-    }
-    let missing: Vec<&str> = checks
-        .iter()
-        .filter_map(|c| match c {
-            DocumentCheck::Missing { doc_id } => Some(doc_id.as_str()),
-            DocumentCheck::Changed { .. } => None,
-        })
-        .collect();
-    if !missing.is_empty() {
-        eprintln!(
-            "error: cannot replay `{}`: {} of its {} document(s) not in this workspace\n\
-             hint: index them (`docnav index <files>`), or replay in the workspace it was recorded in",
-            args.file.display(),
-            missing.len(),
-            trace.header.documents.len()
-        );
+    if let Some(why) = missing_refusal(&trace, &label, &ws) {
+        for note in notes(&trace, &ws, None) {
+            eprintln!("note: {note}");
+        }
+        eprintln!("error: {}\nhint: {}", why.error, why.hint);
         return Ok(ExitCode::from(1));
     }
     let library: Arc<dyn Library> = Arc::new(ws);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let outcome = runtime.block_on(replay(&trace, library));
-    if let Some(line) = trace.truncated_at_line {
-        eprintln!("note: the trace ends at line {line} (last line cut); replayed up to there");
+    let outcome = runtime.block_on(replay(&trace, library.clone()));
+    for note in notes(&trace, library.as_ref(), Some(&outcome)) {
+        eprintln!("note: {note}");
     }
-    for actor in &outcome.in_flight {
-        eprintln!(
-            "note: the recording of {actor} stops with a model call in flight (the run was \
-             interrupted); replayed up to there"
-        );
-    }
-    let cut = trace.truncated_at_line.is_some() || !outcome.in_flight.is_empty();
-    if let Some(d) = &outcome.divergence {
-        eprintln!("{}", output::for_display(&d.to_string()));
-        return Ok(ExitCode::from(1));
-    }
-    match &outcome.run {
-        Ok(run) => {
-            let text = format!(
-                "replay identical: {} events, {} model replies from the trace, {} evidence\n",
-                outcome.events.len(),
-                run.answer.stats.llm_calls,
-                run.answer.evidence.len()
-            );
-            output::print(&text)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) if cut => {
+    match judge(&trace, &outcome) {
+        ReplayVerdict::Identical {
+            events,
+            model_replies,
+            evidence,
+        } => {
             output::print(&format!(
-                "replayed up to the cut: {} events identical ({e})\n",
-                outcome.events.len()
+                "replay identical: {events} events, {model_replies} model replies from the \
+                 trace, {evidence} evidence\n"
             ))?;
             Ok(ExitCode::SUCCESS)
         }
-        // Every recorded event was reproduced, up to the orchestrator's own error: the recorded
-        // run failed the same way (e.g. a model call that failed is answered with its failure).
-        Err(e) if recorded_run_failed(&trace) => {
+        ReplayVerdict::IdenticalToCut { events, error } => {
             output::print(&format!(
-                "replay identical: {} events; the recorded run failed the same way: {e}\n",
-                outcome.events.len()
+                "replayed up to the cut: {events} events identical ({error})\n"
             ))?;
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) => {
-            eprintln!(
-                "error: replay failed: {}",
-                output::for_display(&e.to_string())
-            );
+        ReplayVerdict::FailedTheSameWay { events, error } => {
+            output::print(&format!(
+                "replay identical: {events} events; the recorded run failed the same way: \
+                 {error}\n"
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        ReplayVerdict::Diverged { message, .. } => {
+            eprintln!("{}", output::for_display(&message));
+            Ok(ExitCode::from(1))
+        }
+        ReplayVerdict::Failed { error } => {
+            eprintln!("error: replay failed: {}", output::for_display(&error));
             Ok(ExitCode::from(1))
         }
     }
-}
-
-/// Whether the recorded run itself failed: the orchestrator's last event is an error.
-fn recorded_run_failed(trace: &crate::trace::Trace) -> bool {
-    trace
-        .events
-        .iter()
-        .filter(|e| e.actor == crate::agent::events::ORCHESTRATOR)
-        .max_by_key(|e| e.seq)
-        .is_some_and(|e| matches!(e.event, crate::agent::AgentEvent::Error { .. }))
 }
 
 fn step(trace: &crate::trace::Trace) -> anyhow::Result<ExitCode> {

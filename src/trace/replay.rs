@@ -9,6 +9,7 @@
 
 mod library;
 mod model;
+pub mod verdict;
 
 use std::sync::{Arc, Mutex};
 
