@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod nav;
 pub mod parse;
 pub mod repl;
+pub mod serve;
 pub mod trace;
 pub mod tree;
 pub mod workspace;

@@ -11,6 +11,7 @@ mod index;
 mod mcp;
 pub mod output;
 mod replay;
+mod serve;
 mod shell;
 mod tree;
 
@@ -66,6 +67,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Serve the workspace to coding agents over MCP (stdio): search, ls, cat, grep… and ask.
     Mcp(mcp::McpArgs),
+    /// Serve the web app (Library, Reader, Ask, Traces), the JSON API and MCP over HTTP.
+    Serve(serve::ServeArgs),
 }
 
 /// Parse the process arguments and run the chosen subcommand.
@@ -91,6 +94,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Eval(args) => eval::run(&cli.global, args),
         Command::Replay(args) => replay::run(&cli.global, args),
         Command::Mcp(args) => mcp::run(&cli.global, args),
+        Command::Serve(args) => serve::run(&cli.global, args),
     }
 }
 

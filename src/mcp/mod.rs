@@ -22,6 +22,7 @@
 
 pub mod agent;
 pub mod args;
+pub mod http;
 pub mod nav_tools;
 pub mod resources;
 pub mod search;

@@ -16,6 +16,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use tokio::sync::Semaphore;
 
 use super::agent::{ask_agent, AskFailure};
 use super::args::AskArgs;
@@ -42,21 +43,43 @@ pub struct DocnavServer {
 }
 
 struct Inner {
-    library: LiveLibrary,
+    library: Arc<LiveLibrary>,
     model: Result<Arc<dyn ChatModel>, String>,
     agent: AgentOptions,
     traces: bool,
+    ask_permits: Option<Arc<Semaphore>>,
 }
 
 impl DocnavServer {
     /// A server for `config`. Reads nothing yet: the workspace is opened on the first call.
     pub fn new(config: McpConfig) -> DocnavServer {
+        DocnavServer::over(
+            Arc::new(LiveLibrary::new(&config.workspace)),
+            config.model,
+            config.agent,
+            config.traces,
+            None,
+        )
+    }
+
+    /// A server over a `library` another face holds open too (`docnav serve` shares its own).
+    /// With `ask_permits`, an `ask` runs only with a permit: when none is free it is an error
+    /// result saying to retry, so the agents of a whole team cannot run more asks at once than
+    /// the server allows (the permits are shared with the other faces).
+    pub fn over(
+        library: Arc<LiveLibrary>,
+        model: Result<Arc<dyn ChatModel>, String>,
+        agent: AgentOptions,
+        traces: bool,
+        ask_permits: Option<Arc<Semaphore>>,
+    ) -> DocnavServer {
         DocnavServer {
             inner: Arc::new(Inner {
-                library: LiveLibrary::new(&config.workspace),
-                model: config.model,
-                agent: config.agent,
-                traces: config.traces,
+                library,
+                model,
+                agent,
+                traces,
+                ask_permits,
             }),
         }
     }
@@ -85,6 +108,18 @@ impl DocnavServer {
                      agent\"); search, cat and the other tools work without a model"
                 ))
             }
+        };
+        let _permit = match &self.inner.ask_permits {
+            Some(permits) => match permits.clone().try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(_) => {
+                    return ToolText::error(
+                        "ask: the server is running as many asks as it allows; retry in a few \
+                         seconds (search, cat and the other tools answer meanwhile)",
+                    )
+                }
+            },
+            None => None,
         };
         let mut options = self.inner.agent.clone();
         if let Some(ids) = a.doc_ids {

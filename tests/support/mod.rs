@@ -6,3 +6,4 @@ pub mod fake_model;
 pub mod fault_server;
 pub mod oracle;
 pub mod pdf_bomb;
+pub mod server;

@@ -1,0 +1,150 @@
+//! `docnav serve`: the web app, the JSON API and MCP over HTTP in one process ([`crate::serve`],
+//! with [`crate::mcp::http`] mounted at `/mcp`). The model for `ask` comes from the same flags
+//! and environment as `docnav ask`; without one the server still starts and says what to set.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use axum::Router;
+use tokio::sync::Semaphore;
+
+use super::agent::{AgentArgs, ModelArgs};
+use super::GlobalArgs;
+use crate::mcp::http::streamable_http_service;
+use crate::serve::{check_bind, router, serve, AppState, ServeConfig};
+
+/// Arguments of `docnav serve`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Pages: / (Library), /doc/DOC_ID/#2.1 (Reader), /ask, /traces. \
+    API: /api/v1/… (README \"HTTP API\"). MCP over streamable HTTP: /mcp.\n\
+    A non-loopback --bind needs a token (--token or DOCNAV_TOKEN): every request then sends \
+    `Authorization: Bearer TOKEN`, and the web app asks for it once.\n\
+    Exit codes: 0 stopped with Ctrl-C or SIGTERM, 1 cannot listen, 2 usage error (e.g. a \
+    public address without a token)."
+)]
+pub struct ServeArgs {
+    /// Address and port to listen on (port 0: any free port, printed at start).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7070")]
+    bind: SocketAddr,
+    /// Bearer token every request must carry; required for a non-loopback --bind.
+    #[arg(
+        long,
+        env = "DOCNAV_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    token: Option<String>,
+    /// Open the web app in the default browser once listening.
+    #[arg(long)]
+    open: bool,
+    /// Asks (agent runs: web, API and MCP together) that may run at once; one more gets 429.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    max_asks: usize,
+    /// Do not record asks as traces in the workspace's `traces/` (the Ask page then links no
+    /// trace).
+    #[arg(long)]
+    no_traces: bool,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    agent: AgentArgs,
+}
+
+/// The host names a request may name without a token: the loopback names and the bound IP.
+fn allowed_hosts(bind: SocketAddr) -> Vec<String> {
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let ip = bind.ip().to_string();
+    if !hosts.contains(&ip) {
+        hosts.push(ip);
+    }
+    hosts
+}
+
+/// Run the server until Ctrl-C or SIGTERM (requests in flight finish first).
+pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    if let Err(e) = check_bind(args.bind, args.token.as_deref()) {
+        eprintln!("error: {e}");
+        return Ok(ExitCode::from(2));
+    }
+    let model = args.model.connect().map_err(|e| e.to_string());
+    if let Err(why) = &model {
+        eprintln!("note: ask is unavailable until a model is configured: {why}");
+    }
+    let library = crate::serve::library(&global.workspace);
+    let max_asks = args.max_asks.max(1);
+    let ask_permits = Arc::new(Semaphore::new(max_asks));
+    let agent = args.agent.options(&[]);
+    let record_traces = !args.no_traces;
+    let mcp = streamable_http_service(
+        library.clone(),
+        model.clone(),
+        agent.clone(),
+        record_traces,
+        Some(ask_permits.clone()),
+    );
+    let state = AppState::new(ServeConfig {
+        library,
+        model,
+        agent,
+        ask_permits,
+        max_asks,
+        record_traces,
+        token: args.token.clone(),
+        allowed_hosts: allowed_hosts(args.bind),
+    });
+    let app = router(state, Router::new().route_service("/mcp", mcp));
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let result: anyhow::Result<()> = runtime.block_on(async {
+        let listener = match tokio::net::TcpListener::bind(args.bind).await {
+            Ok(l) => l,
+            Err(e) => anyhow::bail!(
+                "cannot listen on {}: {e} (hint: pick another address or port with --bind)",
+                args.bind
+            ),
+        };
+        let addr = listener.local_addr()?;
+        let url = format!("http://{addr}");
+        eprintln!("listening on {url}");
+        if args.open {
+            if let Err(e) = webbrowser::open(&url) {
+                eprintln!("warning: could not open a browser: {e}");
+            }
+        }
+        serve(listener, app, shutdown_signal()).await?;
+        Ok(())
+    });
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    result?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

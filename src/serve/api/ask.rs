@@ -1,0 +1,431 @@
+//! `POST /ask`: the agent over HTTP, live.
+//!
+//! With `Accept: text/event-stream` the answer is a Server-Sent Events stream: one `step` event
+//! per thing the agent does ([`StepView`]: a Worker starts, a command and a one-line
+//! observation, evidence collected, a model call's tokens and latency, the Orchestrator's
+//! analyze/check/evaluate/replan decisions), then `answer` (exactly what `docnav ask --json`
+//! prints) and `done` (`{"trace", "reader_links"}`: the trace's name and, per evidence item, its
+//! place in the Reader with the span marked), or `error` (`{"error","detail","trace"}`). Without
+//! it the response is the `ask --json` object once the run ends. Closing the connection cancels
+//! the run (its trace keeps what happened).
+//!
+//! `lexical: true` runs the model-free BM25 navigator instead (a labelled baseline, never a
+//! fallback). Without a model the agent answers 503 with what to set; beyond `max_asks` running
+//! asks, 429 with `Retry-After`.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+use tokio_stream::wrappers::UnboundedReceiverStream;
+use tokio_stream::StreamExt as _;
+
+use super::{blocking, opened, ApiJson};
+use crate::agent::evidence::{render, Answer, AnswerFormat};
+use crate::agent::lexical::{ask_lexical, DEFAULT_K};
+use crate::agent::{AgentEvent, EventRecord, EventSink, NullSink};
+use crate::nav::render::one_line;
+use crate::serve::error::ApiError;
+use crate::serve::pages::reader::evidence_link;
+use crate::serve::state::AppState;
+use crate::trace::record::{ask_recorded, AskFailure};
+use crate::workspace::Library;
+
+/// Longest question, in chars.
+pub const MAX_QUESTION_CHARS: usize = 2_000;
+
+/// Seconds a client is told to wait after a 429.
+pub const RETRY_AFTER_SECS: u64 = 10;
+
+/// Chars of an observation's one-line view.
+pub const OBSERVATION_LINE_CHARS: usize = 160;
+
+/// The request.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AskRequest {
+    /// The question.
+    pub question: String,
+    /// Only these documents (skips the Orchestrator's choice of documents).
+    #[serde(default)]
+    pub doc_ids: Vec<String>,
+    /// The model-free BM25 navigator instead of the agent.
+    #[serde(default)]
+    pub lexical: bool,
+    /// With `lexical`: evidence items (default 5).
+    pub k: Option<usize>,
+    /// Commands per Worker (at most the server's `--max-steps`).
+    pub max_steps: Option<usize>,
+    /// Dispatch rounds (at most the server's `--rounds`).
+    pub rounds: Option<usize>,
+}
+
+/// One agent event as the Ask page shows it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StepView {
+    /// `orchestrator` or a Worker id (`r1-w2-doc_id`): the lane.
+    pub actor: String,
+    /// The actor's event number.
+    pub seq: u64,
+    /// The dispatch round of a Worker (`r2-…` → 2); `null` for the Orchestrator.
+    pub round: Option<u32>,
+    /// `worker_started`, `command`, `observation`, `evidence`, `decision`, `model_call`,
+    /// `model_error`, `worker_finished` or `error`.
+    pub kind: &'static str,
+    /// One line: the command, the observation's first line, the decision's kind, …
+    pub text: String,
+    /// Whether it reports a failure (a command's error output, a failed call or Worker).
+    pub error: bool,
+    /// The decision's value (`decision` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<serde_json::Value>,
+}
+
+/// The dispatch round in a Worker id (`r2-w1-doc` → 2).
+pub fn round_of(actor: &str) -> Option<u32> {
+    actor.strip_prefix('r')?.split('-').next()?.parse().ok()
+}
+
+/// `record` as the Ask page shows it; `None` for a model request (its reply carries the call's
+/// cost).
+pub fn step_view(record: &EventRecord) -> Option<StepView> {
+    let (kind, text, error, value) = match &record.event {
+        AgentEvent::WorkerStarted { doc_id, task } => {
+            ("worker_started", format!("{doc_id}: {task}"), false, None)
+        }
+        AgentEvent::ModelRequest { .. } => return None,
+        AgentEvent::ModelResponse {
+            usage, latency_ms, ..
+        } => (
+            "model_call",
+            format!(
+                "model: {} + {} tokens, {latency_ms} ms",
+                usage.prompt_tokens, usage.completion_tokens
+            ),
+            false,
+            None,
+        ),
+        AgentEvent::ModelError {
+            message,
+            latency_ms,
+        } => (
+            "model_error",
+            format!("model call failed after {latency_ms} ms: {message}"),
+            true,
+            None,
+        ),
+        AgentEvent::Decision { kind, value } => {
+            ("decision", kind.clone(), false, Some(value.clone()))
+        }
+        AgentEvent::Command { line } => ("command", line.clone(), false, None),
+        AgentEvent::Observation {
+            text, chars, error, ..
+        } => {
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let mut line = one_line(first, OBSERVATION_LINE_CHARS);
+            if text.lines().filter(|l| !l.trim().is_empty()).count() > 1 {
+                line.push_str(&format!("  [{chars} chars]"));
+            }
+            ("observation", line, *error, None)
+        }
+        AgentEvent::EvidenceCollected {
+            doc_id,
+            structure,
+            chars,
+        } => (
+            "evidence",
+            format!("{doc_id} #{structure} ({chars} chars)"),
+            false,
+            None,
+        ),
+        AgentEvent::WorkerFinished {
+            steps,
+            evidence,
+            error,
+        } => match error {
+            Some(e) => (
+                "worker_finished",
+                format!("failed after {steps} steps: {e}"),
+                true,
+                None,
+            ),
+            None => (
+                "worker_finished",
+                format!("done: {steps} steps, {evidence} evidence"),
+                false,
+                None,
+            ),
+        },
+        AgentEvent::Error { message } => ("error", message.clone(), true, None),
+    };
+    Some(StepView {
+        actor: record.actor.clone(),
+        seq: record.seq,
+        round: round_of(&record.actor),
+        kind,
+        text,
+        error,
+        value,
+    })
+}
+
+/// Sends each event down the SSE stream.
+struct StreamSink(UnboundedSender<Event>);
+
+impl EventSink for StreamSink {
+    fn record(&self, record: EventRecord) {
+        if let Some(view) = step_view(&record) {
+            if let Ok(event) = Event::default().event("step").json_data(view) {
+                let _ = self.0.send(event);
+            }
+        }
+    }
+}
+
+/// `done`'s data.
+#[derive(Debug, Serialize)]
+struct Done {
+    /// The trace's file name in `traces/` (open it at `/trace/NAME`), when one was written.
+    trace: Option<String>,
+    /// Per evidence item, in rank order: its section in the Reader, the span marked.
+    reader_links: Vec<String>,
+}
+
+fn wants_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/event-stream"))
+}
+
+fn json_response(body: String) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+fn file_name(path: &std::path::Path) -> Option<String> {
+    path.file_name().map(|n| n.to_string_lossy().to_string())
+}
+
+fn links(library: &dyn Library, answer: &Answer) -> Vec<String> {
+    answer
+        .evidence
+        .iter()
+        .map(|e| evidence_link(library, e))
+        .collect()
+}
+
+fn error_event(e: &ApiError, trace: Option<String>) -> Event {
+    let data = serde_json::json!({"error": e.code, "detail": e.detail, "trace": trace});
+    Event::default()
+        .event("error")
+        .json_data(data)
+        .unwrap_or_default()
+}
+
+/// `POST /api/v1/ask` (see the module docs).
+///
+/// Errors: 400 for an empty or too long question or bad budgets; 404 for an unknown `doc_ids`
+/// entry; 429 beyond `max_asks`; 503 without a model (agent) or a workspace; a run that fails
+/// after it started is a 500 (`error` event when streaming) naming its trace.
+pub async fn ask(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<AskRequest>,
+) -> Result<Response, ApiError> {
+    let question = req.question.trim().to_string();
+    if question.is_empty() {
+        return Err(ApiError::bad_request("the question is empty"));
+    }
+    if question.chars().count() > MAX_QUESTION_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "the question is over {MAX_QUESTION_CHARS} chars"
+        )));
+    }
+    let stream = wants_stream(&headers);
+    let opened = opened(&state).await?;
+    for id in &req.doc_ids {
+        if opened.workspace.card(id).is_none() {
+            return Err(ApiError::not_found(format!(
+                "document not found: {} (hint: /api/v1/docs lists the ids)",
+                id.chars().take(200).collect::<String>()
+            )));
+        }
+    }
+    if req.lexical {
+        return lexical(opened.workspace, question, req, stream).await;
+    }
+    let model = match &state.model {
+        Ok(m) => m.clone(),
+        Err(why) => return Err(ApiError::no_model(why)),
+    };
+    let permit = state
+        .asks
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| ApiError::too_many_asks(state.max_asks, RETRY_AFTER_SECS))?;
+    let mut options = state.agent.clone();
+    options.doc_ids = req.doc_ids.clone();
+    if let Some(n) = req.max_steps {
+        options.max_steps = n.clamp(1, options.max_steps);
+    }
+    if let Some(n) = req.rounds {
+        options.rounds = n.clamp(1, options.rounds);
+    }
+    let trace_dir = state.record_traces.then(|| opened.workspace.traces_dir());
+    let library: Arc<dyn Library> = opened.workspace.clone();
+
+    if !stream {
+        // Dropping this future (the client went away) drops the run with it.
+        let result = ask_recorded(
+            library.clone(),
+            model,
+            &options,
+            &question,
+            Arc::new(NullSink),
+            trace_dir,
+            std::future::pending(),
+        )
+        .await;
+        drop(permit);
+        return match result {
+            Ok(done) => render(&done.run.answer, AnswerFormat::Json)
+                .map(json_response)
+                .map_err(|e| ApiError::internal(e.to_string())),
+            Err(failure) => Err(run_failed(&failure)),
+        };
+    }
+
+    let (tx, rx) = unbounded_channel::<Event>();
+    let sink = Arc::new(StreamSink(tx.clone()));
+    tokio::spawn(async move {
+        let _permit = permit;
+        let closed = tx.clone();
+        let result = ask_recorded(
+            library.clone(),
+            model,
+            &options,
+            &question,
+            sink,
+            trace_dir,
+            async move { closed.closed().await },
+        )
+        .await;
+        match result {
+            Ok(done) => {
+                let trace = done.trace.as_deref().and_then(file_name);
+                let answer = render(&done.run.answer, AnswerFormat::Json).unwrap_or_default();
+                let _ = tx.send(Event::default().event("answer").data(answer));
+                let reader_links = {
+                    let library = library.clone();
+                    let answer = done.run.answer.clone();
+                    tokio::task::spawn_blocking(move || links(library.as_ref(), &answer))
+                        .await
+                        .unwrap_or_default()
+                };
+                if let Ok(event) = Event::default().event("done").json_data(Done {
+                    trace,
+                    reader_links,
+                }) {
+                    let _ = tx.send(event);
+                }
+            }
+            Err(failure) => {
+                let trace = failure.trace().and_then(|p| file_name(p));
+                let _ = tx.send(error_event(&run_failed(&failure), trace));
+            }
+        }
+    });
+    let events = UnboundedReceiverStream::new(rx).map(Ok::<Event, Infallible>);
+    Ok(Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response())
+}
+
+fn run_failed(failure: &AskFailure) -> ApiError {
+    match failure {
+        AskFailure::Failed { message, trace } => ApiError::internal(match trace {
+            Some(p) => format!("{message} (trace: {})", file_name(p).unwrap_or_default()),
+            None => message.clone(),
+        }),
+        AskFailure::Cancelled { .. } => ApiError::internal("ask: cancelled"),
+    }
+}
+
+async fn lexical(
+    workspace: Arc<crate::workspace::Workspace>,
+    question: String,
+    req: AskRequest,
+    stream: bool,
+) -> Result<Response, ApiError> {
+    let k = req.k.unwrap_or(DEFAULT_K);
+    if k == 0 || k > super::library::MAX_K {
+        return Err(ApiError::bad_request(format!(
+            "k must be 1 to {}, not {k}",
+            super::library::MAX_K
+        )));
+    }
+    let (json, reader_links) = blocking(move || {
+        let scope = (!req.doc_ids.is_empty()).then_some(req.doc_ids.as_slice());
+        let answer = ask_lexical(workspace.as_ref(), &question, scope, k).map_err(|e| match e {
+            crate::agent::lexical::LexicalError::Workspace(w) => ApiError::from(w),
+        })?;
+        let json =
+            render(&answer, AnswerFormat::Json).map_err(|e| ApiError::internal(e.to_string()))?;
+        Ok((json, links(workspace.as_ref(), &answer)))
+    })
+    .await?;
+    if !stream {
+        return Ok(json_response(json));
+    }
+    let mut events = vec![Event::default().event("answer").data(json)];
+    if let Ok(done) = Event::default().event("done").json_data(Done {
+        trace: None,
+        reader_links,
+    }) {
+        events.push(done);
+    }
+    let stream = tokio_stream::iter(events.into_iter().map(Ok::<Event, Infallible>));
+    Ok(Sse::new(stream).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_come_from_worker_ids() {
+        assert_eq!(round_of("r2-w1-guide"), Some(2));
+        assert_eq!(round_of("r12-w3-a-b"), Some(12));
+        assert_eq!(round_of("orchestrator"), None);
+    }
+
+    #[test]
+    fn an_observation_is_its_first_line_and_its_size() {
+        let record = EventRecord {
+            actor: "r1-w1-guide".into(),
+            seq: 4,
+            event: AgentEvent::Observation {
+                text: "\n1. Intro  [3 leaves]\n2. Usage\n".into(),
+                chars: 30,
+                sha256: String::new(),
+                error: false,
+            },
+        };
+        let view = step_view(&record).unwrap_or_else(|| unreachable!());
+        assert_eq!(view.kind, "observation");
+        assert_eq!(view.text, "1. Intro [3 leaves]  [30 chars]");
+        assert_eq!(view.round, Some(1));
+    }
+}

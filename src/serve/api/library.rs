@@ -1,0 +1,160 @@
+//! `GET /health`, `GET /docs` (a page of DocCards) and `GET /search` (BM25 over every section).
+
+use axum::extract::State;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+
+use super::{blocking, opened, ApiQuery};
+use crate::agent::search::{docs_page, search_sections, DocsPage, SearchResults};
+use crate::serve::error::ApiError;
+use crate::serve::state::AppState;
+use crate::workspace::Library;
+
+/// Documents per `/docs` page without `limit`.
+pub const DOCS_PAGE: usize = 50;
+
+/// Most documents on one `/docs` page.
+pub const MAX_DOCS_PAGE: usize = 1_000;
+
+/// Results of `/search` without `k`.
+pub const DEFAULT_K: usize = 10;
+
+/// Most results of one `/search`.
+pub const MAX_K: usize = 50;
+
+/// Chars of each result's text without `budget`.
+pub const SEARCH_TEXT_CHARS: usize = 800;
+
+/// Most chars of each result's text.
+pub const MAX_SEARCH_TEXT_CHARS: usize = 20_000;
+
+/// Longest query, in chars.
+pub const MAX_QUERY_CHARS: usize = 1_000;
+
+/// `/health`'s answer.
+#[derive(Debug, Serialize)]
+pub struct Health {
+    /// `ok`.
+    pub status: &'static str,
+    /// Documents in the workspace.
+    pub documents: usize,
+    /// The index generation the server reads (changes with every `docnav index` commit).
+    pub generation: u64,
+}
+
+/// `GET /api/v1/health`. Errors: 503 without a workspace (`no_workspace`).
+pub async fn health(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {
+    let opened = opened(&state).await?;
+    Ok(Json(Health {
+        status: "ok",
+        documents: opened.workspace.cards().len(),
+        generation: opened.workspace.index_generation(),
+    }))
+}
+
+/// `/docs`' query.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocsQuery {
+    /// First document (0-based).
+    #[serde(default)]
+    pub offset: usize,
+    /// Documents on the page (default [`DOCS_PAGE`], at most [`MAX_DOCS_PAGE`]).
+    pub limit: Option<usize>,
+}
+
+/// `GET /api/v1/docs?offset=&limit=`. Errors: 400 for `limit` 0 or over [`MAX_DOCS_PAGE`].
+pub async fn docs(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<DocsQuery>,
+) -> Result<Json<DocsPage>, ApiError> {
+    let limit = q.limit.unwrap_or(DOCS_PAGE);
+    if limit == 0 || limit > MAX_DOCS_PAGE {
+        return Err(ApiError::bad_request(format!(
+            "limit must be 1 to {MAX_DOCS_PAGE}, not {limit}"
+        )));
+    }
+    let opened = opened(&state).await?;
+    Ok(Json(docs_page(opened.workspace.as_ref(), q.offset, limit)))
+}
+
+/// `/search`'s query. `doc_id` may repeat.
+#[derive(Debug, Default)]
+pub struct SearchQuery {
+    /// The query.
+    pub q: String,
+    /// Results (default [`DEFAULT_K`]).
+    pub k: Option<usize>,
+    /// Only these documents.
+    pub doc_ids: Vec<String>,
+    /// Chars of each result's text (default [`SEARCH_TEXT_CHARS`]).
+    pub budget: Option<usize>,
+}
+
+impl<'de> Deserialize<'de> for SearchQuery {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // A repeated `doc_id` comes as repeated pairs, which the derive cannot collect.
+        let pairs: Vec<(String, String)> = Vec::deserialize(d)?;
+        let mut q = SearchQuery::default();
+        let number = |key: &str, v: &str| {
+            v.parse::<usize>().map_err(|_| {
+                serde::de::Error::custom(format!("{key} must be a whole number, not '{v}'"))
+            })
+        };
+        for (key, value) in pairs {
+            match key.as_str() {
+                "q" => q.q = value,
+                "k" => q.k = Some(number("k", &value)?),
+                "budget" => q.budget = Some(number("budget", &value)?),
+                "doc_id" => q.doc_ids.push(value),
+                other => {
+                    return Err(serde::de::Error::custom(format!(
+                        "unknown parameter '{other}' (expected q, k, doc_id, budget)"
+                    )))
+                }
+            }
+        }
+        Ok(q)
+    }
+}
+
+/// `GET /api/v1/search?q=…&k=…[&doc_id=…][&budget=…]`.
+///
+/// Errors: 400 for an empty or too long query, `k` or `budget` out of range; 404 for an unknown
+/// `doc_id`; 503 without a workspace; 500 when the index is unusable.
+pub async fn search(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<SearchQuery>,
+) -> Result<Json<SearchResults>, ApiError> {
+    if q.q.trim().is_empty() {
+        return Err(ApiError::bad_request(
+            "the query `q` is empty (give keywords or a question)",
+        ));
+    }
+    if q.q.chars().count() > MAX_QUERY_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "the query is over {MAX_QUERY_CHARS} chars"
+        )));
+    }
+    let k = q.k.unwrap_or(DEFAULT_K);
+    if k == 0 || k > MAX_K {
+        return Err(ApiError::bad_request(format!(
+            "k must be 1 to {MAX_K}, not {k}"
+        )));
+    }
+    let budget = q.budget.unwrap_or(SEARCH_TEXT_CHARS);
+    if budget == 0 || budget > MAX_SEARCH_TEXT_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "budget must be 1 to {MAX_SEARCH_TEXT_CHARS} chars, not {budget}"
+        )));
+    }
+    let opened = opened(&state).await?;
+    let results = blocking(move || {
+        let scope = (!q.doc_ids.is_empty()).then_some(q.doc_ids.as_slice());
+        search_sections(opened.workspace.as_ref(), &q.q, scope, k, budget).map_err(|e| match e {
+            crate::agent::lexical::LexicalError::Workspace(w) => ApiError::from(w),
+        })
+    })
+    .await?;
+    Ok(Json(results))
+}

@@ -1,0 +1,665 @@
+// docnav's web app: the live parts of the server-rendered pages (search as you type, the
+// Reader's sections, the Ask stream, uploads and replays). It talks only to this server's JSON
+// API (/api/v1/…). Document text never becomes markup: every string goes into the page through
+// textContent, after visible() has made control and bidi characters visible, as the server's
+// templates do.
+'use strict';
+
+(() => {
+  // ---------------------------------------------------------------- helpers
+
+  /** Control characters (but tab and newline), DEL, C1 controls and the bidi embeddings,
+   * overrides and isolates shown as visible escapes, like the server's for_display. */
+  const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+  function visible(text) {
+    return String(text ?? '').replace(UNSAFE, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
+  }
+
+  /** A new element: `attrs` are properties or data-/aria- attributes; children are nodes or
+   * strings (made visible, as text). */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === 'class') node.className = value;
+      else if (key.startsWith('data-') || key.startsWith('aria-') || key === 'role') {
+        node.setAttribute(key, value);
+      } else if (key === 'href') node.setAttribute('href', value);
+      else node[key] = value;
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(visible(child)));
+    }
+    return node;
+  }
+
+  const $ = (selector, root = document) => root.querySelector(selector);
+  const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
+
+  /** An error from the API: its `detail`, or what went wrong on the way. */
+  async function apiError(response) {
+    try {
+      const body = await response.json();
+      return new Error(body.detail || body.error || `HTTP ${response.status}`);
+    } catch {
+      return new Error(`HTTP ${response.status} ${response.statusText}`);
+    }
+  }
+
+  async function getJson(url, options) {
+    const response = await fetch(url, { credentials: 'same-origin', ...options });
+    if (!response.ok) throw await apiError(response);
+    return response.json();
+  }
+
+  function docUrl(docId, structure, extra) {
+    const base = `/doc/${encodeURIComponent(docId)}/${extra || ''}`;
+    return structure ? `${base}#${structure}` : base;
+  }
+
+  function locationOf(item) {
+    if (item.pages) return item.pages[0] === item.pages[1] ? `page ${item.pages[0]}` : `pages ${item.pages[0]}–${item.pages[1]}`;
+    if (item.lines) return `lines ${item.lines[0]}–${item.lines[1]}`;
+    return '';
+  }
+
+  function debounce(fn, ms) {
+    let timer;
+    return (...args) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fn(...args), ms);
+    };
+  }
+
+  /** True when the key event is typed into a field (shortcuts stay out of its way). */
+  function typing(event) {
+    const t = event.target;
+    return t && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
+  }
+
+  function snippetNode(parts) {
+    const p = el('p', { class: 'snippet' });
+    for (const part of parts || []) p.append(part.hit ? el('mark', {}, part.text) : visible(part.text));
+    return p;
+  }
+
+  // ---------------------------------------------------------------- keyboard help
+
+  const keyHandlers = [];
+  document.addEventListener('keydown', (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === 'Escape' && typing(event)) {
+      event.target.blur();
+      return;
+    }
+    if (typing(event)) return;
+    if (event.key === '?') {
+      const dialog = $('#keys-help');
+      if (dialog && !dialog.open) dialog.showModal();
+      event.preventDefault();
+      return;
+    }
+    for (const handler of keyHandlers) {
+      if (handler(event)) {
+        event.preventDefault();
+        return;
+      }
+    }
+  });
+
+  // ---------------------------------------------------------------- Library
+
+  function library() {
+    const input = $('#q');
+    const results = $('#results');
+    const status = $('#search-status');
+    let inFlight = null;
+    const search = debounce(async () => {
+      const q = input.value.trim();
+      if (inFlight) inFlight.abort();
+      if (!q) {
+        results.replaceChildren();
+        status.textContent = '';
+        return;
+      }
+      inFlight = new AbortController();
+      status.textContent = 'Searching…';
+      try {
+        const url = `/api/v1/search?k=10&budget=400&q=${encodeURIComponent(q)}`;
+        const data = await getJson(url, { signal: inFlight.signal });
+        results.replaceChildren(...data.results.map((hit) => {
+          const path = [hit.doc_id, ...hit.titles].join(' › ');
+          return el('li', {},
+            el('a', { href: docUrl(hit.doc_id, hit.structure) }, path),
+            el('span', { class: 'meta' }, ` ${hit.structure ? '§' + hit.structure + '  ' : ''}${locationOf(hit)}  score ${hit.score.toFixed(2)}`),
+            snippetNode(hit.snippet));
+        }));
+        status.textContent = data.results.length
+          ? `${data.results.length} sections, best first (BM25)`
+          : `No section matches “${visible(q)}”.`;
+      } catch (e) {
+        if (e.name !== 'AbortError') status.textContent = `Search failed: ${visible(e.message)}`;
+      }
+    }, 120);
+    input.addEventListener('input', search);
+    $('#search-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      search();
+    });
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'ArrowDown') {
+        const first = $('a', results);
+        if (first) {
+          first.focus();
+          event.preventDefault();
+        }
+      }
+    });
+    results.addEventListener('keydown', (event) => {
+      const links = $$('a', results);
+      const at = links.indexOf(document.activeElement);
+      if (at < 0) return;
+      if (event.key === 'ArrowDown' && at + 1 < links.length) links[at + 1].focus();
+      else if (event.key === 'ArrowUp') (at > 0 ? links[at - 1] : input).focus();
+      else return;
+      event.preventDefault();
+    });
+    keyHandlers.push((event) => {
+      if (event.key === '/') {
+        input.focus();
+        return true;
+      }
+      return false;
+    });
+  }
+
+  // ---------------------------------------------------------------- Reader
+
+  function reader() {
+    const root = $('.reader');
+    const docId = root.dataset.doc;
+    const pane = $('#section');
+    const tree = $('.tree');
+    const items = () => $$('li[role=treeitem]', tree).filter((li) => li.offsetParent !== null);
+    let current = null; // the SectionView shown
+    const params = new URLSearchParams(location.search);
+    const markParam = (params.get('mark') || '').match(/^(\d+)-(\d+)$/);
+    const mark = markParam ? { from: +markParam[1], to: +markParam[2], structure: location.hash.slice(1).split('@')[0] } : null;
+
+    // Twisties for items with children.
+    for (const li of $$('li[aria-expanded]', tree)) {
+      const twisty = el('button', { class: 'twisty', type: 'button', tabIndex: -1, 'aria-hidden': 'true' });
+      twisty.addEventListener('click', () => toggle(li));
+      li.prepend(twisty);
+    }
+
+    function toggle(li, open) {
+      if (!li.hasAttribute('aria-expanded')) return;
+      const expanded = open ?? li.getAttribute('aria-expanded') !== 'true';
+      li.setAttribute('aria-expanded', String(expanded));
+    }
+
+    function focusItem(li) {
+      for (const other of $$('li[tabindex="0"]', tree)) other.tabIndex = -1;
+      li.tabIndex = 0;
+      li.focus();
+    }
+
+    function selectInOutline(structure) {
+      for (const li of $$('li[aria-selected]', tree)) li.removeAttribute('aria-selected');
+      const li = structure ? $(`li[data-s="${CSS.escape(structure)}"]`, tree) : null;
+      if (!li) return;
+      li.setAttribute('aria-selected', 'true');
+      for (let p = li.parentElement; p && p !== tree; p = p.parentElement) {
+        if (p.matches('li[aria-expanded]')) p.setAttribute('aria-expanded', 'true');
+      }
+      for (const other of $$('li[tabindex="0"]', tree)) other.tabIndex = -1;
+      li.tabIndex = 0;
+      li.scrollIntoView({ block: 'nearest' });
+    }
+
+    tree.addEventListener('keydown', (event) => {
+      const li = event.target.closest('li[role=treeitem]');
+      if (!li) return;
+      const visibleItems = items();
+      const at = visibleItems.indexOf(li);
+      switch (event.key) {
+        case 'ArrowDown': if (at + 1 < visibleItems.length) focusItem(visibleItems[at + 1]); break;
+        case 'ArrowUp': if (at > 0) focusItem(visibleItems[at - 1]); break;
+        case 'Home': focusItem(visibleItems[0]); break;
+        case 'End': focusItem(visibleItems[visibleItems.length - 1]); break;
+        case 'ArrowRight':
+          if (li.getAttribute('aria-expanded') === 'false') toggle(li, true);
+          else if (li.getAttribute('aria-expanded') === 'true') {
+            const child = $('li[role=treeitem]', li);
+            if (child) focusItem(child);
+          }
+          break;
+        case 'ArrowLeft':
+          if (li.getAttribute('aria-expanded') === 'true') toggle(li, false);
+          else {
+            const parent = li.parentElement.closest('li[role=treeitem]');
+            if (parent) focusItem(parent);
+          }
+          break;
+        case 'Enter': case ' ':
+          location.hash = li.dataset.s;
+          break;
+        default: return;
+      }
+      event.preventDefault();
+    });
+    tree.addEventListener('click', (event) => {
+      const li = event.target.closest('li[role=treeitem]');
+      if (li && !event.target.closest('.twisty')) {
+        for (const other of $$('li[tabindex="0"]', tree)) other.tabIndex = -1;
+        li.tabIndex = 0;
+      }
+    });
+
+    function parseHash() {
+      const raw = decodeURIComponent(location.hash.slice(1));
+      const [structure, line] = raw.split('@');
+      return { structure: /^[0-9.]*$/.test(structure) ? structure : '', line: +line || 0 };
+    }
+
+    function ancestors(structure) {
+      const parts = structure ? structure.split('.') : [];
+      return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
+    }
+
+    /** The page's text as numbered lines, the chars [from, to) of the whole text marked. */
+    function textNode(view, markRange) {
+      const box = el('div', { class: 'text', role: 'document' });
+      const lines = view.text.split('\n');
+      if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+      let at = view.offset; // chars of the whole text before this line
+      lines.forEach((line, i) => {
+        const number = view.first_line + i;
+        const row = el('div', { class: 'line', 'data-line': number });
+        row.append(el('span', { class: 'gutter', 'aria-hidden': 'true' }, String(number)));
+        const code = Array.from(line);
+        const body = el('span', { class: 'src' });
+        if (markRange && markRange.to > at && markRange.from < at + code.length + 1) {
+          const a = Math.max(0, markRange.from - at);
+          const b = Math.min(code.length, markRange.to - at);
+          body.append(visible(code.slice(0, a).join('')));
+          if (b > a) body.append(el('mark', { class: 'evidence' }, code.slice(a, b).join('')));
+          body.append(visible(code.slice(Math.max(a, b)).join('')));
+          row.classList.add('marked');
+        } else {
+          body.append(visible(line));
+        }
+        if (!line) body.append('\u200b');
+        row.append(body);
+        box.append(row);
+        at += code.length + 1;
+      });
+      return box;
+    }
+
+    function linkTo(structure, label) {
+      return el('a', { href: structure ? `#${structure}` : '#' }, label);
+    }
+
+    async function show() {
+      const { structure, line } = parseHash();
+      pane.setAttribute('aria-busy', 'true');
+      try {
+        const url = `/api/v1/docs/${encodeURIComponent(docId)}/section?structure=${encodeURIComponent(structure)}`;
+        const view = await getJson(url);
+        current = view;
+        const markRange = mark && mark.structure === structure ? mark : null;
+        const crumbs = el('nav', { class: 'crumbs', 'aria-label': 'Section path' }, linkTo('', view.doc_title));
+        ancestors(structure).forEach((s, i) => {
+          crumbs.append(' › ');
+          crumbs.append(i + 1 === view.titles.length ? el('span', {}, view.titles[i]) : linkTo(s, view.titles[i]));
+        });
+        const header = el('header', { class: 'section-head' },
+          crumbs,
+          el('h2', { id: 'section-title' }, structure ? `§${structure} ` : '', view.title || view.doc_title),
+          el('p', { class: 'meta' }, [view.location, `${view.text_chars} chars`].filter(Boolean).join(' · ')));
+        const nav = el('nav', { class: 'neighbours', 'aria-label': 'Neighbouring sections' },
+          view.previous ? el('a', { href: view.previous.structure ? `#${view.previous.structure}` : '#', rel: 'prev' }, '← ', view.previous.title) : '',
+          view.next ? el('a', { href: `#${view.next.structure}`, rel: 'next' }, view.next.title, ' →') : '');
+        const parts = [header, nav, textNode(view, markRange)];
+        if (view.next_offset !== null) {
+          const more = el('button', { type: 'button', class: 'more' }, `Read on (${view.text_chars - view.next_offset} more chars)`);
+          let next = view.next_offset;
+          more.addEventListener('click', async () => {
+            const page = await getJson(`${url}&offset=${next}`);
+            more.before(textNode(page, markRange));
+            if (page.next_offset === null) more.remove();
+            else next = page.next_offset;
+          });
+          parts.push(more);
+        }
+        if (view.children.length) {
+          parts.push(el('h3', {}, 'Subsections'),
+            el('ul', { class: 'children' }, view.children.map((c) => el('li', {}, linkTo(c.structure, `${c.structure} ${c.title}`)))));
+        }
+        if (view.see_also.length) {
+          parts.push(el('h3', {}, 'See also'),
+            el('ul', { class: 'see-also' }, view.see_also.map((t) => el('li', {},
+              t.doc_id === docId
+                ? linkTo(t.structure, `${t.structure ? '#' + t.structure + ' ' : ''}${t.title}`)
+                : el('a', { href: docUrl(t.doc_id, t.structure) }, `${t.doc_id}${t.structure ? ' #' + t.structure : ''} ${t.title}`)))));
+        }
+        pane.replaceChildren(...parts);
+        selectInOutline(structure);
+        document.title = `${visible(view.title || view.doc_title)} · docnav`;
+        const target = line ? $(`.line[data-line="${line}"]`, pane) : (markRange ? $('.marked', pane) : null);
+        if (target) {
+          target.classList.add('target');
+          target.scrollIntoView({ block: 'center' });
+        } else {
+          pane.scrollTop = 0;
+          window.scrollTo({ top: 0 });
+        }
+      } catch (e) {
+        pane.replaceChildren(el('p', { class: 'error-detail', role: 'alert' }, e.message));
+      } finally {
+        pane.setAttribute('aria-busy', 'false');
+      }
+    }
+
+    window.addEventListener('hashchange', show);
+    show();
+
+    const hits = $('#hits');
+    $('#find-form').addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const q = $('#find-q').value.trim();
+      if (!q) return;
+      try {
+        const data = await getJson(`/api/v1/search?k=20&budget=200&doc_id=${encodeURIComponent(docId)}&q=${encodeURIComponent(q)}`);
+        hits.replaceChildren(el('h2', {}, `find: ${data.results.length} sections`),
+          el('ol', { class: 'hit-list' }, data.results.map((h) => el('li', {},
+            linkTo(h.structure, `${h.structure ? '§' + h.structure + ' ' : ''}${h.titles.join(' › ') || '(document)'}`),
+            snippetNode(h.snippet)))));
+      } catch (e) {
+        hits.replaceChildren(el('p', { class: 'error-detail' }, e.message));
+      }
+    });
+    $('#grep-form').addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const pattern = $('#grep-q').value;
+      if (!pattern) return;
+      try {
+        const data = await getJson(`/api/v1/docs/${encodeURIComponent(docId)}/grep?ignore_case=${$('#grep-i').checked}&pattern=${encodeURIComponent(pattern)}`);
+        const list = el('ol', { class: 'hit-list' }, data.matches.map((m) => el('li', {},
+          linkTo(`${m.structure}@${m.line}`, `${m.structure || '/'}:${m.line}`), ' ', el('code', {}, m.text))));
+        hits.replaceChildren(el('h2', {}, `grep: ${data.matches.length} lines`), list, data.note ? el('p', { class: 'meta' }, data.note) : '');
+      } catch (e) {
+        hits.replaceChildren(el('p', { class: 'error-detail' }, e.message));
+      }
+    });
+
+    keyHandlers.push((event) => {
+      switch (event.key) {
+        case '/': $('#find-q').focus(); return true;
+        case 'g': $('#grep-q').focus(); return true;
+        case 'j': if (current && current.next) location.hash = current.next.structure; return true;
+        case 'k': if (current && current.previous) location.hash = current.previous.structure; return true;
+        case 't': {
+          const li = $('li[tabindex="0"]', tree) || items()[0];
+          if (li) focusItem(li);
+          return true;
+        }
+        case 's': pane.focus(); return true;
+        default: return false;
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------- Ask
+
+  /** Parse a Server-Sent Events body: calls onEvent(name, data) per event. */
+  async function readEvents(response, onEvent) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let name = 'message';
+        const data = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) continue;
+          const colon = line.indexOf(':');
+          const field = colon < 0 ? line : line.slice(0, colon);
+          let val = colon < 0 ? '' : line.slice(colon + 1);
+          if (val.startsWith(' ')) val = val.slice(1);
+          if (field === 'event') name = val;
+          else if (field === 'data') data.push(val);
+        }
+        if (data.length) onEvent(name, data.join('\n'));
+      }
+    }
+  }
+
+  function decisionText(step) {
+    const v = step.value || {};
+    let text = step.text;
+    if (v.verdict) text += `: ${v.verdict}${v.missing ? ' — missing: ' + v.missing : ''}`;
+    if (Array.isArray(v.tasks)) text += ` — ${v.tasks.map((t) => t.doc_id).filter(Boolean).join(', ') || v.tasks.length + ' task(s)'}`;
+    if (v.command) text += ` — ${v.command}`;
+    if (Array.isArray(v.search)) text += ` — search ${v.search.join('; ')}`;
+    return text;
+  }
+
+  function ask() {
+    const form = $('#ask-form');
+    const status = $('#run-status');
+    const stop = $('#stop-button');
+    const button = $('#ask-button');
+    let controller = null;
+
+    function lane(step) {
+      if (step.actor === 'orchestrator') return $('#orchestrator ol');
+      let box = $(`.lane[data-actor="${CSS.escape(step.actor)}"] ol`);
+      if (box) return box;
+      const roundNo = step.round || 1;
+      let round = $(`.round[data-round="${roundNo}"] .lanes`);
+      if (!round) {
+        const section = el('section', { class: 'round', 'data-round': roundNo }, el('h3', {}, `Round ${roundNo}`), el('div', { class: 'lanes' }));
+        $('#rounds').append(section);
+        round = $('.lanes', section);
+      }
+      const laneBox = el('div', { class: 'lane', 'data-actor': step.actor }, el('h4', {}, step.actor), el('ol'));
+      round.append(laneBox);
+      return $('ol', laneBox);
+    }
+
+    function showStep(step) {
+      const text = step.kind === 'decision' ? decisionText(step) : step.text;
+      const prefix = step.kind === 'command' ? '$ ' : '';
+      lane(step).append(el('li', { class: `step ${step.kind}${step.error ? ' failed' : ''}` }, prefix + text));
+    }
+
+    function showAnswer(answer) {
+      const verdict = $('#verdict');
+      if (answer.verdict) {
+        const v = answer.verdict;
+        verdict.replaceChildren(el('span', { class: `verdict v-${v.verdict}` }, v.verdict),
+          v.missing ? ` — ${v.verdict === 'absent' ? 'not covered' : 'missing'}: ${v.missing}` : '',
+          el('span', { class: 'meta' }, ` (judged by ${v.judged_by})`));
+      } else {
+        verdict.replaceChildren(el('span', { class: 'verdict v-baseline' }, 'BM25 baseline'), el('span', { class: 'meta' }, ' — ranked by keywords only, no model judged it'));
+      }
+      const s = answer.stats || {};
+      $('#evidence').replaceChildren(...answer.evidence.map((e, i) => el('li', { class: 'evidence-item' },
+        el('a', { class: 'evidence-link', href: docUrl(e.doc_id, e.structure) }, [e.doc_id, ...e.path].join(' › ')),
+        el('span', { class: 'meta' }, ` ${e.structure ? '§' + e.structure + '  ' : ''}${locationOf(e)}  score ${e.score.toFixed(3)}`),
+        el('details', { open: i === 0 }, el('summary', {}, `${Array.from(e.text).length} chars`), el('pre', {}, e.text)))));
+      if (!answer.evidence.length) $('#evidence').append(el('li', {}, 'No evidence.'));
+      for (const w of answer.worker_errors || []) {
+        $('#evidence').after(el('p', { class: 'error-detail' }, `Worker ${w.worker} failed: ${w.error}`));
+      }
+      status.textContent = `Answered: ${answer.evidence.length} evidence, ${s.llm_calls || 0} model calls, ${(s.prompt_tokens || 0) + (s.completion_tokens || 0)} tokens, ${s.wall_ms} ms.`;
+      $('#answer').hidden = false;
+    }
+
+    function showDone(done) {
+      const links = $$('.evidence-link', $('#evidence'));
+      (done.reader_links || []).forEach((href, i) => { if (links[i]) links[i].setAttribute('href', href); });
+      $('#trace-link').replaceChildren(done.trace
+        ? el('a', { href: `/trace/${encodeURIComponent(done.trace)}` }, 'Open the trace of this run')
+        : '');
+    }
+
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const question = $('#question').value.trim();
+      if (!question) return;
+      const lexical = $('input[name=mode]:checked', form)?.value === 'lexical';
+      const docIds = $('#doc-ids').value.split(/[\s,]+/).filter(Boolean);
+      $('#orchestrator ol').replaceChildren();
+      $('#rounds').replaceChildren();
+      $('#evidence').replaceChildren();
+      $('#verdict').replaceChildren();
+      $('#trace-link').replaceChildren();
+      for (const p of $$('#answer > p.error-detail')) p.remove();
+      $('#answer').hidden = true;
+      $('#progress').hidden = lexical;
+      controller = new AbortController();
+      button.disabled = true;
+      stop.hidden = false;
+      const started = performance.now();
+      status.textContent = lexical ? 'Ranking sections…' : 'Asking…';
+      try {
+        const response = await fetch('/api/v1/ask', {
+          method: 'POST',
+          credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+          body: JSON.stringify({ question, lexical, doc_ids: docIds }),
+          signal: controller.signal,
+        });
+        if (!response.ok) {
+          const error = await apiError(response);
+          const retry = response.headers.get('Retry-After');
+          status.textContent = `${error.message}${retry ? ` (retry in ${retry} s)` : ''}`;
+          return;
+        }
+        let steps = 0;
+        await readEvents(response, (name, data) => {
+          const value = JSON.parse(data);
+          if (name === 'step') {
+            steps += 1;
+            showStep(value);
+            status.textContent = `Running… ${steps} events, ${((performance.now() - started) / 1000).toFixed(1)} s`;
+          } else if (name === 'answer') showAnswer(value);
+          else if (name === 'done') showDone(value);
+          else if (name === 'error') {
+            status.textContent = `The run failed: ${value.detail}`;
+            if (value.trace) $('#trace-link').replaceChildren(el('a', { href: `/trace/${encodeURIComponent(value.trace)}` }, 'Open the trace of this run'));
+            $('#answer').hidden = false;
+          }
+        });
+      } catch (e) {
+        status.textContent = e.name === 'AbortError' ? 'Stopped.' : `The request failed: ${visible(e.message)}`;
+      } finally {
+        button.disabled = false;
+        stop.hidden = true;
+        controller = null;
+      }
+    });
+    stop.addEventListener('click', () => controller && controller.abort());
+    if ($('#question').value.trim() && new URLSearchParams(location.search).get('run') === '1') {
+      form.requestSubmit();
+    }
+  }
+
+  // ---------------------------------------------------------------- Traces
+
+  function traces() {
+    const filter = $('#trace-filter');
+    const rows = $$('table.traces tbody tr');
+    filter.addEventListener('input', () => {
+      const needle = filter.value.trim().toLowerCase();
+      for (const row of rows) row.hidden = needle && !row.textContent.toLowerCase().includes(needle);
+    });
+    const compare = $('#compare-button');
+    const picked = () => $$('input.pick:checked');
+    document.addEventListener('change', (event) => {
+      if (event.target.matches('input.pick')) compare.disabled = picked().length !== 2;
+    });
+    compare.addEventListener('click', () => {
+      const [a, b] = picked().map((p) => p.value);
+      if (a && b) location.href = `/trace/${encodeURIComponent(a)}?compare=${encodeURIComponent(b)}`;
+    });
+    $('#upload-form').addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const file = $('#upload').files[0];
+      const status = $('#upload-status');
+      if (!file) {
+        status.textContent = 'Choose a .jsonl trace first.';
+        return;
+      }
+      status.textContent = 'Uploading…';
+      try {
+        const response = await fetch('/api/v1/traces', {
+          method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/x-ndjson' }, body: file,
+        });
+        if (!response.ok) throw await apiError(response);
+        const { name } = await response.json();
+        location.href = `/trace/${encodeURIComponent(name)}`;
+      } catch (e) {
+        status.textContent = `Upload failed: ${visible(e.message)}`;
+      }
+    });
+  }
+
+  function trace() {
+    for (const button of $$('.replay-button')) {
+      button.addEventListener('click', async () => {
+        const box = button.closest('.trace-head').querySelector('.replay-result');
+        button.disabled = true;
+        box.replaceChildren(el('p', { class: 'meta' }, 'Replaying with the recorded replies…'));
+        try {
+          const report = await getJson(`/api/v1/traces/${encodeURIComponent(button.dataset.name)}/replay`, { method: 'POST' });
+          const v = report.verdict;
+          const parts = report.notes.map((n) => el('p', { class: 'meta' }, `note: ${n}`));
+          const headline = {
+            identical: `Replay identical: ${v.events} events, ${v.model_replies} model replies from the trace, ${v.evidence} evidence.`,
+            identical_to_cut: `Replayed up to the cut: ${v.events} events identical (${v.error}).`,
+            failed_the_same_way: `Replay identical: ${v.events} events; the recorded run failed the same way: ${v.error}`,
+            diverged: `Replay diverged in ${v.actor} ${v.step ? 'at step ' + v.step : 'before its first step'} (event ${v.seq}).`,
+            failed: `Replay failed: ${v.error}`,
+          }[v.status];
+          parts.unshift(el('p', { class: `replay-status ${report.success ? 'ok' : 'bad'}`, role: 'status' }, headline));
+          if (v.status === 'diverged') {
+            parts.push(el('dl', { class: 'divergence' },
+              el('dt', {}, 'expected'), el('dd', {}, el('code', {}, v.expected)),
+              el('dt', {}, 'actual'), el('dd', {}, el('code', {}, v.actual))));
+            if (v.diff.length) {
+              const pre = el('pre', { class: 'diff' });
+              for (const line of v.diff) {
+                const t = line.trimStart();
+                pre.append(el('span', { class: t.startsWith('-') ? 'del' : t.startsWith('+') ? 'add' : '' }, line), '\n');
+              }
+              parts.push(pre);
+            }
+            const step = $(`.lane h3`, document) && $$(`.lane`).find((l) => $('h3', l).textContent === v.actor);
+            if (step) step.classList.add('diverged');
+          }
+          box.replaceChildren(...parts);
+        } catch (e) {
+          box.replaceChildren(el('p', { class: 'replay-status bad', role: 'alert' }, e.message));
+        } finally {
+          button.disabled = false;
+        }
+      });
+    }
+  }
+
+  const pages = { library, reader, ask, traces, trace };
+  const init = pages[document.body.dataset.page];
+  if (init) init();
+})();

@@ -1,0 +1,313 @@
+//! The workspace's `traces/` as the server shows them: names checked before any file is touched
+//! ([`trace_path`]), one summary per file (question, date, model, verdict, calls, tokens) cached
+//! by modification time and length ([`TraceCatalog`]), and uploads written atomically.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+use super::error::ApiError;
+use crate::agent::events::ORCHESTRATOR;
+use crate::agent::AgentEvent;
+use crate::trace::{parse_trace, read_trace, Trace};
+
+/// Longest trace name accepted, in bytes.
+pub const MAX_NAME_BYTES: usize = 200;
+
+/// Whether `name` may name a trace file: ASCII letters, digits, `.`, `_`, `-`, not starting with
+/// `.` or `-`, ending `.jsonl`, no `..`, at most [`MAX_NAME_BYTES`]. Nothing else (no `/`, no
+/// `\`, no NUL, no percent-escapes) can reach the file system.
+pub fn valid_name(name: &str) -> bool {
+    name.len() <= MAX_NAME_BYTES
+        && name.ends_with(".jsonl")
+        && name.len() > ".jsonl".len()
+        && !name.starts_with(['.', '-'])
+        && !name.contains("..")
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// The file of trace `name` in `dir` (the workspace's `traces/`).
+///
+/// Errors: 400 for a name [`valid_name`] refuses; 404 when no regular file has that name (a
+/// symbolic link is not followed out of the directory).
+pub fn trace_path(dir: &Path, name: &str) -> Result<PathBuf, ApiError> {
+    if !valid_name(name) {
+        return Err(ApiError::bad_request(format!(
+            "bad trace name '{}': names are letters, digits, `.`, `_` and `-`, ending in `.jsonl`",
+            name.chars().take(80).collect::<String>()
+        )));
+    }
+    let path = dir.join(name);
+    match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.file_type().is_file() => Ok(path),
+        _ => Err(ApiError::not_found(format!(
+            "no trace `{name}` in this workspace (hint: /api/v1/traces lists them)"
+        ))),
+    }
+}
+
+/// One trace file, summarised.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TraceSummary {
+    /// File name in `traces/`.
+    pub name: String,
+    /// The question.
+    pub question: String,
+    /// Start of the run, ms since the Unix epoch.
+    pub started_unix_ms: u64,
+    /// Start of the run, `2026-11-25 14:04 UTC`.
+    pub started: String,
+    /// The model id.
+    pub model: String,
+    /// The final verdict (`sufficient`, `insufficient`, `absent`), `null` when the run did not
+    /// get that far.
+    pub verdict: Option<String>,
+    /// Model calls sent.
+    pub calls: u32,
+    /// Prompt tokens over the calls that answered.
+    pub prompt_tokens: u64,
+    /// Completion tokens over the calls that answered.
+    pub completion_tokens: u64,
+    /// Events after the header.
+    pub events: usize,
+    /// Set when the last line was cut (a crash while writing): its line number.
+    pub truncated_at_line: Option<usize>,
+    /// The run's error (the orchestrator's last event), if it failed.
+    pub error: Option<String>,
+    /// Why the file could not be read as a trace (then the other fields are empty).
+    pub unreadable: Option<String>,
+    /// File size in bytes.
+    pub bytes: u64,
+}
+
+/// `2026-11-25 14:04 UTC` for ms since the Unix epoch.
+pub fn utc_minute(unix_ms: u64) -> String {
+    let name = crate::trace::trace_file_name(unix_ms, "x");
+    // `20261125T140431Z-x.jsonl`
+    let d = name.as_bytes();
+    if d.len() < 15 {
+        return String::new();
+    }
+    format!(
+        "{}-{}-{} {}:{} UTC",
+        &name[0..4],
+        &name[4..6],
+        &name[6..8],
+        &name[9..11],
+        &name[11..13]
+    )
+}
+
+impl TraceSummary {
+    /// The summary of `trace`, read from a file `name` of `bytes` bytes.
+    pub fn of(name: &str, trace: &Trace, bytes: u64) -> TraceSummary {
+        let mut calls = 0;
+        let mut prompt_tokens = 0;
+        let mut completion_tokens = 0;
+        let mut verdict = None;
+        let mut last_orchestrator: Option<(u64, &AgentEvent)> = None;
+        for e in &trace.events {
+            match &e.event {
+                AgentEvent::ModelRequest { .. } => calls += 1,
+                AgentEvent::ModelResponse { usage, .. } => {
+                    prompt_tokens += usage.prompt_tokens;
+                    completion_tokens += usage.completion_tokens;
+                }
+                AgentEvent::Decision { kind, value } if kind == "verdict" => {
+                    verdict = value
+                        .get("verdict")
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string);
+                }
+                _ => {}
+            }
+            if e.actor == ORCHESTRATOR && last_orchestrator.is_none_or(|(s, _)| e.seq >= s) {
+                last_orchestrator = Some((e.seq, &e.event));
+            }
+        }
+        let error = match last_orchestrator {
+            Some((_, AgentEvent::Error { message })) => Some(message.clone()),
+            _ => None,
+        };
+        TraceSummary {
+            name: name.to_string(),
+            question: trace.header.question.clone(),
+            started_unix_ms: trace.header.started_unix_ms,
+            started: utc_minute(trace.header.started_unix_ms),
+            model: trace.header.model.clone(),
+            verdict,
+            calls,
+            prompt_tokens,
+            completion_tokens,
+            events: trace.events.len(),
+            truncated_at_line: trace.truncated_at_line,
+            error,
+            unreadable: None,
+            bytes,
+        }
+    }
+
+    fn unreadable(name: &str, why: String, bytes: u64) -> TraceSummary {
+        TraceSummary {
+            name: name.to_string(),
+            question: String::new(),
+            started_unix_ms: 0,
+            started: String::new(),
+            model: String::new(),
+            verdict: None,
+            calls: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            events: 0,
+            truncated_at_line: None,
+            error: None,
+            unreadable: Some(why),
+            bytes,
+        }
+    }
+
+    /// Whether `needle` (lowercase) occurs in the name, question, model or verdict.
+    pub fn matches(&self, needle: &str) -> bool {
+        needle.is_empty()
+            || [
+                self.name.as_str(),
+                self.question.as_str(),
+                self.model.as_str(),
+                self.verdict.as_deref().unwrap_or(""),
+            ]
+            .iter()
+            .any(|field| field.to_lowercase().contains(needle))
+    }
+}
+
+type Stamp = (Option<SystemTime>, u64);
+
+/// Summaries of the files in `traces/`, each read once per version of the file.
+#[derive(Debug, Default)]
+pub struct TraceCatalog {
+    cache: Mutex<HashMap<String, (Stamp, TraceSummary)>>,
+}
+
+impl TraceCatalog {
+    /// Every trace in `dir`, newest first, whose summary [`TraceSummary::matches`] `filter`
+    /// (case-insensitive). A missing directory is an empty list; a file that is not a trace is
+    /// listed with [`TraceSummary::unreadable`] set.
+    pub fn list(&self, dir: &Path, filter: &str) -> Vec<TraceSummary> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let needle = filter.trim().to_lowercase();
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        let mut cache = match self.cache.lock() {
+            Ok(c) => c,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if !valid_name(&name) {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if !meta.is_file() {
+                continue;
+            }
+            let stamp = (meta.modified().ok(), meta.len());
+            let summary = match cache.get(&name) {
+                Some((s, summary)) if *s == stamp => summary.clone(),
+                _ => {
+                    let summary = match read_trace(&entry.path()) {
+                        Ok(trace) => TraceSummary::of(&name, &trace, meta.len()),
+                        Err(e) => TraceSummary::unreadable(&name, e.to_string(), meta.len()),
+                    };
+                    cache.insert(name.clone(), (stamp, summary.clone()));
+                    summary
+                }
+            };
+            seen.push(name);
+            if summary.matches(&needle) {
+                out.push(summary);
+            }
+        }
+        cache.retain(|name, _| seen.contains(name));
+        out.sort_by(|a, b| {
+            b.started_unix_ms
+                .cmp(&a.started_unix_ms)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        out
+    }
+}
+
+/// Read trace `name` from `dir`.
+///
+/// Errors: as [`trace_path`]; 422 for a file that is not a trace this build reads.
+pub fn load(dir: &Path, name: &str) -> Result<Trace, ApiError> {
+    let path = trace_path(dir, name)?;
+    read_trace(&path).map_err(|e| ApiError::cannot_replay(e.to_string()))
+}
+
+/// Store `text`, an uploaded trace, in `dir` under a new name (`upload-` + the recorded start and
+/// question + 8 hex digits of its sha256, so the same upload twice gets the same name) and
+/// return the name. The file is written atomically (temp file, fsync, rename).
+///
+/// Errors: 400 when `text` is not a trace this build reads (the parse error names the line);
+/// 500 when the file cannot be written.
+pub fn store_upload(dir: &Path, text: &str) -> Result<String, ApiError> {
+    let trace =
+        parse_trace(Path::new("upload"), text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let hash = crate::agent::events::sha256_hex(text);
+    let base = crate::trace::trace_file_name(trace.header.started_unix_ms, &trace.header.question);
+    let stem = base.trim_end_matches(".jsonl");
+    let name = format!("upload-{stem}-{}.jsonl", &hash[..8]);
+    std::fs::create_dir_all(dir)
+        .map_err(|e| ApiError::internal(format!("cannot create `{}`: {e}", dir.display())))?;
+    let path = dir.join(&name);
+    crate::workspace::write_atomic(&path, text.as_bytes())
+        .map_err(|e| ApiError::internal(format!("cannot write `{}`: {e}", path.display())))?;
+    Ok(name)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_could_leave_the_directory_are_refused() {
+        for bad in [
+            "../catalog.bin",
+            "..jsonl",
+            "a/../../etc/passwd.jsonl",
+            "a\\b.jsonl",
+            ".hidden.jsonl",
+            "-rf.jsonl",
+            "x.json",
+            "%2e%2e.jsonl",
+            "a\0.jsonl",
+            ".jsonl",
+            "trace..jsonl",
+        ] {
+            assert!(!valid_name(bad), "{bad:?}");
+        }
+        for good in [
+            "20261125T140431Z-how-do-i.jsonl",
+            "upload_1.jsonl",
+            "A-b.c.jsonl",
+        ] {
+            assert!(valid_name(good), "{good:?}");
+        }
+        let long = format!("{}.jsonl", "a".repeat(MAX_NAME_BYTES));
+        assert!(!valid_name(&long));
+    }
+
+    #[test]
+    fn utc_minutes() {
+        assert_eq!(utc_minute(1_795_622_671_000), "2026-11-25 16:04 UTC");
+    }
+}

@@ -1,0 +1,358 @@
+//! `POST /api/v1/ask` against the loopback fake model: the live SSE stream (Worker lanes,
+//! decisions, the answer, the trace), the answer identical to `docnav ask --json`, the ask limit
+//! (429 with Retry-After), and the traces API: list, read, replay identical, replay a diverging
+//! upload, open a trace cut mid-line.
+
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+
+use super::agent::{command, evaluation, plan, understand};
+use super::common::docnav;
+use super::mcp::workspace;
+use crate::support::fake_model::{FakeModel, Reply};
+use crate::support::server::{client, Served};
+
+/// `docnav ask --doc ripgrep-faq` needs understand, the plan (cat 1.8), done, evaluate.
+fn script() -> Vec<Reply> {
+    vec![
+        understand(&["compressed files"]),
+        plan("ripgrep-faq", &["cat 1.8"], "cat 1/8"),
+        command("ripgrep-faq", "done"),
+        evaluation("sufficient", "", &[]),
+    ]
+}
+
+fn model_env(fake: &FakeModel) -> Vec<(&'static str, String)> {
+    vec![
+        ("DOCNAV_MODEL", "fake-model".to_string()),
+        ("OPENAI_BASE_URL", fake.base_url()),
+    ]
+}
+
+/// Server-Sent Events of a finished stream: `(event, data)` pairs.
+pub fn events(body: &str) -> Vec<(String, String)> {
+    body.replace("\r\n", "\n")
+        .split("\n\n")
+        .filter_map(|block| {
+            let mut name = "message".to_string();
+            let mut data = Vec::new();
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    name = v.trim_start().to_string();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data.push(v.strip_prefix(' ').unwrap_or(v).to_string());
+                }
+            }
+            (!data.is_empty()).then(|| (name, data.join("\n")))
+        })
+        .collect()
+}
+
+fn without_wall_time(mut value: Value) -> Value {
+    if let Some(stats) = value.get_mut("stats").and_then(Value::as_object_mut) {
+        stats.remove("wall_ms");
+    }
+    value
+}
+
+const QUESTION: &str = "How do I search compressed files?";
+
+/// An API key that must never reach a browser, a response or a trace.
+const SECRET: &str = "sk-test-never-shown-0123456789";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &["ripgrep__FAQ.md"]);
+
+    // The CLI's answer to the question, with the same script.
+    let cli_fake = FakeModel::start(script()).await;
+    let mut cmd = docnav(&ws);
+    for (k, v) in model_env(&cli_fake) {
+        cmd.env(k, v);
+    }
+    let cli = cmd
+        .args([
+            "ask",
+            "--json",
+            "--doc",
+            "ripgrep-faq",
+            "--rounds",
+            "1",
+            QUESTION,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    let cli: Value = serde_json::from_slice(&cli.stdout).unwrap();
+    cli_fake.verify().unwrap();
+
+    let fake = FakeModel::start(script()).await;
+    let mut env = model_env(&fake);
+    env.push(("OPENAI_API_KEY", SECRET.to_string()));
+    let served = Served::start(&ws, &[], &env);
+    let response = client()
+        .post(served.at("/api/v1/ask"))
+        .header("accept", "text/event-stream")
+        .json(&json!({"question": QUESTION, "doc_ids": ["ripgrep-faq"], "rounds": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(
+        response.headers()["content-type"].to_str().unwrap(),
+        "text/event-stream"
+    );
+    let stream = response.text().await.unwrap();
+    let events = events(&stream);
+    fake.verify().unwrap();
+    // The key went to the model server only.
+    assert_eq!(
+        fake.received()[0].authorization.as_deref(),
+        Some(format!("Bearer {SECRET}").as_str())
+    );
+    assert!(!stream.contains(SECRET));
+
+    let steps: Vec<Value> = events
+        .iter()
+        .filter(|(e, _)| e == "step")
+        .map(|(_, d)| serde_json::from_str(d).unwrap())
+        .collect();
+    let lane: Vec<(String, String)> = steps
+        .iter()
+        .filter(|s| s["actor"] == "r1-w1-ripgrep-faq")
+        .filter(|s| s["kind"] != "model_call")
+        .map(|s| {
+            (
+                s["kind"].as_str().unwrap().to_string(),
+                s["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(lane[0].0, "worker_started");
+    let commands: Vec<&str> = lane
+        .iter()
+        .filter(|(k, _)| k == "command")
+        .map(|(_, t)| t.as_str())
+        .collect();
+    // The Worker's overview (cd, ls, find for the key concepts), then the model's commands.
+    assert_eq!(commands[0], "cd /ripgrep-faq");
+    assert_eq!(&commands[commands.len() - 2..], ["cat 1/8", "done"]);
+    let observed = lane.iter().find(|(k, _)| k == "observation").unwrap();
+    assert!(observed.1.contains("ripgrep-faq"), "{observed:?}");
+    assert!(lane
+        .iter()
+        .any(|(k, t)| k == "evidence" && t.starts_with("ripgrep-faq #1.8")));
+    assert!(steps.iter().any(|s| s["actor"] == "orchestrator"
+        && s["kind"] == "decision"
+        && s["text"] == "evaluate"));
+    assert!(steps.iter().any(|s| s["kind"] == "model_call"));
+
+    // Then the answer, exactly `ask --json`'s, and where the trace and the Reader are.
+    let names: Vec<&str> = events.iter().map(|(e, _)| e.as_str()).collect();
+    assert_eq!(&names[names.len() - 2..], ["answer", "done"]);
+    let answer: Value = serde_json::from_str(&events[events.len() - 2].1).unwrap();
+    assert_eq!(without_wall_time(answer.clone()), without_wall_time(cli));
+    let done: Value = serde_json::from_str(&events[events.len() - 1].1).unwrap();
+    let link = done["reader_links"][0].as_str().unwrap();
+    assert!(link.starts_with("/doc/ripgrep-faq/?mark=0-"), "{link}");
+    assert!(link.ends_with("#1.8"), "{link}");
+    let trace = done["trace"].as_str().unwrap().to_string();
+
+    // The trace is listed, readable and replays identically.
+    let list: Value = client()
+        .get(served.at("/api/v1/traces?q=compressed"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let row = &list["traces"][0];
+    assert_eq!(row["name"], trace.as_str());
+    assert_eq!(row["question"], QUESTION);
+    assert_eq!(row["model"], "fake-model");
+    assert_eq!(row["verdict"], "sufficient");
+    assert_eq!(row["calls"], 4);
+    let none: Value = client()
+        .get(served.at("/api/v1/traces?q=no-such-question"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(none["traces"], json!([]));
+
+    let report: Value = client()
+        .post(served.at(&format!("/api/v1/traces/{trace}/replay")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(report["verdict"]["status"], "identical", "{report}");
+    assert_eq!(report["verdict"]["model_replies"], 4);
+    assert_eq!(report["success"], true);
+
+    // A copy whose recorded plan reads another section diverges where it first differs.
+    let raw = client()
+        .get(served.at(&format!("/api/v1/traces/{trace}/raw")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(raw.contains("cat 1/8"));
+    assert!(!raw.contains(SECRET));
+    for page in [
+        "/ask",
+        "/traces",
+        &format!("/trace/{trace}"),
+        &format!("/api/v1/traces/{trace}"),
+    ] {
+        let body = client()
+            .get(served.at(page))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(!body.contains(SECRET), "{page}");
+    }
+    let diverging = raw.replace("cat 1/8", "cat 1/9");
+    let uploaded = client()
+        .post(served.at("/api/v1/traces"))
+        .body(diverging)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(uploaded.status().as_u16(), 201);
+    let name = uploaded.json::<Value>().await.unwrap()["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(name.starts_with("upload-"), "{name}");
+    let report: Value = client()
+        .post(served.at(&format!("/api/v1/traces/{name}/replay")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let verdict = &report["verdict"];
+    assert_eq!(verdict["status"], "diverged", "{report}");
+    assert_eq!(verdict["actor"], "r1-w1-ripgrep-faq");
+    // The edited reply makes the replay read 1.9, where the recording holds 1.8's text.
+    assert!(
+        verdict["expected"]
+            .as_str()
+            .unwrap()
+            .contains("search compressed files"),
+        "{verdict}"
+    );
+    assert!(
+        verdict["actual"]
+            .as_str()
+            .unwrap()
+            .contains("search over multiple lines"),
+        "{verdict}"
+    );
+    assert!(!verdict["diff"].as_array().unwrap().is_empty(), "{verdict}");
+    assert_eq!(report["success"], false);
+
+    // A trace cut mid-line opens up to the cut and replays up to it.
+    let cut = &raw[..raw.len() - 40];
+    let uploaded: Value = client()
+        .post(served.at("/api/v1/traces"))
+        .body(cut.to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let name = uploaded["name"].as_str().unwrap();
+    let opened: Value = client()
+        .get(served.at(&format!("/api/v1/traces/{name}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        opened["summary"]["truncated_at_line"].as_u64().is_some(),
+        "{}",
+        opened["summary"]
+    );
+    let page = client()
+        .get(served.at(&format!("/trace/{name}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    assert!(page.text().await.unwrap().contains("its last line was cut"));
+
+    // Not a trace: refused, nothing stored.
+    let refused = client()
+        .post(served.at("/api/v1/traces"))
+        .body("hello\n")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 400);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn asks_beyond_the_limit_get_429_with_retry_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &["ripgrep__FAQ.md"]);
+    let mut replies = script();
+    // The first call answers only after the second ask was refused.
+    replies[0] = replies[0].clone().after(1_500);
+    let fake = FakeModel::start(replies).await;
+    let served = Served::start(
+        &ws,
+        &["--max-asks", "1", "--timeout", "10"],
+        &model_env(&fake),
+    );
+    let body = json!({"question": QUESTION, "doc_ids": ["ripgrep-faq"], "rounds": 1});
+    let first = client()
+        .post(served.at("/api/v1/ask"))
+        .header("accept", "text/event-stream")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.status().as_u16(), 200);
+    let second = client()
+        .post(served.at("/api/v1/ask"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(second.status().as_u16(), 429);
+    assert_eq!(second.headers()["retry-after"], "10");
+    let refusal: Value = second.json().await.unwrap();
+    assert_eq!(refusal["error"], "too_many_asks");
+    // The lexical baseline costs nothing and is not limited.
+    let lexical = client()
+        .post(served.at("/api/v1/ask"))
+        .json(&json!({"question": QUESTION, "lexical": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(lexical.status().as_u16(), 200);
+    let events = events(&first.text().await.unwrap());
+    assert_eq!(events.last().unwrap().0, "done");
+    fake.verify().unwrap();
+}

@@ -1,0 +1,262 @@
+//! `docnav serve` is secure by default: loopback unless a token is given; with a token every API
+//! and MCP request needs it and the web app logs in with a cookie; without one, only loopback
+//! host names are answered; bodies are bounded; trace names and doc ids cannot leave the
+//! workspace; document text is escaped in every page.
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use super::common::{docnav, fixture, run};
+use super::mcp::workspace;
+use crate::support::server::{client, Served};
+
+/// A urlencoded login form body.
+fn form(token: &str, next: &str) -> String {
+    let enc = |s: &str| {
+        percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
+    };
+    format!("token={}&next={}", enc(token), enc(next))
+}
+
+#[test]
+fn a_public_address_without_a_token_is_refused_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = docnav(&dir.path().join("ws"))
+        .env_remove("DOCNAV_TOKEN")
+        .args(["serve", "--bind", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: refusing to listen on 0.0.0.0:0 without a token"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--token"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_a_token_every_request_needs_it_and_the_web_app_logs_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let token = "correct-horse-battery-staple";
+    let served = Served::start(&ws, &[], &[("DOCNAV_TOKEN", token.to_string())]);
+    let http = client();
+
+    let none = http.get(served.at("/api/v1/health")).send().await.unwrap();
+    assert_eq!(none.status().as_u16(), 401);
+    assert_eq!(
+        none.headers()["www-authenticate"],
+        "Bearer realm=\"docnav\""
+    );
+    let body: Value = none.json().await.unwrap();
+    assert_eq!(body["error"], "unauthorized");
+    let wrong = http
+        .get(served.at("/api/v1/health"))
+        .bearer_auth("correct-horse-battery-stapl")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status().as_u16(), 401);
+    let right = http
+        .get(served.at("/api/v1/health"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right.status().as_u16(), 200);
+    let mcp = http
+        .post(served.at("/mcp"))
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mcp.status().as_u16(), 401);
+
+    // A page sends the browser to the login form, which sets an HttpOnly, SameSite=Strict
+    // cookie that is not the token.
+    let page = http.get(served.at("/doc/notes/")).send().await.unwrap();
+    assert_eq!(page.status().as_u16(), 303);
+    assert_eq!(page.headers()["location"], "/login?next=%2Fdoc%2Fnotes%2F");
+    let login = http
+        .get(served.at("/login?next=%2Fdoc%2Fnotes%2F"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status().as_u16(), 200);
+    let failed = http
+        .post(served.at("/login"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form("nope", "/doc/notes/"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(failed.status().as_u16(), 401);
+    assert!(failed.headers().get("set-cookie").is_none());
+    let ok = http
+        .post(served.at("/login"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(token, "/doc/notes/"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status().as_u16(), 303);
+    assert_eq!(ok.headers()["location"], "/doc/notes/");
+    let cookie = ok.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    assert!(cookie.contains("SameSite=Strict"), "{cookie}");
+    assert!(!cookie.contains(token), "{cookie}");
+    let value = cookie.split(';').next().unwrap().to_string();
+    let with_cookie = http
+        .get(served.at("/api/v1/health"))
+        .header("cookie", &value)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(with_cookie.status().as_u16(), 200);
+    let page = http
+        .get(served.at("/doc/notes/"))
+        .header("cookie", &value)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    // The login never sends anyone off this server.
+    let away = http
+        .post(served.at("/login"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(token, "//evil.example/"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(away.headers()["location"], "/");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_token_only_loopback_host_names_are_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let served = Served::start(&ws, &[], &[]);
+    let port = served.url.rsplit(':').next().unwrap().to_string();
+    for (host, status) in [
+        (format!("127.0.0.1:{port}"), 200),
+        (format!("localhost:{port}"), 200),
+        (format!("evil.example:{port}"), 403),
+        ("rebind.attacker.test".to_string(), 403),
+    ] {
+        let r = client()
+            .get(served.at("/api/v1/health"))
+            .header("host", &host)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), status, "{host}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bodies_are_bounded_and_names_cannot_leave_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let served = Served::start(&ws, &[], &[]);
+    let http = client();
+    let big = format!("{{\"command\": \"{}\"}}", "x".repeat(100_000));
+    let r = http
+        .post(served.at("/api/v1/exec"))
+        .header("content-type", "application/json")
+        .body(big)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 413);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"], "too_large");
+    let r = http
+        .post(served.at("/api/v1/traces"))
+        .body(vec![b'{'; 17 * 1024 * 1024])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 413);
+
+    std::fs::create_dir_all(ws.join("traces")).unwrap();
+    for path in [
+        "/api/v1/traces/..%2F..%2Fcatalog.bin",
+        "/api/v1/traces/%2Fetc%2Fpasswd",
+        "/api/v1/traces/..%5Ccatalog.bin",
+        "/api/v1/traces/.hidden.jsonl",
+        "/trace/..%2Fcatalog.bin",
+    ] {
+        let r = http.get(served.at(path)).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 400, "{path}");
+    }
+    for path in [
+        "/api/v1/docs/..%2F..%2Fetc%2Fpasswd",
+        "/api/v1/docs/..",
+        "/doc/..%2Fcatalog.bin/",
+    ] {
+        let r = http.get(served.at(path)).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 404, "{path}");
+    }
+    // A symbolic link in traces/ is not followed out of it.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/etc/passwd", ws.join("traces/link.jsonl")).unwrap();
+        let r = http
+            .get(served.at("/api/v1/traces/link.jsonl/raw"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 404);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hostile_document_text_is_escaped_in_every_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("hostile.md");
+    std::fs::write(&source, HOSTILE).unwrap();
+    let ws = dir.path().join("ws");
+    let r = run(
+        &ws,
+        &[
+            "index",
+            source.to_str().unwrap(),
+            fixture("notes.txt").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let served = Served::start(&ws, &[], &[]);
+    for path in ["/", "/doc/hostile/"] {
+        let r = client().get(served.at(path)).send().await.unwrap();
+        let csp = r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(csp.contains("script-src 'self'"), "{csp}");
+        assert!(!csp.contains("unsafe-inline"), "{csp}");
+        let html = r.text().await.unwrap();
+        assert!(!html.contains("<script>alert"), "{path}");
+        assert!(!html.contains("<img src=x onerror"), "{path}");
+        // Shown as text: the markup escaped (askama writes `<` as `&#60;`).
+        assert!(html.contains("&#60;script&#62;alert(5)"), "{path}");
+        assert!(
+            html.contains("&#60;img src=x onerror=alert(1)&#62;"),
+            "{path}"
+        );
+        assert!(!html.contains('\u{202e}'), "{path}: a raw bidi override");
+        assert!(
+            html.contains("\\u{202e}"),
+            "{path}: the override shown as an escape"
+        );
+    }
+}
+
+/// A document whose title, headings and text try to run script, load images, link to
+/// `javascript:` and reorder text with a bidi override.
+pub const HOSTILE: &str = "# <script>alert('title')</script> Hostile \u{202e}txt.exe\n\n\
+Intro <script>alert(5)</script> with <img src=x onerror=alert(1)> and [a link](javascript:alert(2)).\n\n\
+## <img src=x onerror=alert(3)> Second\n\n\
+Text <b onmouseover=alert(4)>bold</b> and \u{202e}reversed\u{202c} text.\n";

@@ -1,0 +1,95 @@
+//! A real `docnav serve` process on 127.0.0.1 (port 0: the port it prints) for the HTTP, MCP and
+//! browser tests, with a clean environment; killed when dropped.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A running server.
+pub struct Served {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// What the server wrote to stderr so far.
+    pub stderr: Arc<Mutex<Vec<String>>>,
+}
+
+impl Served {
+    /// `docnav --workspace WS serve --bind 127.0.0.1:0 ARGS` with only `env` set among the
+    /// model variables; waits for `listening on …`.
+    pub fn start(ws: &Path, args: &[&str], env: &[(&str, String)]) -> Served {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_docnav"));
+        cmd.env("NO_COLOR", "1").env("RUST_LOG", "error");
+        for var in [
+            "DOCNAV_WORKSPACE",
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "DOCNAV_MODEL",
+            "DOCNAV_TOKEN",
+            "DOCNAV_TRACE_DIR",
+        ] {
+            cmd.env_remove(var);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.arg("--workspace")
+            .arg(ws)
+            .arg("serve")
+            .arg("--bind")
+            .arg("127.0.0.1:0")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("docnav serve starts");
+        let stderr = child.stderr.take().unwrap();
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = mpsc::channel();
+        let seen = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("listening on ") {
+                    let _ = tx.send(url.to_string());
+                }
+                seen.lock().unwrap().push(line);
+            }
+        });
+        let url = match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(url) => url,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("docnav serve did not start: {:?}", lines.lock().unwrap());
+            }
+        };
+        Served {
+            child,
+            url,
+            stderr: lines,
+        }
+    }
+
+    /// `self.url` + `path`.
+    pub fn at(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP client that never uses a proxy (everything stays on loopback).
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap()
+}
