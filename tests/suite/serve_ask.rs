@@ -200,6 +200,38 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
     assert_eq!(report["verdict"]["model_replies"], 4);
     assert_eq!(report["success"], true);
 
+    // The timeline: the Orchestrator's understanding, round 1's Worker, then its evaluation.
+    let page = client()
+        .get(served.at(&format!("/trace/{trace}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let phases: Vec<&str> = page
+        .split("<section class=\"phase\">")
+        .skip(1)
+        .map(|p| {
+            p.split("<h2>")
+                .nth(1)
+                .unwrap()
+                .split("</h2>")
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        phases,
+        ["Orchestrator", "Round 1", "Orchestrator after round 1"]
+    );
+    let after = page.split("Orchestrator after round 1").nth(1).unwrap();
+    assert!(
+        after.contains("evaluate: sufficient"),
+        "the evaluation after its round"
+    );
+    assert!(after.contains("verdict: sufficient"));
+
     // A copy whose recorded plan reads another section diverges where it first differs.
     let raw = client()
         .get(served.at(&format!("/api/v1/traces/{trace}/raw")))

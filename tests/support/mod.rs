@@ -2,6 +2,7 @@
 // Not every suite uses every helper.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod fake_model;
 pub mod fault_server;
 pub mod oracle;

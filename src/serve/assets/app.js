@@ -448,9 +448,12 @@
     const v = step.value || {};
     let text = step.text;
     if (v.verdict) text += `: ${v.verdict}${v.missing ? ' — missing: ' + v.missing : ''}`;
-    if (Array.isArray(v.tasks)) text += ` — ${v.tasks.map((t) => t.doc_id).filter(Boolean).join(', ') || v.tasks.length + ' task(s)'}`;
+    if (Array.isArray(v.key_concepts) && v.key_concepts.length) text += ` — ${v.key_concepts.join(', ')}`;
+    if (Array.isArray(v.tasks) && v.tasks.length) {
+      text += ` → ${v.tasks.map((t) => t.doc_id || '?').join(', ')}`;
+    }
     if (v.command) text += ` — ${v.command}`;
-    if (Array.isArray(v.search)) text += ` — search ${v.search.join('; ')}`;
+    if (Array.isArray(v.search) && v.search.length) text += ` — search ${v.search.join('; ')}`;
     return text;
   }
 

@@ -235,27 +235,48 @@ fn steps_of(events: &[&EventRecord]) -> Vec<StepView> {
     steps
 }
 
-/// `evaluate: insufficient — missing: …`, `analyze: 2 task(s)`, `navigate: cat 2.1`…
+/// `evaluate: insufficient — missing: …`, `analyze — compressed files → guide, faq`,
+/// `navigate — cat 2.1`…
 fn decision_label(kind: &str, value: &serde_json::Value) -> String {
-    let verdict = value.get("verdict").and_then(|v| v.as_str());
-    let missing = value
-        .get("missing")
-        .and_then(|v| v.as_str())
-        .filter(|m| !m.trim().is_empty());
-    let tasks = value.get("tasks").and_then(|v| v.as_array()).map(Vec::len);
-    let command = value.get("command").and_then(|v| v.as_str());
+    let text = |key: &str| {
+        value
+            .get(key)
+            .and_then(|v| v.as_str())
+            .filter(|s| !s.trim().is_empty())
+    };
+    let list = |key: &str, field: Option<&str>| -> Vec<String> {
+        value
+            .get(key)
+            .and_then(|v| v.as_array())
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|i| match field {
+                        Some(f) => i.get(f).and_then(|v| v.as_str()),
+                        None => i.as_str(),
+                    })
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
     let mut label = kind.to_string();
-    if let Some(v) = verdict {
+    if let Some(v) = text("verdict") {
         label.push_str(&format!(": {v}"));
-        if let Some(m) = missing {
+        if let Some(m) = text("missing") {
             label.push_str(&format!(" — missing: {m}"));
         }
     }
-    if let Some(n) = tasks {
-        label.push_str(&format!(" — {n} task(s)"));
+    let concepts = list("key_concepts", None);
+    if !concepts.is_empty() {
+        label.push_str(&format!(" — {}", concepts.join(", ")));
     }
-    if let Some(c) = command {
-        label.push_str(&format!(" — next: {c}"));
+    let tasks = list("tasks", Some("doc_id"));
+    if !tasks.is_empty() {
+        label.push_str(&format!(" → {}", tasks.join(", ")));
+    }
+    if let Some(c) = text("command") {
+        label.push_str(&format!(" — {c}"));
     }
     label
 }
@@ -272,28 +293,28 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
         v
     };
 
-    // The Orchestrator's events, split where each round ends (its evaluate/replan decision).
+    // The Orchestrator's events, each model call with the decision it led to: an evaluate (or
+    // replan) and its call belong after the round it judged; everything else where it happened.
     let orchestrator = events_of(ORCHESTRATOR);
     let mut buckets: Vec<Vec<&EventRecord>> = vec![Vec::new()];
     let mut pending: Vec<&EventRecord> = Vec::new();
+    let mut judged_rounds = 0;
     for e in orchestrator {
         pending.push(e);
         if let AgentEvent::Decision { kind, .. } = &e.event {
             if kind == "evaluate" || kind == "replan" {
-                if let Some(last) = buckets.last_mut() {
-                    last.append(&mut pending);
-                }
+                judged_rounds += 1;
+            }
+            while buckets.len() <= judged_rounds {
                 buckets.push(Vec::new());
             }
+            buckets[judged_rounds].append(&mut pending);
         }
     }
-    if let Some(last) = buckets.last_mut() {
-        last.append(&mut pending);
+    while buckets.len() <= judged_rounds {
+        buckets.push(Vec::new());
     }
-    // A run that ended with its last evaluate leaves an empty last bucket.
-    while buckets.len() > 1 && buckets.last().is_some_and(Vec::is_empty) {
-        buckets.pop();
-    }
+    buckets[judged_rounds].append(&mut pending);
 
     let rounds = actors.iter().filter_map(|a| round_of(a)).max().unwrap_or(0) as usize;
     let mut phases = Vec::new();

@@ -1,0 +1,425 @@
+//! The web app in a real headless Chromium: what a person sees and does. Library and search as
+//! you type, the Reader (a section by URL, a reference followed, find and grep, the keyboard
+//! alone), Ask against the scripted model with its Worker lanes and evidence, the run's trace and
+//! its replay (identical, then a diverging copy), and a hostile document shown as text. Each page
+//! is saved as `target/screenshots/*.png`.
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use super::agent::{command, evaluation, plan, understand};
+use super::common::{fixture, run};
+use super::mcp::workspace;
+use super::serve_security::HOSTILE;
+use crate::support::browser::{browser_available, key, Browser};
+use crate::support::fake_model::FakeModel;
+use crate::support::server::{client, Served};
+
+async fn text_of(browser: &Browser, css: &str) -> String {
+    browser.find(css).await.text().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn library_search_reader_references_and_keyboard() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &["ripgrep__FAQ.md"]);
+    let served = Served::start(&ws, &[], &[]);
+    let browser = Browser::start().await;
+    let c = &browser.client;
+
+    // Library: the documents, and results as you type.
+    c.goto(&served.at("/")).await.unwrap();
+    let rows = text_of(&browser, "table.docs tbody").await;
+    assert!(
+        rows.contains("ripgrep-faq") && rows.contains("notes"),
+        "{rows}"
+    );
+    browser
+        .find("#q")
+        .await
+        .send_keys("compressed files")
+        .await
+        .unwrap();
+    browser
+        .until(
+            "document.querySelectorAll('#results li').length > 0",
+            "search results",
+        )
+        .await;
+    let first = text_of(&browser, "#results li").await;
+    assert!(
+        first.starts_with("ripgrep-faq › FAQ › How do I search compressed files?"),
+        "{first}"
+    );
+    assert_eq!(
+        browser
+            .eval("document.querySelector('#results li mark').textContent")
+            .await,
+        "compressed"
+    );
+    browser.screenshot("library-search").await;
+
+    // Keyboard: down into the results, Enter opens the section in the Reader.
+    browser.keys(key::ARROW_DOWN).await;
+    browser.keys(key::ENTER).await;
+    browser
+        .until(
+            "location.pathname === '/doc/ripgrep-faq/' && location.hash === '#1.8'",
+            "the Reader at #1.8",
+        )
+        .await;
+    browser
+        .until(
+            "(document.querySelector('#section-title')||{}).textContent === '§1.8 How do I search compressed files?'",
+            "section 1.8",
+        )
+        .await;
+    assert_eq!(
+        browser
+            .eval("document.querySelector('li[aria-selected=true]').dataset.s")
+            .await,
+        "1.8"
+    );
+    assert_eq!(
+        browser
+            .eval("document.querySelector('.section-head .meta').textContent")
+            .await,
+        "lines 163–176 · 501 chars"
+    );
+    browser.screenshot("reader").await;
+
+    // A shareable URL opens its section directly; its reference to the guide is a link.
+    c.goto(&served.at("/doc/ripgrep-faq/#1.1")).await.unwrap();
+    browser
+        .until(
+            "document.querySelectorAll('.see-also a').length > 0",
+            "see also links",
+        )
+        .await;
+    let link = browser.find(".see-also a").await;
+    assert_eq!(
+        link.text().await.unwrap(),
+        "ripgrep-guide #1.8 Configuration file"
+    );
+    link.click().await.unwrap();
+    browser
+        .until(
+            "location.pathname === '/doc/ripgrep-guide/' && (document.querySelector('#section-title')||{}).textContent === '§1.8 Configuration file'",
+            "the referenced section in the guide",
+        )
+        .await;
+
+    // grep within the document, then to the matching line.
+    c.goto(&served.at("/doc/ripgrep-faq/")).await.unwrap();
+    browser
+        .find("#grep-q")
+        .await
+        .send_keys("search-zip")
+        .await
+        .unwrap();
+    browser.keys(key::ENTER).await;
+    browser
+        .until(
+            "document.querySelectorAll('#hits li a').length > 0",
+            "grep hits",
+        )
+        .await;
+    assert_eq!(text_of(&browser, "#hits li a").await, "1.8:3");
+    browser.find("#hits li a").await.click().await.unwrap();
+    browser
+        .until(
+            "(document.querySelector('.line.target')||{}).dataset && document.querySelector('.line.target').dataset.line === '3'",
+            "line 3 marked",
+        )
+        .await;
+
+    // The keyboard alone: t to the outline, arrows, Enter reads; j and k step through sections.
+    c.goto(&served.at("/doc/ripgrep-faq/#1.2")).await.unwrap();
+    browser
+        .until(
+            "(document.querySelector('#section-title')||{}).textContent.startsWith('§1.2 ')",
+            "section 1.2",
+        )
+        .await;
+    browser.keys("t").await;
+    assert_eq!(
+        browser.eval("document.activeElement.dataset.s").await,
+        "1.2"
+    );
+    browser.keys(key::ARROW_DOWN).await;
+    browser.keys(key::ARROW_DOWN).await;
+    assert_eq!(
+        browser.eval("document.activeElement.dataset.s").await,
+        "1.4"
+    );
+    browser.keys(key::ENTER).await;
+    browser
+        .until(
+            "(document.querySelector('#section-title')||{}).textContent.startsWith('§1.4 ')",
+            "section 1.4 by Enter",
+        )
+        .await;
+    browser.eval("document.activeElement.blur()").await;
+    browser.keys("j").await;
+    browser
+        .until(
+            "(document.querySelector('#section-title')||{}).textContent.startsWith('§1.5 ')",
+            "section 1.5 by j",
+        )
+        .await;
+    browser.keys("k").await;
+    browser.keys("k").await;
+    browser
+        .until(
+            "(document.querySelector('#section-title')||{}).textContent.startsWith('§1.3 ')",
+            "section 1.3 by k k",
+        )
+        .await;
+    // Collapse and open the outline with the arrows.
+    browser.keys("t").await;
+    browser.keys(key::ARROW_LEFT).await; // 1.3 is a leaf: to its parent, 1
+    assert_eq!(browser.eval("document.activeElement.dataset.s").await, "1");
+    browser.keys(key::ARROW_LEFT).await;
+    assert_eq!(
+        browser
+            .eval("document.activeElement.getAttribute('aria-expanded')")
+            .await,
+        "false"
+    );
+    browser.keys(key::ARROW_RIGHT).await;
+    assert_eq!(
+        browser
+            .eval("document.activeElement.getAttribute('aria-expanded')")
+            .await,
+        "true"
+    );
+    browser.screenshot("reader-keyboard").await;
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_shows_worker_lanes_and_evidence_then_its_trace_replays() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &["ripgrep__FAQ.md"]);
+    let fake = FakeModel::start(vec![
+        understand(&["compressed files"]),
+        plan("ripgrep-faq", &["cat 1.8"], "cat 1/8"),
+        command("ripgrep-faq", "done"),
+        evaluation("sufficient", "", &[]),
+    ])
+    .await;
+    let served = Served::start(
+        &ws,
+        &[],
+        &[
+            ("DOCNAV_MODEL", "fake-model".to_string()),
+            ("OPENAI_BASE_URL", fake.base_url()),
+        ],
+    );
+    let browser = Browser::start().await;
+    let c = &browser.client;
+    c.goto(&served.at("/ask")).await.unwrap();
+    browser
+        .find("#question")
+        .await
+        .send_keys("How do I search compressed files?")
+        .await
+        .unwrap();
+    browser
+        .find("#doc-ids")
+        .await
+        .send_keys("ripgrep-faq")
+        .await
+        .unwrap();
+    browser.find("#ask-button").await.click().await.unwrap();
+    browser
+        .until(
+            "document.querySelectorAll('#evidence li').length > 0",
+            "evidence",
+        )
+        .await;
+    browser
+        .until("document.querySelector('#trace-link a')", "the trace link")
+        .await;
+    let lane = text_of(&browser, ".lane[data-actor='r1-w1-ripgrep-faq']").await;
+    assert!(lane.contains("$ cat 1/8"), "{lane}");
+    assert!(lane.contains("ripgrep-faq #1.8"), "{lane}");
+    let orchestrator = text_of(&browser, "#orchestrator").await;
+    assert!(
+        orchestrator.contains("evaluate: sufficient"),
+        "{orchestrator}"
+    );
+    assert!(text_of(&browser, "#verdict")
+        .await
+        .starts_with("sufficient"));
+    let evidence = text_of(&browser, "#evidence li a").await;
+    assert_eq!(
+        evidence,
+        "ripgrep-faq › FAQ › How do I search compressed files?"
+    );
+    browser.screenshot("ask").await;
+    fake.verify().unwrap();
+
+    // The evidence opens in the Reader with its span marked.
+    browser.find("#evidence li a").await.click().await.unwrap();
+    browser
+        .until(
+            "document.querySelectorAll('.line.marked').length > 0",
+            "the evidence span",
+        )
+        .await;
+    assert_eq!(
+        browser
+            .eval("document.querySelectorAll('.line.marked').length")
+            .await,
+        browser
+            .eval("document.querySelectorAll('.text .line').length")
+            .await
+    );
+    c.back().await.unwrap();
+
+    // Its trace: the timeline, then Replay.
+    c.goto(&served.at("/traces")).await.unwrap();
+    let row = text_of(&browser, "table.traces tbody tr").await;
+    assert!(
+        row.contains("How do I search compressed files?") && row.contains("sufficient"),
+        "{row}"
+    );
+    browser.screenshot("traces").await;
+    browser
+        .find("table.traces tbody tr a")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.find(".timeline").await;
+    let lanes = text_of(&browser, ".lanes").await;
+    assert!(
+        lanes.contains("r1-w1-ripgrep-faq") && lanes.contains("$ cat 1/8"),
+        "{lanes}"
+    );
+    assert!(
+        browser
+            .eval("document.querySelectorAll('details.model-call').length")
+            .await
+            .as_u64()
+            .unwrap()
+            >= 4
+    );
+    browser.find(".replay-button").await.click().await.unwrap();
+    browser
+        .until(
+            "document.querySelector('.replay-status')",
+            "the replay result",
+        )
+        .await;
+    let status = text_of(&browser, ".replay-status").await;
+    assert!(status.starts_with("Replay identical: "), "{status}");
+    browser.screenshot("trace-replay").await;
+
+    // A copy whose recorded plan reads another section: the replay shows where it diverges.
+    let name = browser
+        .eval("document.querySelector('.replay-button').dataset.name")
+        .await;
+    let raw = client()
+        .get(served.at(&format!("/api/v1/traces/{}/raw", name.as_str().unwrap())))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let uploaded: Value = client()
+        .post(served.at("/api/v1/traces"))
+        .body(raw.replace("cat 1/8", "cat 1/9"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    c.goto(&served.at(&format!("/trace/{}", uploaded["name"].as_str().unwrap())))
+        .await
+        .unwrap();
+    browser.find(".replay-button").await.click().await.unwrap();
+    browser
+        .until(
+            "document.querySelector('.replay-status')",
+            "the replay result",
+        )
+        .await;
+    let status = text_of(&browser, ".replay-status").await;
+    assert!(
+        status.starts_with("Replay diverged in r1-w1-ripgrep-faq at step 1"),
+        "{status}"
+    );
+    let diff = text_of(&browser, "pre.diff").await;
+    assert!(
+        diff.contains("How do I search over multiple lines?"),
+        "{diff}"
+    );
+    browser.screenshot("trace-diverged").await;
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hostile_document_is_shown_as_text_in_the_browser() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("hostile.md");
+    std::fs::write(&source, HOSTILE).unwrap();
+    let ws = dir.path().join("ws");
+    let r = run(
+        &ws,
+        &[
+            "index",
+            source.to_str().unwrap(),
+            fixture("notes.txt").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let served = Served::start(&ws, &[], &[]);
+    let browser = Browser::start().await;
+    let c = &browser.client;
+    // Anything that runs would set this.
+    let ran = "window.__pwned || document.querySelectorAll('img, b, iframe').length > 0 || \
+               document.querySelectorAll('script').length !== 1";
+
+    c.goto(&served.at("/")).await.unwrap();
+    assert_eq!(browser.eval(ran).await, false);
+    let summary = text_of(&browser, "td.summary").await;
+    assert!(summary.contains("<script>alert(5)</script>"), "{summary}");
+    let title = text_of(&browser, "table.docs tbody td a").await;
+    assert!(
+        title.contains("\\u{202e}txt.exe"),
+        "the override is shown, not obeyed: {title}"
+    );
+    browser.find("#q").await.send_keys("alert").await.unwrap();
+    browser
+        .until(
+            "document.querySelectorAll('#results li').length > 0",
+            "search results",
+        )
+        .await;
+    assert_eq!(browser.eval(ran).await, false);
+    browser.screenshot("hostile-library").await;
+
+    c.goto(&served.at("/doc/hostile/#1")).await.unwrap();
+    browser
+        .until("document.querySelector('.text .line')", "the section text")
+        .await;
+    let text = text_of(&browser, ".text").await;
+    assert!(text.contains("<b onmouseover=alert(4)>bold</b>"), "{text}");
+    assert!(text.contains("\\u{202e}reversed"), "{text}");
+    assert_eq!(browser.eval(ran).await, false);
+    browser.screenshot("hostile-reader").await;
+    browser.close().await;
+}
