@@ -1,13 +1,14 @@
 //! The library as data for the faces that return JSON (MCP's `docs` and `search` tools, the
 //! HTTP API's `/api/v1/docs` and `/api/v1/search`): a page of DocCards ([`docs_page`]) and the
 //! model-free section search ([`search_sections`], the BM25 ranking of
-//! [`super::lexical::ask_lexical`]: Robertson & Zaragoza 2009, k1 = 1.2, b = 0.75) with each
+//! [`super::lexical::rank_sections`], as `ask --lexical` ranks: Robertson & Zaragoza 2009, k1 = 1.2, b = 0.75) with each
 //! hit's text cut to a budget and a snippet whose query terms are marked.
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::lexical::{ask_lexical, LexicalError};
+use super::evidence::Evidence;
+use super::lexical::{rank_sections, LexicalError};
 use crate::index::tokenize::Tokenizer;
 use crate::index::DocCard;
 use crate::nav::path::section_uri;
@@ -143,11 +144,19 @@ pub fn search_sections(
     k: usize,
     budget: usize,
 ) -> Result<SearchResults, LexicalError> {
-    let answer = ask_lexical(library, query, doc_ids, k)?;
+    // The ranking of `ask --lexical` without its per-hit score explanations, which a search
+    // result does not show.
+    let ranked = rank_sections(library, query, doc_ids, k)?;
+    let mut evidence = Vec::with_capacity(ranked.len());
+    for r in ranked {
+        let doc = library.document(&r.doc_id)?;
+        if let Some(e) = Evidence::from_node(&r.doc_id, &doc.tree, r.node, r.score) {
+            evidence.push(e);
+        }
+    }
     let mut terms = Vec::new();
     Tokenizer::default().for_each(query, |t| terms.push(t.to_string()));
-    let results = answer
-        .evidence
+    let results = evidence
         .iter()
         .map(|e| {
             let p = page(&e.text, 0, budget);

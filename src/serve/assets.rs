@@ -2,6 +2,8 @@
 //! one script. Served with `Cache-Control: no-cache` and an `ETag` (their sha256), so a new
 //! build is picked up at once and an unchanged file costs a 304.
 
+use std::sync::LazyLock;
+
 use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -16,6 +18,21 @@ pub const APP_CSS: &str = include_str!("assets/app.css");
 /// The script.
 pub const APP_JS: &str = include_str!("assets/app.js");
 
+/// `"` + 16 hex digits of the body's sha256 + `"`, computed once per file.
+fn etag(body: &'static str) -> &'static str {
+    static CSS: LazyLock<String> = LazyLock::new(|| quoted_hash(APP_CSS));
+    static JS: LazyLock<String> = LazyLock::new(|| quoted_hash(APP_JS));
+    if std::ptr::eq(body, APP_CSS) {
+        CSS.as_str()
+    } else {
+        JS.as_str()
+    }
+}
+
+fn quoted_hash(body: &str) -> String {
+    format!("\"{}\"", &crate::agent::events::sha256_hex(body)[..16])
+}
+
 /// `GET /assets/{file}`.
 pub fn routes() -> Router<AppState> {
     Router::new().route("/assets/{file}", get(asset))
@@ -27,7 +44,7 @@ async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
         "app.js" => (APP_JS, "text/javascript; charset=utf-8"),
         _ => return StatusCode::NOT_FOUND.into_response(),
     };
-    let etag = format!("\"{}\"", &crate::agent::events::sha256_hex(body)[..16]);
+    let etag = etag(body);
     if headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
@@ -39,8 +56,6 @@ async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    if let Ok(v) = HeaderValue::from_str(&etag) {
-        h.insert(header::ETAG, v);
-    }
+    h.insert(header::ETAG, HeaderValue::from_static(etag));
     response
 }

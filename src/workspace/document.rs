@@ -22,6 +22,27 @@ pub struct Document {
     pub tree: Tree,
 }
 
+impl Document {
+    /// About how many heap bytes the decoded tree holds: its nodes' strings plus a fixed
+    /// overhead per node (the struct, its vectors and ranges). What the tree cache of a
+    /// long-running reader counts against its budget.
+    pub fn heap_bytes(&self) -> usize {
+        const PER_NODE: usize = 160;
+        self.tree
+            .nodes
+            .iter()
+            .map(|n| {
+                n.title.len()
+                    + n.content.len()
+                    + n.summary.len()
+                    + n.structure.len()
+                    + 4 * (n.children.len() + n.references.len())
+                    + PER_NODE
+            })
+            .sum()
+    }
+}
+
 /// A freshly built document and the non-fatal warnings met on the way (one line each).
 #[derive(Debug)]
 pub struct BuiltDocument {

@@ -24,11 +24,11 @@
 //! [`Workspace`]).
 
 pub mod atomic;
+pub mod cache;
 pub mod document;
 pub mod indexer;
 mod sync;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -319,7 +319,7 @@ pub fn decode_catalog(path: &Path, bytes: &[u8]) -> Result<Catalog, WorkspaceErr
 }
 
 /// An opened workspace: the cards in memory, the section index open on the commit the catalog
-/// matches, tree files loaded on first use and cached.
+/// matches, tree files loaded on first use and kept in a bounded cache ([`cache::TreeCache`]).
 #[derive(Debug)]
 pub struct Workspace {
     dir: PathBuf,
@@ -328,7 +328,7 @@ pub struct Workspace {
     /// Tree file name of each card, in the same order.
     tree_files: Vec<String>,
     index_generation: u64,
-    cache: Mutex<HashMap<String, Arc<Document>>>,
+    cache: Mutex<cache::TreeCache>,
     /// The open index, or why it could not be opened (reported by [`Library::sections`]).
     sections: Result<SectionIndex, String>,
 }
@@ -453,7 +453,7 @@ impl Workspace {
             cards,
             tree_files,
             index_generation: catalog.index_generation,
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(cache::TreeCache::new(cache::DEFAULT_TREE_CACHE_BYTES)),
             sections,
         }
     }
@@ -538,7 +538,7 @@ impl Library for Workspace {
     /// in neither catalog; the original I/O error when the file is missing and the fresh catalog
     /// names the same file; decode errors as [`decode_tree_file`].
     fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {
-        if let Ok(cache) = self.cache.lock() {
+        if let Ok(mut cache) = self.cache.lock() {
             if let Some(doc) = cache.get(doc_id) {
                 return Ok(doc.clone());
             }
@@ -556,8 +556,9 @@ impl Library for Workspace {
             other => other?,
         };
         let doc = Arc::new(doc);
+        let bytes = doc.heap_bytes();
         if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(doc_id.to_string(), doc.clone());
+            cache.insert(doc_id, doc.clone(), bytes);
         }
         Ok(doc)
     }

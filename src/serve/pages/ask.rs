@@ -34,7 +34,11 @@ struct AskPage {
 pub async fn page(State(state): State<AppState>, Query(q): Query<AskQuery>) -> Response {
     let (model, no_model) = match &state.model {
         Ok(m) => (Some(m.model_id().to_string()), None),
-        Err(why) => (None, Some(why.clone())),
+        // The page says what to set; the reason's own `hint:` line would repeat it.
+        Err(why) => (
+            None,
+            Some(why.lines().next().unwrap_or_default().to_string()),
+        ),
     };
     render_page(&AskPage {
         active: "ask",
