@@ -318,3 +318,32 @@ async fn a_workspace_indexed_while_the_server_runs_is_served_without_a_restart()
     let (_, found) = get(&served, "/api/v1/search?q=compressed&k=1").await;
     assert_eq!(found["results"][0]["doc_id"], "ripgrep-faq");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_servers_over_one_workspace_answer_identically_and_both_see_a_new_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let a = Served::start(&ws, &[], &[]);
+    let b = Served::start(&ws, &[], &[]);
+    for path in [
+        "/api/v1/health",
+        "/api/v1/docs",
+        "/api/v1/search?q=search+files&k=5",
+        "/api/v1/docs/ripgrep-guide/section?structure=1.2",
+    ] {
+        assert_eq!(get(&a, path).await, get(&b, path).await, "{path}");
+    }
+    let r = run(
+        &ws,
+        &["index", fixture("ripgrep__FAQ.md").to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (_, ha) = get(&a, "/api/v1/health").await;
+    let (_, hb) = get(&b, "/api/v1/health").await;
+    assert_eq!(ha, hb);
+    assert_eq!(ha["documents"], 4);
+    assert_eq!(
+        get(&a, "/api/v1/search?q=compressed&k=3").await,
+        get(&b, "/api/v1/search?q=compressed&k=3").await
+    );
+}

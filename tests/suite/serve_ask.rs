@@ -301,6 +301,18 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
     assert!(!verdict["diff"].as_array().unwrap().is_empty(), "{verdict}");
     assert_eq!(report["success"], false);
 
+    // Two traces of the same question side by side.
+    let compared = client()
+        .get(served.at(&format!("/trace/{trace}?compare={name}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(compared.matches("<article class=\"timeline\"").count(), 2);
+    assert!(compared.contains(&format!("data-name=\"{name}\"")));
+
     // A trace cut mid-line opens up to the cut and replays up to it.
     let cut = &raw[..raw.len() - 40];
     let uploaded: Value = client()
