@@ -179,6 +179,11 @@ pub fn progress_line(record: &EventRecord) -> Option<String> {
     Some(line)
 }
 
+/// The dispatch round in a Worker id (`r2-w1-doc` → 2); `None` for the orchestrator.
+pub fn round_of(actor: &str) -> Option<u32> {
+    actor.strip_prefix('r')?.split('-').next()?.parse().ok()
+}
+
 /// Sort key of an actor id: the orchestrator first, then workers by round and index
 /// (`r1-w2-…` before `r1-w10-…` before `r2-w1-…`), so renderings do not depend on scheduling.
 pub fn actor_order_key(actor: &str) -> (u32, u32, String) {

@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::evidence::Evidence;
+use super::evidence::inclusive;
 use super::lexical::{rank_sections, LexicalError};
 use crate::index::tokenize::Tokenizer;
 use crate::index::DocCard;
@@ -129,6 +129,9 @@ pub struct SnippetPart {
 /// Chars of a snippet (about; it is cut at word boundaries where it can be).
 pub const SNIPPET_CHARS: usize = 240;
 
+/// Chars of a section's head the snippet looks for the query's terms in.
+const SNIPPET_SCAN_CHARS: usize = 20_000;
+
 /// Chars of the snippet before its first term.
 const SNIPPET_LEAD: usize = 60;
 
@@ -145,40 +148,41 @@ pub fn search_sections(
     budget: usize,
 ) -> Result<SearchResults, LexicalError> {
     // The ranking of `ask --lexical` without its per-hit score explanations, which a search
-    // result does not show.
+    // result does not show, and without building the whole text of a section that may be a
+    // whole book: only its head is read.
     let ranked = rank_sections(library, query, doc_ids, k)?;
-    let mut evidence = Vec::with_capacity(ranked.len());
-    for r in ranked {
-        let doc = library.document(&r.doc_id)?;
-        if let Some(e) = Evidence::from_node(&r.doc_id, &doc.tree, r.node, r.score) {
-            evidence.push(e);
-        }
-    }
     let mut terms = Vec::new();
     Tokenizer::default().for_each(query, |t| terms.push(t.to_string()));
-    let results = evidence
-        .iter()
-        .map(|e| {
-            let p = page(&e.text, 0, budget);
-            SearchHit {
-                doc_id: e.doc_id.clone(),
-                uri: section_uri(&e.doc_id, &e.structure),
-                path: if e.structure.is_empty() {
-                    format!("/{}", e.doc_id)
-                } else {
-                    format!("/{}/#{}", e.doc_id, e.structure)
-                },
-                titles: e.path.clone(),
-                structure: e.structure.clone(),
-                lines: e.lines,
-                pages: e.pages,
-                score: e.score,
-                text: p.body.to_string(),
-                text_chars: p.total,
-                snippet: snippet(&e.text, &terms),
-            }
-        })
-        .collect();
+    let mut results = Vec::with_capacity(ranked.len());
+    for r in ranked {
+        let doc = library.document(&r.doc_id)?;
+        let tree = &doc.tree;
+        if tree.get(r.node).is_none() {
+            continue;
+        }
+        // The budget plus one char tells `page` whether the text goes on; the snippet's terms
+        // are in the section's own title and text, which come first.
+        let (head, total) = tree.text_head(r.node, budget.max(SNIPPET_SCAN_CHARS) + 1);
+        let p = page(&head, 0, budget);
+        let structure = tree.node(r.node).structure.clone();
+        results.push(SearchHit {
+            uri: section_uri(&r.doc_id, &structure),
+            path: if structure.is_empty() {
+                format!("/{}", r.doc_id)
+            } else {
+                format!("/{}/#{}", r.doc_id, structure)
+            },
+            titles: tree.title_path(r.node),
+            lines: inclusive(&tree.subtree_span(r.node, |n| n.lines.clone())),
+            pages: inclusive(&tree.subtree_span(r.node, |n| n.pages.clone())),
+            score: r.score,
+            text: p.body.to_string(),
+            text_chars: total,
+            snippet: snippet(&head, &terms),
+            structure,
+            doc_id: r.doc_id,
+        });
+    }
     Ok(SearchResults {
         query: query.to_string(),
         results,

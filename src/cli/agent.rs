@@ -11,7 +11,7 @@ use crate::agent::events::{progress_line, FanOut};
 use crate::agent::evidence::{render, AnswerFormat};
 use crate::agent::{AgentOptions, AgentRun, EventRecord, EventSink, NullSink, SharedModel};
 use crate::llm::{ChatModel, LlmError, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
-use crate::trace::{trace_file_name, TraceHeader, TraceWriter};
+use crate::trace::{TraceHeader, TraceWriter};
 use crate::workspace::{Library, Workspace};
 
 /// Which model to talk to (OpenAI chat-completions protocol).
@@ -110,13 +110,21 @@ impl EventSink for ProgressSink {
     }
 }
 
-/// Where to write the trace: `--trace FILE`, else `DOCNAV_TRACE_DIR/<time>-<question>.jsonl`.
-fn trace_path(flag: &Option<PathBuf>, question: &str, unix_ms: u64) -> Option<PathBuf> {
+/// Where to write the trace.
+enum TraceTarget {
+    /// `--trace FILE` (overwritten).
+    File(PathBuf),
+    /// `DOCNAV_TRACE_DIR`: a new `<time>-<question>.jsonl` in it, never an existing one.
+    Dir(PathBuf),
+}
+
+/// `--trace FILE`, else `DOCNAV_TRACE_DIR`, else nothing.
+fn trace_target(flag: &Option<PathBuf>) -> Option<TraceTarget> {
     if let Some(p) = flag {
-        return Some(p.clone());
+        return Some(TraceTarget::File(p.clone()));
     }
     let dir = std::env::var_os("DOCNAV_TRACE_DIR").filter(|d| !d.is_empty())?;
-    Some(PathBuf::from(dir).join(trace_file_name(unix_ms, question)))
+    Some(TraceTarget::Dir(PathBuf::from(dir)))
 }
 
 /// The exit status of an answered question (issues 14.9 and 11.2): the verdict is data, so an
@@ -152,8 +160,8 @@ pub fn run_agent(
     let library: Arc<dyn Library> = Arc::new(Workspace::open(workspace)?);
     let options = agent_args.options(doc_ids);
     let unix_ms = crate::trace::now_unix_ms();
-    let writer = match trace_path(trace, question, unix_ms) {
-        Some(path) => {
+    let writer = match trace_target(trace) {
+        Some(target) => {
             let header = TraceHeader::for_run(
                 library.as_ref(),
                 question,
@@ -161,7 +169,10 @@ pub fn run_agent(
                 &options,
                 unix_ms,
             );
-            Some(Arc::new(TraceWriter::create(&path, &header)?))
+            Some(Arc::new(match target {
+                TraceTarget::File(path) => TraceWriter::create(&path, &header)?,
+                TraceTarget::Dir(dir) => TraceWriter::create_in(&dir, &header)?,
+            }))
         }
         None => None,
     };

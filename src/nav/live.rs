@@ -82,6 +82,20 @@ impl LiveLibrary {
         }
     }
 
+    /// The workspace opened before, when the catalog file still has the modification time and
+    /// length it was read with (one `stat`, nothing read), or while a reopen is held back
+    /// ([`RETRY_BUSY`]); `None` when [`LiveLibrary::get`] has work to do.
+    pub fn get_if_current(&self) -> Option<Opened> {
+        let catalog = crate::workspace::catalog_path(&self.dir);
+        let stamp = std::fs::metadata(&catalog)
+            .ok()
+            .map(|m| (m.modified().ok(), m.len()))?;
+        let current = self.current();
+        let opened = current.opened.as_ref()?;
+        let quiet = current.quiet_until.is_some_and(|t| Instant::now() < t);
+        (current.stamp == Some(stamp) || quiet).then(|| opened.clone())
+    }
+
     /// The workspace as its catalog is now: the one opened before when the catalog file has the
     /// same modification time and length (one `stat`), else freshly opened (see the module docs
     /// for what happens while an index run is committing).

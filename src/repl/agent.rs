@@ -16,7 +16,7 @@ use crate::agent::{ask, AgentEvent, AgentOptions, EventRecord, EventSink, Shared
 use crate::llm::{decide, ChatMessage, ChatModel};
 use crate::nav::{Role, Session, Status};
 use crate::trace::show::transcript;
-use crate::trace::{read_trace, trace_file_name, TraceHeader, TraceWriter};
+use crate::trace::{read_trace, TraceHeader, TraceWriter};
 
 /// What the shell needs to run the agent.
 pub struct ShellAgent {
@@ -94,8 +94,7 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -
         &agent.options,
         unix_ms,
     );
-    let trace_path = agent.traces_dir.join(trace_file_name(unix_ms, question));
-    let writer = match TraceWriter::create(&trace_path, &header) {
+    let writer = match TraceWriter::create_in(&agent.traces_dir, &header) {
         Ok(w) => Some(Arc::new(w)),
         Err(e) => {
             eprintln!("warning: {e}; this run is not recorded");

@@ -5,23 +5,20 @@
 //!   name to 127.0.0.1 (DNS rebinding) gets 403.
 //! - **Token**: with one, `/api/…` and `/mcp` need `Authorization: Bearer TOKEN` or the login
 //!   cookie (401 otherwise, with `WWW-Authenticate`); pages without the cookie redirect to
-//!   `/login`. The cookie holds sha256 of the token (never the token), is `HttpOnly` and
+//!   `/login` ([`crate::serve::pages::login`]). The cookie holds sha256 of the token (never the token), is `HttpOnly` and
 //!   `SameSite=Strict`, and every comparison runs in constant time (`subtle`).
 //! - **Headers** on every response: a Content-Security-Policy with no inline script and nothing
 //!   from elsewhere, `nosniff`, no framing, no referrer.
 
-use axum::extract::{Query, Request, State};
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
-use axum::routing::get;
-use axum::{Form, Router};
-use serde::Deserialize;
 use subtle::ConstantTimeEq;
 
 use super::error::ApiError;
-use super::pages::render_page;
-use super::state::AppState;
 use crate::agent::events::sha256_hex;
 
 /// Name of the login cookie.
@@ -56,12 +53,18 @@ impl Auth {
         }
     }
 
+    /// The login cookie's value (a hash of the token), when there is a token.
+    pub fn cookie_value(&self) -> Option<&str> {
+        self.cookie.as_deref()
+    }
+
     /// Whether a token is required.
     pub fn required(&self) -> bool {
         self.token.is_some()
     }
 
-    fn token_matches(&self, given: &str) -> bool {
+    /// Whether `given` is the token (constant time).
+    pub fn token_matches(&self, given: &str) -> bool {
         self.token
             .as_ref()
             .is_some_and(|t| bool::from(t.as_bytes().ct_eq(given.as_bytes())))
@@ -131,8 +134,8 @@ fn is_public(path: &str) -> bool {
 }
 
 /// The guard (see the module docs).
-pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if !state.auth.host_allowed(request.headers()) {
+pub async fn guard(State(auth): State<Arc<Auth>>, request: Request, next: Next) -> Response {
+    if !auth.host_allowed(request.headers()) {
         return (
             StatusCode::FORBIDDEN,
             axum::Json(serde_json::json!({
@@ -144,7 +147,7 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
             .into_response();
     }
     let path = request.uri().path();
-    if is_public(path) || state.auth.authorized(request.headers()) {
+    if is_public(path) || auth.authorized(request.headers()) {
         return next.run(request).await;
     }
     if path.starts_with("/api/") || path == "/mcp" || path.starts_with("/mcp/") {
@@ -184,72 +187,6 @@ pub async fn security_headers(request: Request, next: Next) -> Response {
     response
 }
 
-/// `GET /login` and `POST /login`.
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/login", get(login_page).post(login))
-}
-
-#[derive(Deserialize)]
-struct NextParam {
-    next: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct LoginForm {
-    token: String,
-    next: Option<String>,
-}
-
-/// Where to go after logging in: a path on this server only (`/…`, not `//host`), else `/`.
-fn safe_next(next: Option<&str>) -> String {
-    match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n.to_string(),
-        _ => "/".to_string(),
-    }
-}
-
-#[derive(askama::Template)]
-#[template(path = "login.html")]
-struct LoginPage {
-    active: &'static str,
-    next: String,
-    failed: bool,
-    token_required: bool,
-}
-
-async fn login_page(State(state): State<AppState>, Query(q): Query<NextParam>) -> Response {
-    render_page(&LoginPage {
-        active: "",
-        next: safe_next(q.next.as_deref()),
-        failed: false,
-        token_required: state.auth.required(),
-    })
-}
-
-async fn login(State(state): State<AppState>, Form(form): Form<LoginForm>) -> Response {
-    let next = safe_next(form.next.as_deref());
-    if !state.auth.token_matches(form.token.trim()) {
-        let page = LoginPage {
-            active: "",
-            next,
-            failed: true,
-            token_required: state.auth.required(),
-        };
-        let mut response = render_page(&page);
-        *response.status_mut() = StatusCode::UNAUTHORIZED;
-        return response;
-    }
-    let cookie = format!(
-        "{COOKIE}={}; Path=/; HttpOnly; SameSite=Strict",
-        state.auth.cookie.as_deref().unwrap_or_default()
-    );
-    let mut response = Redirect::to(&next).into_response();
-    if let Ok(value) = HeaderValue::from_str(&cookie) {
-        response.headers_mut().insert(header::SET_COOKIE, value);
-    }
-    response
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -260,15 +197,6 @@ mod tests {
         assert_eq!(host_name("localhost:7070"), "localhost");
         assert_eq!(host_name("[::1]:7070"), "::1");
         assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
-    }
-
-    #[test]
-    fn next_stays_on_this_server() {
-        assert_eq!(safe_next(Some("/doc/a/")), "/doc/a/");
-        assert_eq!(safe_next(Some("//evil.example/")), "/");
-        assert_eq!(safe_next(Some("https://evil.example/")), "/");
-        assert_eq!(safe_next(Some("/\\evil.example")), "/");
-        assert_eq!(safe_next(None), "/");
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod api;
 pub mod assets;
 pub mod auth;
 pub mod error;
+pub mod links;
 pub mod pages;
 pub mod state;
 pub mod traces;
@@ -80,10 +81,12 @@ pub fn router(state: AppState, extra: Router) -> Router {
         .merge(assets::routes())
         .nest("/api/v1", api::routes())
         .with_state(state.clone())
-        .merge(extra)
-        .merge(auth::routes().with_state(state.clone()));
+        .merge(extra);
     app.layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(axum::middleware::from_fn_with_state(state, auth::guard))
+        .layer(axum::middleware::from_fn_with_state(
+            state.auth.clone(),
+            auth::guard,
+        ))
         .layer(axum::middleware::from_fn(auth::security_headers))
 }
 

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 
 use super::auth::Auth;
+use super::error::ApiError;
 use super::traces::TraceCatalog;
 use crate::agent::AgentOptions;
 use crate::llm::ChatModel;
-use crate::nav::live::LiveLibrary;
+use crate::nav::live::{LiveLibrary, Opened};
 
 /// Everything the server needs, resolved by the command line (`src/cli/serve.rs`).
 pub struct ServeConfig {
@@ -53,10 +54,12 @@ pub struct Inner {
     pub max_asks: usize,
     /// Whether asks are recorded.
     pub record_traces: bool,
-    /// Token and cookie checks.
-    pub auth: Auth,
+    /// Token and cookie checks (shared with the guard).
+    pub auth: Arc<Auth>,
     /// Summaries of the trace files, cached by modification time and length.
     pub traces: TraceCatalog,
+    /// Permits for blocking work ([`work_permits`] of them).
+    pub work: Arc<Semaphore>,
 }
 
 impl AppState {
@@ -69,8 +72,9 @@ impl AppState {
             asks: config.ask_permits,
             max_asks: config.max_asks,
             record_traces: config.record_traces,
-            auth: Auth::new(config.token, config.allowed_hosts),
+            auth: Arc::new(Auth::new(config.token, config.allowed_hosts)),
             traces: TraceCatalog::default(),
+            work: Arc::new(Semaphore::new(work_permits())),
         }))
     }
 }
@@ -80,4 +84,48 @@ impl Deref for AppState {
     fn deref(&self) -> &Inner {
         &self.0
     }
+}
+
+impl AppState {
+    /// The workspace as it is now: when its catalog is unchanged, the one already open (one
+    /// `stat`, on the calling task); otherwise opened again off the runtime (it reads the
+    /// catalog and the index).
+    ///
+    /// Errors: 503 without a workspace (`no_workspace`); 500 for a damaged one.
+    pub async fn opened(&self) -> Result<Opened, ApiError> {
+        if let Some(opened) = self.library.get_if_current() {
+            return Ok(opened);
+        }
+        let library = self.library.clone();
+        self.blocking(move || library.get().map_err(ApiError::from))
+            .await
+    }
+
+    /// Run `work` (it reads trees and scans text) on tokio's blocking pool once one of
+    /// [`work_permits`] is free, so a burst of requests queues instead of starting hundreds of
+    /// threads that each hold a request's memory; a panic in it (a bug) is a 500, not a dead
+    /// server.
+    pub async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let permit = self
+            .work
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| ApiError::internal(format!("internal error: {e}")))?;
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            work()
+        })
+        .await
+        .map_err(|e| ApiError::internal(format!("internal error: {e}")))?
+    }
+}
+
+/// Blocking jobs (searches, section reads, replays) that run at once: two per core. More would
+/// not finish sooner on a CPU-bound machine, only hold more memory.
+pub fn work_permits() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()) * 2
 }

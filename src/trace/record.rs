@@ -8,7 +8,7 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{trace_file_name, TraceHeader, TraceWriter};
+use super::{TraceHeader, TraceWriter};
 use crate::agent::events::FanOut;
 use crate::agent::{AgentOptions, AgentRun, EventSink, SharedModel};
 use crate::llm::ChatModel;
@@ -53,7 +53,8 @@ impl AskFailure {
 
 /// Run the agent on `question` over `library` with `model` and `options`, until it answers or
 /// `cancelled` resolves. Every event goes to `sink` as it happens; with `trace_dir`, the run is
-/// also recorded to `trace_dir/<time>-<question>.jsonl` ([`trace_file_name`]).
+/// also recorded to `trace_dir/<time>-<question>.jsonl` ([`TraceWriter::create_in`]: a run of
+/// the same question in the same second gets its own `-2` file).
 ///
 /// Errors: [`AskFailure::Failed`] when the trace cannot be created or the run fails as a whole;
 /// [`AskFailure::Cancelled`].
@@ -76,8 +77,7 @@ pub async fn ask_recorded(
                 options,
                 unix_ms,
             );
-            let path = dir.join(trace_file_name(unix_ms, question));
-            match TraceWriter::create(&path, &header) {
+            match TraceWriter::create_in(&dir, &header) {
                 Ok(w) => Some(Arc::new(w)),
                 Err(e) => {
                     return Err(AskFailure::Failed {

@@ -387,3 +387,32 @@ fn trace_file_names_carry_utc_time_and_question_slug() {
         "20261122T140431Z-how-do-i-rename-a-file.jsonl"
     );
 }
+
+/// Regression: two runs of one question in the same second (a server answering several people)
+/// wrote into one file, interleaving their events into a trace that no longer parsed.
+#[test]
+fn runs_of_one_question_in_one_second_get_their_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = header();
+    let writers: Vec<TraceWriter> = (0..3)
+        .map(|_| TraceWriter::create_in(dir.path(), &h).unwrap())
+        .collect();
+    let base = trace_file_name(h.started_unix_ms, &h.question);
+    let stem = base.trim_end_matches(".jsonl");
+    let names: Vec<String> = writers
+        .iter()
+        .map(|w| w.path().file_name().unwrap().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            base.clone(),
+            format!("{stem}-2.jsonl"),
+            format!("{stem}-3.jsonl")
+        ]
+    );
+    for w in &writers {
+        w.finish().unwrap();
+        assert_eq!(read_trace(w.path()).unwrap().header, h);
+    }
+}

@@ -17,6 +17,7 @@
 //! writing a large line, may leave that last line cut. Everything before it is whole lines, a
 //! valid prefix; [`super::read_trace`] drops a cut last line and reports where the trace ends.
 
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
@@ -24,7 +25,7 @@ use std::sync::{Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::{header_line, TraceError, TraceHeader};
+use super::{header_line, trace_file_name, TraceError, TraceHeader};
 use crate::agent::{EventRecord, EventSink};
 
 /// The longest the writer thread sleeps while the channel is empty; so also about the longest an
@@ -74,7 +75,48 @@ impl TraceWriter {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(io)?;
         }
-        let mut file = std::fs::File::create(path).map_err(io)?;
+        let file = std::fs::File::create(path).map_err(io)?;
+        TraceWriter::start(path, file, header)
+    }
+
+    /// Create a new trace in `dir` (created if missing) named by [`trace_file_name`] for the
+    /// header's start time and question, or, when that name is taken (another run of the same
+    /// question in the same second), the first free `NAME-2.jsonl`, `NAME-3.jsonl`…: the file is
+    /// created exclusively, so concurrent runs never share one.
+    ///
+    /// Errors: [`TraceError::Io`] when the directory or the file cannot be created or written.
+    pub fn create_in(dir: &Path, header: &TraceHeader) -> Result<TraceWriter, TraceError> {
+        let base = trace_file_name(header.started_unix_ms, &header.question);
+        let stem = base.trim_end_matches(".jsonl");
+        std::fs::create_dir_all(dir).map_err(|source| TraceError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut n = 1;
+        loop {
+            let name = if n == 1 {
+                base.clone()
+            } else {
+                format!("{stem}-{n}.jsonl")
+            };
+            let path = dir.join(name);
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(file) => return TraceWriter::start(&path, file, header),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
+                Err(source) => return Err(TraceError::Io { path, source }),
+            }
+        }
+    }
+
+    fn start(path: &Path, mut file: File, header: &TraceHeader) -> Result<TraceWriter, TraceError> {
+        let io = |source| TraceError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let mut first = header_line(header);
         first.push('\n');
         file.write_all(first.as_bytes()).map_err(io)?;

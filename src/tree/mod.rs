@@ -299,27 +299,75 @@ impl Tree {
             .map(|n| n.title.len() + n.content.len() + 12)
             .sum();
         let mut out = String::with_capacity(bound);
-        let base = self.node(id).depth;
-        for n in order {
-            let node = self.node(n);
-            let level = (node.depth - base + 1).min(6) as usize;
-            if !node.title.is_empty() {
-                if !out.is_empty() && !out.ends_with("\n\n") {
-                    out.push_str(if out.ends_with('\n') { "\n" } else { "\n\n" });
+        self.for_each_text_piece(id, |piece| {
+            out.push_str(piece);
+            true
+        });
+        out
+    }
+
+    /// The first `max_chars` chars of [`Tree::text_of`] (all of it when shorter) and the char
+    /// count of the whole text, without building the whole text: what a search result shows of
+    /// a section that may be a whole book.
+    pub fn text_head(&self, id: NodeId, max_chars: usize) -> (String, usize) {
+        let mut head = String::new();
+        let mut head_chars = 0;
+        let mut total = 0;
+        self.for_each_text_piece(id, |piece| {
+            let chars = piece.chars().count();
+            total += chars;
+            if head_chars < max_chars {
+                let take = (max_chars - head_chars).min(chars);
+                if take == chars {
+                    head.push_str(piece);
+                } else {
+                    head.extend(piece.chars().take(take));
                 }
-                out.push_str(&"#".repeat(level));
-                out.push(' ');
-                out.push_str(&node.title);
-                out.push_str("\n\n");
+                head_chars += take;
+            }
+            true
+        });
+        (head, total)
+    }
+
+    /// Call `emit` with the pieces of [`Tree::text_of`] in order (separators, heading marks,
+    /// titles, contents); concatenated, they are the text. `emit` returns `false` to stop early.
+    fn for_each_text_piece(&self, id: NodeId, mut emit: impl FnMut(&str) -> bool) {
+        const HASHES: &str = "######";
+        let base = self.node(id).depth;
+        // Whether anything was emitted, and whether it ends with "\n" / "\n\n".
+        let mut started = false;
+        let mut ends_nl = false;
+        let mut ends_blank = false;
+        for n in self.preorder(id) {
+            let node = self.node(n);
+            if !node.title.is_empty() {
+                let level = (node.depth - base + 1).min(6) as usize;
+                let sep = match (started, ends_blank, ends_nl) {
+                    (false, _, _) | (_, true, _) => "",
+                    (true, false, true) => "\n",
+                    (true, false, false) => "\n\n",
+                };
+                for piece in [sep, &HASHES[..level], " ", node.title.as_str(), "\n\n"] {
+                    if !piece.is_empty() && !emit(piece) {
+                        return;
+                    }
+                }
+                started = true;
+                ends_nl = true;
+                ends_blank = true;
             }
             // Leading blank lines of the content would only widen the gap under the heading.
             let content = node.content.trim_start_matches(['\n', '\r']).trim_end();
             if !content.is_empty() {
-                out.push_str(content);
-                out.push('\n');
+                if !emit(content) || !emit("\n") {
+                    return;
+                }
+                started = true;
+                ends_nl = true;
+                ends_blank = false;
             }
         }
-        out
     }
 }
 

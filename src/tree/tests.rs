@@ -68,3 +68,32 @@ fn lookups_by_structure_and_title_path() {
     assert_eq!(t.by_title_path(&["install", "mac"]), None);
     assert_eq!(t.title_path(NodeId(2)), vec!["Install", "Linux"]);
 }
+
+#[test]
+#[allow(clippy::unwrap_used)]
+fn text_head_is_a_prefix_of_text_of_with_its_whole_length() {
+    let md = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/docs/ripgrep__FAQ.md"
+    ))
+    .unwrap();
+    let tree = build_tree(
+        crate::parse::markdown::parse_markdown(&md),
+        &BuildOptions::default(),
+    );
+    for id in tree.preorder(NodeId::ROOT) {
+        let whole = tree.text_of(id);
+        let chars = whole.chars().count();
+        for max in [0, 1, 7, 100, 5_000, usize::MAX] {
+            let (head, total) = tree.text_head(id, max);
+            assert_eq!(total, chars, "{id:?}");
+            let expected: String = whole.chars().take(max).collect();
+            assert_eq!(head, expected, "{id:?} {max}");
+        }
+    }
+    let s = sample();
+    assert_eq!(
+        s.text_head(NodeId::ROOT, usize::MAX).0,
+        s.text_of(NodeId::ROOT)
+    );
+}

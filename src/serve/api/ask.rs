@@ -25,13 +25,14 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt as _;
 
-use super::{blocking, opened, ApiJson};
+use super::ApiJson;
+use crate::agent::events::round_of;
 use crate::agent::evidence::{render, Answer, AnswerFormat};
 use crate::agent::lexical::{ask_lexical, DEFAULT_K};
 use crate::agent::{AgentEvent, EventRecord, EventSink, NullSink};
 use crate::nav::render::one_line;
 use crate::serve::error::ApiError;
-use crate::serve::pages::reader::evidence_link;
+use crate::serve::links::evidence_link;
 use crate::serve::state::AppState;
 use crate::trace::record::{ask_recorded, AskFailure};
 use crate::workspace::Library;
@@ -84,11 +85,6 @@ pub struct StepView {
     /// The decision's value (`decision` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<serde_json::Value>,
-}
-
-/// The dispatch round in a Worker id (`r2-w1-doc` → 2).
-pub fn round_of(actor: &str) -> Option<u32> {
-    actor.strip_prefix('r')?.split('-').next()?.parse().ok()
 }
 
 /// `record` as the Ask page shows it; `None` for a model request (its reply carries the call's
@@ -254,7 +250,7 @@ pub async fn ask(
         )));
     }
     let stream = wants_stream(&headers);
-    let opened = opened(&state).await?;
+    let opened = state.opened().await?;
     for id in &req.doc_ids {
         if opened.workspace.card(id).is_none() {
             return Err(ApiError::not_found(format!(
@@ -264,7 +260,7 @@ pub async fn ask(
         }
     }
     if req.lexical {
-        return lexical(opened.workspace, question, req, stream).await;
+        return lexical(&state, opened.workspace, question, req, stream).await;
     }
     let model = match &state.model {
         Ok(m) => m.clone(),
@@ -364,6 +360,7 @@ fn run_failed(failure: &AskFailure) -> ApiError {
 }
 
 async fn lexical(
+    state: &AppState,
     workspace: Arc<crate::workspace::Workspace>,
     question: String,
     req: AskRequest,
@@ -376,16 +373,18 @@ async fn lexical(
             super::library::MAX_K
         )));
     }
-    let (json, reader_links) = blocking(move || {
-        let scope = (!req.doc_ids.is_empty()).then_some(req.doc_ids.as_slice());
-        let answer = ask_lexical(workspace.as_ref(), &question, scope, k).map_err(|e| match e {
-            crate::agent::lexical::LexicalError::Workspace(w) => ApiError::from(w),
-        })?;
-        let json =
-            render(&answer, AnswerFormat::Json).map_err(|e| ApiError::internal(e.to_string()))?;
-        Ok((json, links(workspace.as_ref(), &answer)))
-    })
-    .await?;
+    let (json, reader_links) = state
+        .blocking(move || {
+            let scope = (!req.doc_ids.is_empty()).then_some(req.doc_ids.as_slice());
+            let answer =
+                ask_lexical(workspace.as_ref(), &question, scope, k).map_err(|e| match e {
+                    crate::agent::lexical::LexicalError::Workspace(w) => ApiError::from(w),
+                })?;
+            let json = render(&answer, AnswerFormat::Json)
+                .map_err(|e| ApiError::internal(e.to_string()))?;
+            Ok((json, links(workspace.as_ref(), &answer)))
+        })
+        .await?;
     if !stream {
         return Ok(json_response(json));
     }
@@ -403,13 +402,6 @@ async fn lexical(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rounds_come_from_worker_ids() {
-        assert_eq!(round_of("r2-w1-guide"), Some(2));
-        assert_eq!(round_of("r12-w3-a-b"), Some(12));
-        assert_eq!(round_of("orchestrator"), None);
-    }
 
     #[test]
     fn an_observation_is_its_first_line_and_its_size() {

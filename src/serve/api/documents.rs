@@ -7,7 +7,7 @@ use axum::extract::{Path, State};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use super::{blocking, opened, ApiQuery};
+use super::ApiQuery;
 use crate::agent::evidence::{inclusive, location_label};
 use crate::agent::search::DocEntry;
 use crate::nav::commands::cat::{see_also_targets, SeeAlso};
@@ -44,20 +44,21 @@ pub async fn document(
     State(state): State<AppState>,
     Path(doc_id): Path<String>,
 ) -> Result<Json<DocumentView>, ApiError> {
-    let opened = opened(&state).await?;
-    let view = blocking(move || {
-        let ws = opened.workspace.as_ref();
-        let card = ws
-            .card(&doc_id)
-            .ok_or_else(|| ApiError::not_found(unknown_document(&doc_id)))?;
-        let doc = ws.document(&doc_id)?;
-        Ok(DocumentView {
-            card: DocEntry::of(card),
-            source: card.source.clone(),
-            outline: OutlineNode::of(&doc.tree, NodeId::ROOT, u32::MAX),
+    let opened = state.opened().await?;
+    let view = state
+        .blocking(move || {
+            let ws = opened.workspace.as_ref();
+            let card = ws
+                .card(&doc_id)
+                .ok_or_else(|| ApiError::not_found(unknown_document(&doc_id)))?;
+            let doc = ws.document(&doc_id)?;
+            Ok(DocumentView {
+                card: DocEntry::of(card),
+                source: card.source.clone(),
+                outline: OutlineNode::of(&doc.tree, NodeId::ROOT, u32::MAX),
+            })
         })
-    })
-    .await?;
+        .await?;
     Ok(Json(view))
 }
 
@@ -180,55 +181,56 @@ pub async fn section(
             "budget must be 1 to {MAX_SECTION_PAGE_CHARS} chars, not {budget}"
         )));
     }
-    let opened = opened(&state).await?;
-    let view = blocking(move || {
-        let ws = opened.workspace.as_ref();
-        if ws.card(&doc_id).is_none() {
-            return Err(ApiError::not_found(unknown_document(&doc_id)));
-        }
-        let doc = ws.document(&doc_id)?;
-        let tree = &doc.tree;
-        let id = find_node(tree, &doc_id, &q.structure)?;
-        let node = tree.node(id);
-        let text = tree.text_of(id);
-        let p = page(&text, q.offset, budget);
-        if q.offset > 0 && q.offset >= p.total {
-            return Err(ApiError::bad_request(format!(
-                "offset {} is past the end of the section ({} chars)",
-                q.offset, p.total
-            )));
-        }
-        let first_line = 1 + text
-            .chars()
-            .take(p.chars.start)
-            .filter(|&c| c == '\n')
-            .count();
-        let order = tree.preorder(NodeId::ROOT);
-        let at = order.iter().position(|&n| n == id).unwrap_or(0);
-        let lines = inclusive(&tree.subtree_span(id, |n| n.lines.clone()));
-        let pages = inclusive(&tree.subtree_span(id, |n| n.pages.clone()));
-        Ok(SectionView {
-            doc_id: doc_id.clone(),
-            doc_title: tree.title().to_string(),
-            structure: node.structure.clone(),
-            title: node.title.clone(),
-            titles: tree.title_path(id),
-            lines,
-            pages,
-            location: location_label(lines, pages),
-            text: p.body.to_string(),
-            offset: p.chars.start,
-            next_offset: (p.chars.end < p.total).then_some(p.chars.end),
-            text_chars: p.total,
-            first_line,
-            parent: node.parent.map(|p| node_ref(tree, p)),
-            previous: at.checked_sub(1).map(|i| node_ref(tree, order[i])),
-            next: order.get(at + 1).map(|&n| node_ref(tree, n)),
-            children: node.children.iter().map(|&c| node_ref(tree, c)).collect(),
-            see_also: see_also_targets(ws, &doc_id, tree, id),
+    let opened = state.opened().await?;
+    let view = state
+        .blocking(move || {
+            let ws = opened.workspace.as_ref();
+            if ws.card(&doc_id).is_none() {
+                return Err(ApiError::not_found(unknown_document(&doc_id)));
+            }
+            let doc = ws.document(&doc_id)?;
+            let tree = &doc.tree;
+            let id = find_node(tree, &doc_id, &q.structure)?;
+            let node = tree.node(id);
+            let text = tree.text_of(id);
+            let p = page(&text, q.offset, budget);
+            if q.offset > 0 && q.offset >= p.total {
+                return Err(ApiError::bad_request(format!(
+                    "offset {} is past the end of the section ({} chars)",
+                    q.offset, p.total
+                )));
+            }
+            let first_line = 1 + text
+                .chars()
+                .take(p.chars.start)
+                .filter(|&c| c == '\n')
+                .count();
+            let order = tree.preorder(NodeId::ROOT);
+            let at = order.iter().position(|&n| n == id).unwrap_or(0);
+            let lines = inclusive(&tree.subtree_span(id, |n| n.lines.clone()));
+            let pages = inclusive(&tree.subtree_span(id, |n| n.pages.clone()));
+            Ok(SectionView {
+                doc_id: doc_id.clone(),
+                doc_title: tree.title().to_string(),
+                structure: node.structure.clone(),
+                title: node.title.clone(),
+                titles: tree.title_path(id),
+                lines,
+                pages,
+                location: location_label(lines, pages),
+                text: p.body.to_string(),
+                offset: p.chars.start,
+                next_offset: (p.chars.end < p.total).then_some(p.chars.end),
+                text_chars: p.total,
+                first_line,
+                parent: node.parent.map(|p| node_ref(tree, p)),
+                previous: at.checked_sub(1).map(|i| node_ref(tree, order[i])),
+                next: order.get(at + 1).map(|&n| node_ref(tree, n)),
+                children: node.children.iter().map(|&c| node_ref(tree, c)).collect(),
+                see_also: see_also_targets(ws, &doc_id, tree, id),
+            })
         })
-    })
-    .await?;
+        .await?;
     Ok(Json(view))
 }
 
@@ -276,22 +278,23 @@ pub async fn grep(
     if q.pattern.is_empty() {
         return Err(ApiError::bad_request("the pattern is empty"));
     }
-    let opened = opened(&state).await?;
-    let view = blocking(move || {
-        if opened.workspace.card(&doc_id).is_none() {
-            return Err(ApiError::not_found(unknown_document(&doc_id)));
-        }
-        let flags = if q.ignore_case { "-i " } else { "" };
-        let command = format!(
-            "grep {flags}-m {GREP_MAX} {} {}",
-            quote_word(&q.pattern),
-            quote_word(&format!("/{doc_id}"))
-        );
-        let mut session = opened.session.clone().with_budget(GREP_MAX * 200);
-        let out = session.execute(&command).map_err(ApiError::from_nav)?;
-        Ok(parse_grep(&doc_id, &out.text))
-    })
-    .await?;
+    let opened = state.opened().await?;
+    let view = state
+        .blocking(move || {
+            if opened.workspace.card(&doc_id).is_none() {
+                return Err(ApiError::not_found(unknown_document(&doc_id)));
+            }
+            let flags = if q.ignore_case { "-i " } else { "" };
+            let command = format!(
+                "grep {flags}-m {GREP_MAX} {} {}",
+                quote_word(&q.pattern),
+                quote_word(&format!("/{doc_id}"))
+            );
+            let mut session = opened.session.clone().with_budget(GREP_MAX * 200);
+            let out = session.execute(&command).map_err(ApiError::from_nav)?;
+            Ok(parse_grep(&doc_id, &out.text))
+        })
+        .await?;
     Ok(Json(view))
 }
 

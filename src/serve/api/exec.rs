@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use super::{blocking, opened, ApiJson};
+use super::ApiJson;
 use crate::nav::lexer::quote_word;
 use crate::serve::error::ApiError;
 use crate::serve::state::AppState;
@@ -69,28 +69,29 @@ pub async fn exec(
         }
         other => other,
     };
-    let opened = opened(&state).await?;
-    let answer = blocking(move || {
-        let mut session = opened.session.clone();
-        if let Some(b) = budget {
-            session = session.with_budget(b);
-        }
-        let internal = ApiError::from_nav;
-        if req.cwd != "/" {
-            let moved = session
-                .execute(&format!("cd {}", quote_word(&req.cwd)))
-                .map_err(internal)?;
-            if !moved.is_ok() {
-                return Err(ApiError::bad_request(format!("cwd: {}", moved.text)));
+    let opened = state.opened().await?;
+    let answer = state
+        .blocking(move || {
+            let mut session = opened.session.clone();
+            if let Some(b) = budget {
+                session = session.with_budget(b);
             }
-        }
-        let out = session.execute(&req.command).map_err(internal)?;
-        Ok(ExecResponse {
-            ok: out.is_ok(),
-            output: out.text,
-            cwd: session.pwd().map_err(internal)?,
+            let internal = ApiError::from_nav;
+            if req.cwd != "/" {
+                let moved = session
+                    .execute(&format!("cd {}", quote_word(&req.cwd)))
+                    .map_err(internal)?;
+                if !moved.is_ok() {
+                    return Err(ApiError::bad_request(format!("cwd: {}", moved.text)));
+                }
+            }
+            let out = session.execute(&req.command).map_err(internal)?;
+            Ok(ExecResponse {
+                ok: out.is_ok(),
+                output: out.text,
+                cwd: session.pwd().map_err(internal)?,
+            })
         })
-    })
-    .await?;
+        .await?;
     Ok(Json(answer))
 }

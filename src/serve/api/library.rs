@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use super::{blocking, opened, ApiQuery};
+use super::ApiQuery;
 use crate::agent::search::{docs_page, search_sections, DocsPage, SearchResults};
 use crate::serve::error::ApiError;
 use crate::serve::state::AppState;
@@ -44,7 +44,7 @@ pub struct Health {
 
 /// `GET /api/v1/health`. Errors: 503 without a workspace (`no_workspace`).
 pub async fn health(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {
-    let opened = opened(&state).await?;
+    let opened = state.opened().await?;
     Ok(Json(Health {
         status: "ok",
         documents: opened.workspace.cards().len(),
@@ -74,7 +74,7 @@ pub async fn docs(
             "limit must be 1 to {MAX_DOCS_PAGE}, not {limit}"
         )));
     }
-    let opened = opened(&state).await?;
+    let opened = state.opened().await?;
     Ok(Json(docs_page(opened.workspace.as_ref(), q.offset, limit)))
 }
 
@@ -148,13 +148,16 @@ pub async fn search(
             "budget must be 1 to {MAX_SEARCH_TEXT_CHARS} chars, not {budget}"
         )));
     }
-    let opened = opened(&state).await?;
-    let results = blocking(move || {
-        let scope = (!q.doc_ids.is_empty()).then_some(q.doc_ids.as_slice());
-        search_sections(opened.workspace.as_ref(), &q.q, scope, k, budget).map_err(|e| match e {
-            crate::agent::lexical::LexicalError::Workspace(w) => ApiError::from(w),
+    let opened = state.opened().await?;
+    let results = state
+        .blocking(move || {
+            let scope = (!q.doc_ids.is_empty()).then_some(q.doc_ids.as_slice());
+            search_sections(opened.workspace.as_ref(), &q.q, scope, k, budget).map_err(
+                |e| match e {
+                    crate::agent::lexical::LexicalError::Workspace(w) => ApiError::from(w),
+                },
+            )
         })
-    })
-    .await?;
+        .await?;
     Ok(Json(results))
 }

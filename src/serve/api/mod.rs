@@ -35,7 +35,6 @@ use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
 use super::state::AppState;
-use crate::nav::live::Opened;
 
 /// Every API route (mounted at `/api/v1`).
 pub fn routes() -> Router<AppState> {
@@ -120,19 +119,4 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
 
 fn query_rejection(rejection: QueryRejection) -> ApiError {
     ApiError::bad_request(rejection.body_text())
-}
-
-/// Run `work` on tokio's blocking pool; a panic in it (a bug) is a 500, not a dead server.
-pub async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ApiError::internal(format!("internal error: {e}")))?
-}
-
-/// The workspace as it is now (opening it on first use reads the catalog: off the runtime).
-pub async fn opened(state: &AppState) -> Result<Opened, ApiError> {
-    let library = state.library.clone();
-    blocking(move || library.get().map_err(ApiError::from)).await
 }

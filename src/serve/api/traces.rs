@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use super::{blocking, opened, ApiQuery};
+use super::ApiQuery;
 use crate::agent::EventRecord;
 use crate::serve::error::ApiError;
 use crate::serve::state::AppState;
@@ -45,10 +45,11 @@ pub async fn list(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<TraceList>, ApiError> {
-    let opened = opened(&state).await?;
+    let opened = state.opened().await?;
     let state2 = state.clone();
-    let traces =
-        blocking(move || Ok(state2.traces.list(&opened.workspace.traces_dir(), &q.q))).await?;
+    let traces = state
+        .blocking(move || Ok(state2.traces.list(&opened.workspace.traces_dir(), &q.q)))
+        .await?;
     Ok(Json(TraceList { traces }))
 }
 
@@ -82,8 +83,10 @@ pub async fn upload(
     })?;
     let text = String::from_utf8(body.to_vec())
         .map_err(|_| ApiError::bad_request("the trace is not UTF-8 text"))?;
-    let opened = opened(&state).await?;
-    let name = blocking(move || store_upload(&opened.workspace.traces_dir(), &text)).await?;
+    let opened = state.opened().await?;
+    let name = state
+        .blocking(move || store_upload(&opened.workspace.traces_dir(), &text))
+        .await?;
     Ok((StatusCode::CREATED, Json(Uploaded { name })).into_response())
 }
 
@@ -106,19 +109,20 @@ pub async fn get_trace(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<TraceView>, ApiError> {
-    let opened = opened(&state).await?;
-    let view = blocking(move || {
-        let dir = opened.workspace.traces_dir();
-        let trace = load(&dir, &name)?;
-        let bytes = std::fs::metadata(trace_path(&dir, &name)?).map_or(0, |m| m.len());
-        Ok(TraceView {
-            summary: TraceSummary::of(&name, &trace, bytes),
-            name,
-            header: trace.header,
-            events: trace.events,
+    let opened = state.opened().await?;
+    let view = state
+        .blocking(move || {
+            let dir = opened.workspace.traces_dir();
+            let trace = load(&dir, &name)?;
+            let bytes = std::fs::metadata(trace_path(&dir, &name)?).map_or(0, |m| m.len());
+            Ok(TraceView {
+                summary: TraceSummary::of(&name, &trace, bytes),
+                name,
+                header: trace.header,
+                events: trace.events,
+            })
         })
-    })
-    .await?;
+        .await?;
     Ok(Json(view))
 }
 
@@ -128,14 +132,15 @@ pub async fn raw(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    let opened = opened(&state).await?;
-    let (name, bytes) = blocking(move || {
-        let path = trace_path(&opened.workspace.traces_dir(), &name)?;
-        let bytes = std::fs::read(&path)
-            .map_err(|e| ApiError::internal(format!("cannot read trace `{name}`: {e}")))?;
-        Ok((name, bytes))
-    })
-    .await?;
+    let opened = state.opened().await?;
+    let (name, bytes) = state
+        .blocking(move || {
+            let path = trace_path(&opened.workspace.traces_dir(), &name)?;
+            let bytes = std::fs::read(&path)
+                .map_err(|e| ApiError::internal(format!("cannot read trace `{name}`: {e}")))?;
+            Ok((name, bytes))
+        })
+        .await?;
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
         .unwrap_or(HeaderValue::from_static("attachment"));
     Ok((
@@ -174,11 +179,11 @@ pub async fn replay(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<ReplayReport>, ApiError> {
-    let opened = opened(&state).await?;
+    let opened = state.opened().await?;
     let dir = opened.workspace.traces_dir();
     let trace = {
         let name = name.clone();
-        blocking(move || load(&dir, &name)).await?
+        state.blocking(move || load(&dir, &name)).await?
     };
     if let Some(why) = version_refusal(&trace, &name) {
         return Err(ApiError::cannot_replay(why.to_string()));
@@ -189,15 +194,16 @@ pub async fn replay(
     let library: Arc<dyn Library> = opened.workspace.clone();
     // The replay rebuilds a section index of the recording's documents: CPU work, off the
     // async workers.
-    let (trace, outcome) = blocking(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| ApiError::internal(e.to_string()))?;
-        let outcome = runtime.block_on(replay_trace(&trace, library));
-        Ok((trace, outcome))
-    })
-    .await?;
+    let (trace, outcome) = state
+        .blocking(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| ApiError::internal(e.to_string()))?;
+            let outcome = runtime.block_on(replay_trace(&trace, library));
+            Ok((trace, outcome))
+        })
+        .await?;
     let verdict = judge(&trace, &outcome);
     Ok(Json(ReplayReport {
         name,

@@ -6,8 +6,8 @@ use axum::extract::{Query, State};
 use axum::response::Response;
 use serde::Deserialize;
 
-use super::{api_error_page, human_bytes, render_page, segment, shown};
-use crate::serve::api::opened;
+use super::{api_error_page, human_bytes, render_page, shown};
+use crate::serve::links::segment;
 use crate::serve::state::AppState;
 use crate::workspace::Library;
 
@@ -56,7 +56,7 @@ struct LibraryPage {
 
 /// `GET /`.
 pub async fn page(State(state): State<AppState>, Query(q): Query<LibraryQuery>) -> Response {
-    let opened = match opened(&state).await {
+    let opened = match state.opened().await {
         Ok(o) => o,
         Err(e) => return api_error_page(&e),
     };

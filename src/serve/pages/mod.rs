@@ -14,6 +14,7 @@
 
 pub mod ask;
 pub mod library;
+pub mod login;
 pub mod reader;
 pub mod timeline;
 pub mod traces;
@@ -34,6 +35,7 @@ pub fn routes() -> Router<AppState> {
         .route("/doc/{doc_id}", get(reader::page))
         .route("/doc/{doc_id}/", get(reader::page))
         .route("/ask", get(ask::page))
+        .route("/login", get(login::page).post(login::submit))
         .route("/traces", get(traces::list_page))
         .route("/trace/{name}", get(traces::trace_page))
         .fallback(not_found)
@@ -43,12 +45,6 @@ pub fn routes() -> Router<AppState> {
 /// visible escapes ([`for_display`]); the template escapes the markup.
 pub fn shown(text: &str) -> String {
     for_display(text).into_owned()
-}
-
-/// Percent-encode a path segment: all but ASCII letters, digits, `-`, `_` and `.` (doc ids are
-/// slugs and trace names are checked, but nothing is assumed).
-pub fn segment(text: &str) -> String {
-    percent_encoding::utf8_percent_encode(text, crate::nav::path::DOC_ID_IN_URI).to_string()
 }
 
 /// `template` as an HTML response (a 500 page naming the template error if it fails to render,

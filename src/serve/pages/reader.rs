@@ -8,9 +8,7 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::response::Response;
 
-use super::{api_error_page, human_bytes, render_page, segment, shown};
-use crate::agent::evidence::Evidence;
-use crate::serve::api::{blocking, opened};
+use super::{api_error_page, human_bytes, render_page, shown};
 use crate::serve::error::ApiError;
 use crate::serve::state::AppState;
 use crate::tree::outline::location;
@@ -79,65 +77,38 @@ struct ReaderPage {
 
 /// `GET /doc/{doc_id}` and `GET /doc/{doc_id}/`.
 pub async fn page(State(state): State<AppState>, Path(doc_id): Path<String>) -> Response {
-    let opened = match opened(&state).await {
+    let opened = match state.opened().await {
         Ok(o) => o,
         Err(e) => return api_error_page(&e),
     };
-    let built = blocking(move || {
-        let ws = opened.workspace.as_ref();
-        let card = ws.card(&doc_id).ok_or_else(|| {
-            ApiError::not_found(format!(
-                "document not found: {} (the Library lists the documents)",
-                doc_id.chars().take(200).collect::<String>()
-            ))
-        })?;
-        let doc = ws.document(&doc_id)?;
-        let tree = &doc.tree;
-        Ok(ReaderPage {
-            active: "library",
-            doc_id_shown: shown(&doc_id),
-            title: shown(tree.title()),
-            format: card.format.as_str(),
-            size: human_bytes(card.bytes),
-            sections: tree.len().saturating_sub(1),
-            source: shown(&card.source),
-            summary: shown(&card.summary),
-            outline: outline_rows(tree),
-            doc_id,
+    let built = state
+        .blocking(move || {
+            let ws = opened.workspace.as_ref();
+            let card = ws.card(&doc_id).ok_or_else(|| {
+                ApiError::not_found(format!(
+                    "document not found: {} (the Library lists the documents)",
+                    doc_id.chars().take(200).collect::<String>()
+                ))
+            })?;
+            let doc = ws.document(&doc_id)?;
+            let tree = &doc.tree;
+            Ok(ReaderPage {
+                active: "library",
+                doc_id_shown: shown(&doc_id),
+                title: shown(tree.title()),
+                format: card.format.as_str(),
+                size: human_bytes(card.bytes),
+                sections: tree.len().saturating_sub(1),
+                source: shown(&card.source),
+                summary: shown(&card.summary),
+                outline: outline_rows(tree),
+                doc_id,
+            })
         })
-    })
-    .await;
+        .await;
     match built {
         Ok(page) => render_page(&page),
         Err(e) => api_error_page(&e),
-    }
-}
-
-/// The Reader's URL for `evidence`: its section, with the evidence's span of the section's text
-/// marked (`?mark=A-B`, chars) when it is found there verbatim (always, unless the document was
-/// re-indexed since).
-pub fn evidence_link(library: &dyn Library, evidence: &Evidence) -> String {
-    let base = format!("/doc/{}/", segment(&evidence.doc_id));
-    let fragment = if evidence.structure.is_empty() {
-        String::new()
-    } else {
-        format!("#{}", evidence.structure)
-    };
-    let mark = library.document(&evidence.doc_id).ok().and_then(|doc| {
-        let tree = &doc.tree;
-        let id = if evidence.structure.is_empty() {
-            NodeId::ROOT
-        } else {
-            tree.by_structure(&evidence.structure)?
-        };
-        let text = tree.text_of(id);
-        let at = text.find(&evidence.text)?;
-        let start = text[..at].chars().count();
-        Some((start, start + evidence.text.chars().count()))
-    });
-    match mark {
-        Some((a, b)) => format!("{base}?mark={a}-{b}{fragment}"),
-        None => format!("{base}{fragment}"),
     }
 }
 

@@ -7,9 +7,9 @@
 //! Orchestrator `evaluate` (or `replan`) decision closes a round; everything before the first
 //! one happened before round 1.
 
+use crate::agent::events::round_of;
 use crate::agent::events::{actor_order_key, ORCHESTRATOR};
 use crate::agent::{AgentEvent, EventRecord};
-use crate::serve::api::ask::round_of;
 use crate::serve::pages::shown;
 use crate::serve::traces::{utc_minute, TraceSummary};
 use crate::trace::Trace;
@@ -431,7 +431,7 @@ fn lane(actor: &str, events: &[&EventRecord]) -> LaneView {
         .unwrap_or_else(|| ("no end recorded (the run was cut)".to_string(), true));
     LaneView {
         actor: actor.to_string(),
-        doc_href: format!("/doc/{}/", super::segment(&doc_id)),
+        doc_href: format!("/doc/{}/", crate::serve::links::segment(&doc_id)),
         doc_id: shown(&doc_id),
         task: shown(&task),
         steps: steps_of(events),

@@ -8,8 +8,8 @@ use axum::response::Response;
 use serde::Deserialize;
 
 use super::timeline::{timeline, TimelineView};
-use super::{api_error_page, human_bytes, render_page, segment, shown};
-use crate::serve::api::{blocking, opened};
+use super::{api_error_page, human_bytes, render_page, shown};
+use crate::serve::links::segment;
 use crate::serve::state::AppState;
 use crate::serve::traces::load;
 
@@ -55,20 +55,21 @@ pub struct ListQuery {
 
 /// `GET /traces`.
 pub async fn list_page(State(state): State<AppState>, Query(q): Query<ListQuery>) -> Response {
-    let opened = match opened(&state).await {
+    let opened = match state.opened().await {
         Ok(o) => o,
         Err(e) => return api_error_page(&e),
     };
     let filter = q.q.clone();
     let state2 = state.clone();
-    let listed = blocking(move || {
-        let dir = opened.workspace.traces_dir();
-        Ok((
-            state2.traces.list(&dir, "").len(),
-            state2.traces.list(&dir, &q.q),
-        ))
-    })
-    .await;
+    let listed = state
+        .blocking(move || {
+            let dir = opened.workspace.traces_dir();
+            Ok((
+                state2.traces.list(&dir, "").len(),
+                state2.traces.list(&dir, &q.q),
+            ))
+        })
+        .await;
     let (total, traces) = match listed {
         Ok(l) => l,
         Err(e) => return api_error_page(&e),
@@ -121,19 +122,20 @@ pub async fn trace_page(
     Path(name): Path<String>,
     Query(q): Query<TraceQuery>,
 ) -> Response {
-    let opened = match opened(&state).await {
+    let opened = match state.opened().await {
         Ok(o) => o,
         Err(e) => return api_error_page(&e),
     };
-    let built = blocking(move || {
-        let dir = opened.workspace.traces_dir();
-        let mut views = vec![timeline(&name, &load(&dir, &name)?)];
-        if let Some(other) = q.compare.filter(|o| !o.is_empty()) {
-            views.push(timeline(&other, &load(&dir, &other)?));
-        }
-        Ok(views)
-    })
-    .await;
+    let built = state
+        .blocking(move || {
+            let dir = opened.workspace.traces_dir();
+            let mut views = vec![timeline(&name, &load(&dir, &name)?)];
+            if let Some(other) = q.compare.filter(|o| !o.is_empty()) {
+                views.push(timeline(&other, &load(&dir, &other)?));
+            }
+            Ok(views)
+        })
+        .await;
     match built {
         Ok(views) => render_page(&TracePage {
             active: "traces",
