@@ -99,6 +99,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     });
     let app = router(state, Router::new().route_service("/mcp", mcp));
 
+    crate::serve::allocator::return_freed_memory_promptly();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

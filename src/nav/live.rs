@@ -150,7 +150,10 @@ impl LiveLibrary {
         };
         let mut current = self.current();
         current.stamp = stamp;
-        current.opened = Some(opened.clone());
+        if let Some(old) = current.opened.replace(opened.clone()) {
+            // Requests still running on the old generation keep the trees they hold.
+            old.workspace.drop_cached_trees();
+        }
         current.quiet_until = None;
         Ok(opened)
     }

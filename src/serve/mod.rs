@@ -19,12 +19,14 @@
 //! trace names are checked before any file is touched; bodies are bounded; `ask` runs at most
 //! `max_asks` at once (429 beyond), because it spends the user's money.
 
+pub mod allocator;
 pub mod api;
 pub mod assets;
 pub mod auth;
 pub mod error;
 pub mod links;
 pub mod pages;
+pub mod search_cache;
 pub mod state;
 pub mod traces;
 

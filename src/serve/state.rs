@@ -8,6 +8,7 @@ use tokio::sync::Semaphore;
 
 use super::auth::Auth;
 use super::error::ApiError;
+use super::search_cache::SearchCache;
 use super::traces::TraceCatalog;
 use crate::agent::AgentOptions;
 use crate::llm::ChatModel;
@@ -60,6 +61,8 @@ pub struct Inner {
     pub traces: TraceCatalog,
     /// Permits for blocking work ([`work_permits`] of them).
     pub work: Arc<Semaphore>,
+    /// Search answers of the current index generation.
+    pub searches: SearchCache,
 }
 
 impl AppState {
@@ -75,6 +78,7 @@ impl AppState {
             auth: Arc::new(Auth::new(config.token, config.allowed_hosts)),
             traces: TraceCatalog::default(),
             work: Arc::new(Semaphore::new(work_permits())),
+            searches: SearchCache::default(),
         }))
     }
 }

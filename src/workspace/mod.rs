@@ -458,6 +458,15 @@ impl Workspace {
         }
     }
 
+    /// Forget the trees loaded so far (callers holding one keep it): a long-running reader that
+    /// has opened a newer generation frees the old one's trees at once instead of when its last
+    /// request ends.
+    pub fn drop_cached_trees(&self) {
+        if let Ok(mut cache) = self.cache.lock() {
+            *cache = cache::TreeCache::new(cache::DEFAULT_TREE_CACHE_BYTES);
+        }
+    }
+
     /// The catalog's index generation (see the module docs).
     pub fn index_generation(&self) -> u64 {
         self.index_generation

@@ -1,12 +1,16 @@
 //! `GET /health`, `GET /docs` (a page of DocCards) and `GET /search` (BM25 over every section).
 
+use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::ApiQuery;
-use crate::agent::search::{docs_page, search_sections, DocsPage, SearchResults};
+use crate::agent::search::{docs_page, search_sections, DocsPage};
 use crate::serve::error::ApiError;
+use crate::serve::search_cache::{generation_of, SearchKey};
 use crate::serve::state::AppState;
 use crate::workspace::Library;
 
@@ -118,14 +122,16 @@ impl<'de> Deserialize<'de> for SearchQuery {
     }
 }
 
-/// `GET /api/v1/search?q=…&k=…[&doc_id=…][&budget=…]`.
+/// `GET /api/v1/search?q=…&k=…[&doc_id=…][&budget=…]`: the
+/// [`SearchResults`](crate::agent::search::SearchResults) as JSON, from the generation's cache
+/// when the same search ran before ([`crate::serve::search_cache`]).
 ///
 /// Errors: 400 for an empty or too long query, `k` or `budget` out of range; 404 for an unknown
 /// `doc_id`; 503 without a workspace; 500 when the index is unusable.
 pub async fn search(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<SearchQuery>,
-) -> Result<Json<SearchResults>, ApiError> {
+) -> Result<Response, ApiError> {
     if q.q.trim().is_empty() {
         return Err(ApiError::bad_request(
             "the query `q` is empty (give keywords or a question)",
@@ -149,15 +155,39 @@ pub async fn search(
         )));
     }
     let opened = state.opened().await?;
-    let results = state
+    let key = SearchKey {
+        generation: generation_of(&opened.workspace),
+        query: q.q.clone(),
+        k,
+        budget,
+        doc_ids: q.doc_ids.clone(),
+    };
+    if let Some(body) = state.searches.get(&key) {
+        return Ok(json_body(body));
+    }
+    let body = state
         .blocking(move || {
             let scope = (!q.doc_ids.is_empty()).then_some(q.doc_ids.as_slice());
-            search_sections(opened.workspace.as_ref(), &q.q, scope, k, budget).map_err(
-                |e| match e {
+            let results = search_sections(opened.workspace.as_ref(), &q.q, scope, k, budget)
+                .map_err(|e| match e {
                     crate::agent::lexical::LexicalError::Workspace(w) => ApiError::from(w),
-                },
-            )
+                })?;
+            serde_json::to_vec(&results)
+                .map(Bytes::from)
+                .map_err(|e| ApiError::internal(e.to_string()))
         })
         .await?;
-    Ok(Json(results))
+    state.searches.insert(key, body.clone());
+    Ok(json_body(body))
+}
+
+fn json_body(body: Bytes) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
 }
