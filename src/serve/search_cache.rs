@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use axum::body::Bytes;
 
 /// Bytes of answers kept (JSON).
-pub const SEARCH_CACHE_BYTES: usize = 16 * 1024 * 1024;
+pub const SEARCH_CACHE_BYTES: usize = 8 * 1024 * 1024;
 
 /// What makes two searches the same.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::Document;
 
 /// Bytes of decoded trees kept by default (see [`TreeCache::new`]).
-pub const DEFAULT_TREE_CACHE_BYTES: usize = 32 * 1024 * 1024;
+pub const DEFAULT_TREE_CACHE_BYTES: usize = 24 * 1024 * 1024;
 
 /// An LRU map from doc id to its decoded tree, bounded by the trees' sizes.
 #[derive(Debug)]
