@@ -128,6 +128,22 @@ fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|(_, v)| v.to_string())
 }
 
+/// Whether a request may act: reads (GET, HEAD) always; anything else only without an `Origin`
+/// (scripts, coding agents) or with one naming this server's own host (the web app). A page of
+/// another site that the user has open could otherwise post to a server on 127.0.0.1 (CSRF): it
+/// cannot read the answer, but it could start an ask or store a trace.
+fn same_origin(method: &axum::http::Method, headers: &HeaderMap) -> bool {
+    if matches!(*method, axum::http::Method::GET | axum::http::Method::HEAD) {
+        return true;
+    }
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let origin_host = origin.split_once("://").map(|(_, rest)| rest);
+    matches!((origin_host, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h))
+}
+
 /// Paths served without the token: the login page and the assets it needs.
 fn is_public(path: &str) -> bool {
     path == "/login" || path.starts_with("/assets/")
@@ -142,6 +158,17 @@ pub async fn guard(State(auth): State<Arc<Auth>>, request: Request, next: Next) 
                 "error": "forbidden_host",
                 "detail": "this server answers only to its loopback names without a token \
                            (hint: open it as http://127.0.0.1:PORT, or start it with --token)"
+            })),
+        )
+            .into_response();
+    }
+    if !same_origin(request.method(), request.headers()) {
+        return (
+            StatusCode::FORBIDDEN,
+            axum::Json(serde_json::json!({
+                "error": "cross_origin",
+                "detail": "a page of another site may not send requests that change or spend \
+                           anything here (the Origin differs from the Host)"
             })),
         )
             .into_response();
@@ -197,6 +224,24 @@ mod tests {
         assert_eq!(host_name("localhost:7070"), "localhost");
         assert_eq!(host_name("[::1]:7070"), "::1");
         assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
+    }
+
+    #[test]
+    fn only_this_servers_own_pages_may_post_from_a_browser() {
+        let post = axum::http::Method::POST;
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "127.0.0.1:7070".parse().unwrap());
+        assert!(same_origin(&post, &h), "no Origin: a script or an agent");
+        h.insert(header::ORIGIN, "http://127.0.0.1:7070".parse().unwrap());
+        assert!(same_origin(&post, &h));
+        h.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
+        assert!(!same_origin(&post, &h));
+        assert!(
+            same_origin(&axum::http::Method::GET, &h),
+            "reads are not refused"
+        );
+        h.insert(header::ORIGIN, "null".parse().unwrap());
+        assert!(!same_origin(&post, &h));
     }
 
     #[test]

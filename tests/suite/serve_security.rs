@@ -154,6 +154,19 @@ async fn without_a_token_only_loopback_host_names_are_answered() {
             .unwrap();
         assert_eq!(r.status().as_u16(), status, "{host}");
     }
+    // A page of another site cannot make this server act (CSRF); its own pages can.
+    let own = served.url.clone();
+    for (origin, status) in [("https://evil.example", 403), (own.as_str(), 400)] {
+        let r = client()
+            .post(served.at("/api/v1/traces"))
+            .header("origin", origin)
+            .header("content-type", "text/plain")
+            .body("not a trace\n")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), status, "{origin}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
