@@ -100,8 +100,12 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let app = router(state, Router::new().route_service("/mcp", mcp));
 
     crate::serve::allocator::return_freed_memory_promptly();
+    // Blocking work runs with few permits (crate::serve::state::work_permits); a small pool whose
+    // idle threads end soon keeps the allocator's per-thread memory from piling up.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(crate::serve::state::work_permits() + 8)
+        .thread_keep_alive(std::time::Duration::from_secs(2))
         .build()?;
     let result: anyhow::Result<()> = runtime.block_on(async {
         let listener = match tokio::net::TcpListener::bind(args.bind).await {
