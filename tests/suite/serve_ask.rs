@@ -164,51 +164,25 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
     let trace = done["trace"].as_str().unwrap().to_string();
 
     // The trace is listed, readable and replays identically.
-    let list: Value = client()
-        .get(served.at("/api/v1/traces?q=compressed"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list: Value = served.get_json("/api/v1/traces?q=compressed").await;
     let row = &list["traces"][0];
     assert_eq!(row["name"], trace.as_str());
     assert_eq!(row["question"], QUESTION);
     assert_eq!(row["model"], "fake-model");
     assert_eq!(row["verdict"], "sufficient");
     assert_eq!(row["calls"], 4);
-    let none: Value = client()
-        .get(served.at("/api/v1/traces?q=no-such-question"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let none: Value = served.get_json("/api/v1/traces?q=no-such-question").await;
     assert_eq!(none["traces"], json!([]));
 
-    let report: Value = client()
-        .post(served.at(&format!("/api/v1/traces/{trace}/replay")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let report: Value = served
+        .post_empty(&format!("/api/v1/traces/{trace}/replay"))
+        .await;
     assert_eq!(report["verdict"]["status"], "identical", "{report}");
     assert_eq!(report["verdict"]["model_replies"], 4);
     assert_eq!(report["success"], true);
 
     // The timeline: the Orchestrator's understanding, round 1's Worker, then its evaluation.
-    let page = client()
-        .get(served.at(&format!("/trace/{trace}")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = served.get_text(&format!("/trace/{trace}")).await;
     let phases: Vec<&str> = page
         .split("<section class=\"phase\">")
         .skip(1)
@@ -233,14 +207,9 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
     assert!(after.contains("verdict: sufficient"));
 
     // A copy whose recorded plan reads another section diverges where it first differs.
-    let raw = client()
-        .get(served.at(&format!("/api/v1/traces/{trace}/raw")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let raw = served
+        .get_text(&format!("/api/v1/traces/{trace}/raw"))
+        .await;
     assert!(raw.contains("cat 1/8"));
     assert!(!raw.contains(SECRET));
     for page in [
@@ -249,37 +218,20 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
         &format!("/trace/{trace}"),
         &format!("/api/v1/traces/{trace}"),
     ] {
-        let body = client()
-            .get(served.at(page))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let body = served.get_text(page).await;
         assert!(!body.contains(SECRET), "{page}");
     }
     let diverging = raw.replace("cat 1/8", "cat 1/9");
-    let uploaded = client()
-        .post(served.at("/api/v1/traces"))
-        .body(diverging)
-        .send()
-        .await
-        .unwrap();
+    let uploaded = served.post_raw("/api/v1/traces", diverging).await;
     assert_eq!(uploaded.status().as_u16(), 201);
     let name = uploaded.json::<Value>().await.unwrap()["name"]
         .as_str()
         .unwrap()
         .to_string();
     assert!(name.starts_with("upload-"), "{name}");
-    let report: Value = client()
-        .post(served.at(&format!("/api/v1/traces/{name}/replay")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let report: Value = served
+        .post_empty(&format!("/api/v1/traces/{name}/replay"))
+        .await;
     let verdict = &report["verdict"];
     assert_eq!(verdict["status"], "diverged", "{report}");
     assert_eq!(verdict["actor"], "r1-w1-ripgrep-faq");
@@ -302,37 +254,22 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
     assert_eq!(report["success"], false);
 
     // Two traces of the same question side by side.
-    let compared = client()
-        .get(served.at(&format!("/trace/{trace}?compare={name}")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let compared = served
+        .get_text(&format!("/trace/{trace}?compare={name}"))
+        .await;
     assert_eq!(compared.matches("<article class=\"timeline\"").count(), 2);
     assert!(compared.contains(&format!("data-name=\"{name}\"")));
 
     // A trace cut mid-line opens up to the cut and replays up to it.
     let cut = &raw[..raw.len() - 40];
-    let uploaded: Value = client()
-        .post(served.at("/api/v1/traces"))
-        .body(cut.to_string())
-        .send()
+    let uploaded: Value = served
+        .post_raw("/api/v1/traces", cut.to_string())
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
     let name = uploaded["name"].as_str().unwrap();
-    let opened: Value = client()
-        .get(served.at(&format!("/api/v1/traces/{name}")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let opened: Value = served.get_json(&format!("/api/v1/traces/{name}")).await;
     assert!(
         opened["summary"]["truncated_at_line"].as_u64().is_some(),
         "{}",
@@ -347,12 +284,7 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
     assert!(page.text().await.unwrap().contains("its last line was cut"));
 
     // Not a trace: refused, nothing stored.
-    let refused = client()
-        .post(served.at("/api/v1/traces"))
-        .body("hello\n")
-        .send()
-        .await
-        .unwrap();
+    let refused = served.post_raw("/api/v1/traces", "hello\n").await;
     assert_eq!(refused.status().as_u16(), 400);
 }
 

@@ -8,12 +8,11 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 
 use super::agent::{command, evaluation, plan, understand};
-use super::common::{fixture, run};
 use super::mcp::workspace;
-use super::serve_security::HOSTILE;
+use super::serve_security::hostile_workspace;
 use crate::support::browser::{browser_available, key, Browser};
 use crate::support::fake_model::FakeModel;
-use crate::support::server::{client, Served};
+use crate::support::server::Served;
 
 async fn text_of(browser: &Browser, css: &str) -> String {
     browser.find(css).await.text().await.unwrap()
@@ -327,20 +326,12 @@ async fn ask_shows_worker_lanes_and_evidence_then_its_trace_replays() {
     let name = browser
         .eval("document.querySelector('.replay-button').dataset.name")
         .await;
-    let raw = client()
-        .get(served.at(&format!("/api/v1/traces/{}/raw", name.as_str().unwrap())))
-        .send()
+    let raw = served
+        .get_text(&format!("/api/v1/traces/{}/raw", name.as_str().unwrap()))
+        .await;
+    let uploaded: Value = served
+        .post_raw("/api/v1/traces", raw.replace("cat 1/8", "cat 1/9"))
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let uploaded: Value = client()
-        .post(served.at("/api/v1/traces"))
-        .body(raw.replace("cat 1/8", "cat 1/9"))
-        .send()
-        .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -374,18 +365,7 @@ async fn a_hostile_document_is_shown_as_text_in_the_browser() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("hostile.md");
-    std::fs::write(&source, HOSTILE).unwrap();
-    let ws = dir.path().join("ws");
-    let r = run(
-        &ws,
-        &[
-            "index",
-            source.to_str().unwrap(),
-            fixture("notes.txt").to_str().unwrap(),
-        ],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let ws = hostile_workspace(dir.path());
     let served = Served::start(&ws, &[], &[]);
     let browser = Browser::start().await;
     let c = &browser.client;

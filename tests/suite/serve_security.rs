@@ -229,18 +229,7 @@ async fn bodies_are_bounded_and_names_cannot_leave_the_workspace() {
 #[tokio::test(flavor = "multi_thread")]
 async fn hostile_document_text_is_escaped_in_every_page() {
     let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("hostile.md");
-    std::fs::write(&source, HOSTILE).unwrap();
-    let ws = dir.path().join("ws");
-    let r = run(
-        &ws,
-        &[
-            "index",
-            source.to_str().unwrap(),
-            fixture("notes.txt").to_str().unwrap(),
-        ],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let ws = hostile_workspace(dir.path());
     let served = Served::start(&ws, &[], &[]);
     for path in ["/", "/doc/hostile/"] {
         let r = client().get(served.at(path)).send().await.unwrap();
@@ -265,6 +254,23 @@ async fn hostile_document_text_is_escaped_in_every_page() {
             "{path}: the override shown as an escape"
         );
     }
+}
+
+/// A workspace in `dir/ws` holding [`HOSTILE`] (as `hostile`) and `notes.txt`.
+pub fn hostile_workspace(dir: &std::path::Path) -> std::path::PathBuf {
+    let source = dir.join("hostile.md");
+    std::fs::write(&source, HOSTILE).unwrap();
+    let ws = dir.join("ws");
+    let r = run(
+        &ws,
+        &[
+            "index",
+            source.to_str().unwrap(),
+            fixture("notes.txt").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    ws
 }
 
 /// A document whose title, headings and text try to run script, load images, link to

@@ -93,3 +93,51 @@ pub fn client() -> reqwest::Client {
         .build()
         .unwrap()
 }
+
+impl Served {
+    /// `GET path`: the body as JSON.
+    pub async fn get_json(&self, path: &str) -> serde_json::Value {
+        client()
+            .get(self.at(path))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// `GET path`: the body as text.
+    pub async fn get_text(&self, path: &str) -> String {
+        client()
+            .get(self.at(path))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
+    /// `POST path` without a body: the answer as JSON.
+    pub async fn post_empty(&self, path: &str) -> serde_json::Value {
+        client()
+            .post(self.at(path))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// `POST path` with `body` as is: the response.
+    pub async fn post_raw(&self, path: &str, body: impl Into<reqwest::Body>) -> reqwest::Response {
+        client()
+            .post(self.at(path))
+            .body(body)
+            .send()
+            .await
+            .unwrap()
+    }
+}
