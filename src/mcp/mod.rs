@@ -27,6 +27,7 @@ pub mod nav_tools;
 pub mod resources;
 pub mod search;
 pub mod server;
+pub mod stdio;
 pub mod tools;
 
 use std::path::PathBuf;
@@ -52,14 +53,15 @@ pub struct McpConfig {
 }
 
 /// Serve MCP on this process's stdin/stdout until the client closes stdin (or the connection
-/// fails). Logs go to stderr; stdout carries only protocol messages.
+/// fails). Logs go to stderr; stdout carries only protocol messages; a line that is not JSON gets
+/// the JSON-RPC parse error ([`stdio`]).
 ///
 /// Errors: the transport failed during the `initialize` handshake (e.g. stdin closed before it),
 /// or the service task ended abnormally.
 pub async fn serve_stdio(config: McpConfig) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
     let server = DocnavServer::new(config);
-    let running = server.serve(rmcp::transport::stdio()).await?;
+    let running = server.serve(stdio::checked_stdio()).await?;
     running.waiting().await?;
     Ok(())
 }

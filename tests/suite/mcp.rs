@@ -590,6 +590,13 @@ fn malformed_input_gets_protocol_errors_and_never_ends_the_server() {
     let (seen, status) = raw_session(&ws, &lines, &[1, 3, 4, 5, 6, 7]);
     let by_id = |id: u64| seen.iter().find(|m| m["id"] == id).cloned();
     assert_eq!(by_id(1).unwrap()["result"]["serverInfo"]["name"], "docnav");
+    // A line that is not JSON (or not UTF-8): the parse error, id null, one per line.
+    let parse_errors: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["error"]["code"] == -32700)
+        .collect();
+    assert_eq!(parse_errors.len(), 2, "{seen:#?}");
+    assert!(parse_errors.iter().all(|m| m["id"].is_null()));
     // Well-formed JSON of the wrong shape: "Invalid Request" (the id cannot be trusted).
     assert!(
         seen.iter().any(|m| m["error"]["code"] == -32600),
