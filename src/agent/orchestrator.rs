@@ -176,7 +176,7 @@ pub async fn ask(
             if let Some(v) = judged_by_its_only_worker(&plan, &outcomes) {
                 break v;
             }
-            let evaluation = evaluate(
+            let mut evaluation = evaluate(
                 model.as_ref(),
                 &orchestrator,
                 library.as_ref(),
@@ -186,8 +186,43 @@ pub async fn ask(
                 &pre,
                 &outcomes,
                 &collected,
+                false,
             )
             .await?;
+            // Zero evidence never answers a question: a "sufficient" over none is overruled, said
+            // in the trace, and evaluate is asked again while a round is left.
+            let mut overruled = false;
+            if evaluation.verdict == Outcome::Sufficient && collected.is_empty() {
+                overruled = true;
+                orchestrator.decision(
+                    "overruled",
+                    &serde_json::json!({
+                        "model_verdict": "sufficient",
+                        "verdict": "insufficient",
+                        "reason": NO_EVIDENCE,
+                    }),
+                );
+                if rounds < last_round {
+                    evaluation = evaluate(
+                        model.as_ref(),
+                        &orchestrator,
+                        library.as_ref(),
+                        options,
+                        (rounds, last_round),
+                        question,
+                        &pre,
+                        &outcomes,
+                        &collected,
+                        true,
+                    )
+                    .await?;
+                }
+                if evaluation.verdict == Outcome::Sufficient {
+                    evaluation.verdict = Outcome::Insufficient;
+                    evaluation.missing = NO_EVIDENCE.to_string();
+                    evaluation.tasks.clear();
+                }
+            }
             let next = if rounds < last_round && evaluation.verdict == Outcome::Insufficient {
                 known_tasks(
                     library.as_ref(),
@@ -202,7 +237,11 @@ pub async fn ask(
                 break AnswerVerdict {
                     verdict: evaluation.verdict,
                     missing: evaluation.missing,
-                    judged_by: "evaluate".into(),
+                    judged_by: if overruled {
+                        "evaluate (its \"sufficient\" over no evidence was overruled)".into()
+                    } else {
+                        "evaluate".into()
+                    },
                 };
             }
             tasks = next;
@@ -260,6 +299,9 @@ pub async fn ask(
     })
 }
 
+/// Why a "sufficient" verdict over no evidence is overruled.
+const NO_EVIDENCE: &str = "no evidence was collected";
+
 /// The final verdict without an evaluate call: when only one Worker ran in the whole question,
 /// its own `check` judged its evidence — the whole evidence — sufficient, and its task was the
 /// whole question: the understanding said one section likely answers it (strategy `focused`).
@@ -276,7 +318,10 @@ fn judged_by_its_only_worker(
         return None;
     }
     let verdict = only.verdict.as_ref()?;
-    (only.error.is_none() && verdict.verdict == Outcome::Sufficient).then(|| AnswerVerdict {
+    // A check that found its (empty) evidence sufficient is left to evaluate, which overrules it.
+    let judged =
+        only.error.is_none() && verdict.verdict == Outcome::Sufficient && !only.evidence.is_empty();
+    judged.then(|| AnswerVerdict {
         verdict: Outcome::Sufficient,
         missing: String::new(),
         judged_by: format!("check {}", only.worker_id),

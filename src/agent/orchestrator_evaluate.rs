@@ -21,7 +21,13 @@ use crate::index::DocCard;
 use crate::llm::{ChatMessage, ChatModel};
 use crate::workspace::Library;
 
-/// Evaluate after round `round` of `rounds` (1-based).
+/// Said to evaluate when it is asked again because it judged "sufficient" with no evidence.
+pub(super) const OVERRULED_NOTE: &str = "\nYour previous verdict was \"sufficient\", but no \
+evidence has been collected: nothing can answer the question yet. Reply \"insufficient\" with the \
+next round's tasks, or \"absent\" if the documents do not cover it.\n";
+
+/// Evaluate after round `round` of `rounds` (1-based); `overruled`: asked again because its
+/// "sufficient" came over zero evidence ([`OVERRULED_NOTE`] is added).
 ///
 /// Errors: [`AgentError::Llm`] when the model call fails or its reply does not parse after the
 /// repair round.
@@ -36,6 +42,7 @@ pub(super) async fn evaluate(
     pre: &PreRank,
     outcomes: &[WorkerOutcome],
     collected: &[CollectedEvidence],
+    overruled: bool,
 ) -> Result<Evaluation, AgentError> {
     let cap = options.prompt_cap_tokens;
     let system = system_prompt(Prompt::Evaluate, options, &[("round", round.to_string())]);
@@ -52,10 +59,13 @@ pub(super) async fn evaluate(
         "\nNo round is left: tasks must be [].\n".to_string()
     };
     let room = room_chars(cap, &[&system, &head, &documents, "Evidence:\n"]);
-    let user = format!(
+    let mut user = format!(
         "{head}Evidence:\n{}{documents}",
         evidence_block(library, collected, room)
     );
+    if overruled {
+        user.push_str(OVERRULED_NOTE);
+    }
     let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];
     Ok(ask_model(
         model,

@@ -355,3 +355,69 @@ async fn links_to_other_documents_are_read_or_reported_as_leads() {
     );
     assert!(evaluate.contains("- `ripgrep-guide` — "), "{evaluate}");
 }
+
+/// Issue 25.8: a "sufficient" over zero evidence is overruled — evaluate is asked again (the
+/// note says why) and its next round runs; with no round left the answer is insufficient, saying
+/// the model's verdict was overruled.
+#[tokio::test]
+async fn a_sufficient_verdict_over_no_evidence_is_overruled() {
+    let fake = FakeModel::start(vec![
+        analysis(&["workspace"], &[("notes", "the workspace flag")]),
+        plan("notes", &["look around"], "ls"),
+        command("notes", "done"),
+        evaluation("sufficient", "", &[]),
+        evaluation(
+            "insufficient",
+            "the workspace flag",
+            &[("notes", "read section 1.1")],
+        )
+        .when("no evidence has been collected"),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        command("notes", "done"),
+        evaluation("sufficient", "", &[]),
+    ])
+    .await;
+    let answered = run(
+        &fake,
+        library(&["notes.txt", "multilingual.md"]),
+        AgentOptions {
+            rounds: 2,
+            ..AgentOptions::default()
+        },
+        "How do I keep two indexes apart?",
+    )
+    .await
+    .unwrap();
+    fake.verify().unwrap();
+    assert_eq!(answered.answer.stats.rounds, 2);
+    assert_eq!(answered.answer.evidence.len(), 1);
+    assert_eq!(answered.verdict.judged_by, "evaluate");
+
+    // No round left: insufficient, and the answer says the model was overruled.
+    let fake = FakeModel::start(vec![
+        analysis(&["workspace"], &[("notes", "the workspace flag")]),
+        plan("notes", &["look around"], "ls"),
+        command("notes", "done"),
+        evaluation("sufficient", "", &[]),
+    ])
+    .await;
+    let run = run(
+        &fake,
+        library(&["notes.txt", "multilingual.md"]),
+        AgentOptions {
+            rounds: 1,
+            ..AgentOptions::default()
+        },
+        "How do I keep two indexes apart?",
+    )
+    .await
+    .unwrap();
+    fake.verify().unwrap();
+    assert!(run.answer.evidence.is_empty());
+    assert_eq!(run.verdict.verdict.as_str(), "insufficient");
+    assert_eq!(run.verdict.missing, "no evidence was collected");
+    assert_eq!(
+        run.verdict.judged_by,
+        "evaluate (its \"sufficient\" over no evidence was overruled)"
+    );
+}
