@@ -29,6 +29,8 @@ pub struct ShellAgent {
     runtime: Option<tokio::runtime::Runtime>,
     last_answer: Option<Answer>,
     last_question: Option<String>,
+    /// The trace of this session's last `ask`, for `replay` without a file.
+    last_trace: Option<PathBuf>,
 }
 
 impl ShellAgent {
@@ -45,6 +47,7 @@ impl ShellAgent {
             runtime: None,
             last_answer: None,
             last_question: None,
+            last_trace: None,
         }
     }
 
@@ -119,6 +122,7 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -
     });
     if let Some(w) = &writer {
         let _ = w.finish();
+        agent.last_trace = Some(w.path().to_path_buf());
     }
     let recorded = writer
         .as_ref()
@@ -149,6 +153,13 @@ pub fn goto(agent: &ShellAgent, session: &mut Session, arg: &str) -> (String, St
             Status::Error,
         );
     };
+    if answer.evidence.is_empty() {
+        return (
+            "goto: the last answer has no evidence to go to (ask again, or navigate with ls and cd)"
+                .into(),
+            Status::Error,
+        );
+    }
     let n: usize = match arg.trim().parse() {
         Ok(n) if n >= 1 && n <= answer.evidence.len() => n,
         _ => {
@@ -232,6 +243,21 @@ pub struct ReplayEnd {
     pub cursor: crate::nav::Cursor,
 }
 
+/// The trace `replay` walks when given no file: this session's last `ask`'s, else the newest in
+/// `agent.traces_dir` (by modification time); `None` when there is none.
+pub fn default_replay_trace(agent: &ShellAgent) -> Option<PathBuf> {
+    if let Some(p) = agent.last_trace.as_ref().filter(|p| p.is_file()) {
+        return Some(p.clone());
+    }
+    std::fs::read_dir(&agent.traces_dir)
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max()
+        .map(|(_, p)| p)
+}
+
 /// `replay FILE [WORKER]`: walk the trace one transcript line at a time, each passed to `step`
 /// (which shows it and returns `false` to stop early), then re-run WORKER's commands (default:
 /// the first worker's) over `library` to find where it ended.
@@ -244,7 +270,10 @@ pub fn replay_in_shell(
     mut step: impl FnMut(&str) -> bool,
 ) -> Result<ReplayEnd, String> {
     let Some(file) = args.first() else {
-        return Err("usage: replay FILE [WORKER]".into());
+        return Err(
+            "usage: replay [FILE [WORKER]] (without FILE: the last trace of this shell; none yet)"
+                .into(),
+        );
     };
     let trace = read_trace(std::path::Path::new(file)).map_err(|e| e.to_string())?;
     let lines = transcript(&trace);
@@ -303,5 +332,51 @@ pub fn move_to_replay_end(
             )
         }
         Err(message) => (message, Status::Error),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn goto_after_an_answer_without_evidence_says_there_is_nothing_to_go_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut agent = ShellAgent::new(
+            Err("no model".into()),
+            AgentOptions::default(),
+            dir.path().join("traces"),
+        );
+        let library: Arc<dyn crate::workspace::Library> = Arc::new(
+            crate::workspace::InMemoryLibrary::from_paths::<std::path::PathBuf>(
+                &[],
+                &Default::default(),
+            )
+            .unwrap(),
+        );
+        let mut session = Session::new(library, Role::Person);
+        let (text, status) = goto(&agent, &mut session, "1");
+        assert_eq!(
+            (text.as_str(), status),
+            (
+                "goto: no evidence yet (run `ask <question>` first)",
+                Status::Error
+            )
+        );
+        agent.last_answer = Some(Answer {
+            question: "q".into(),
+            evidence: Vec::new(),
+            stats: Default::default(),
+            worker_errors: Vec::new(),
+            verdict: None,
+        });
+        let (text, status) = goto(&agent, &mut session, "1");
+        assert_eq!(status, Status::Error);
+        assert!(
+            text.starts_with("goto: the last answer has no evidence"),
+            "{text}"
+        );
+        assert_eq!(default_replay_trace(&agent), None);
     }
 }

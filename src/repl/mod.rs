@@ -150,7 +150,14 @@ pub fn run_shell(
         let (text, status) = if first == "replay" {
             // Its steps are read by the same editor as the command lines: keys typed ahead stay
             // in order, and Ctrl-C or Ctrl-D at a step stops the walk.
-            let args = crate::nav::split_words(rest).unwrap_or_default();
+            let mut args = crate::nav::split_words(rest).unwrap_or_default();
+            if args.is_empty() {
+                // Without a file: the shell's last trace, said before its first step.
+                if let Some(last) = agent::default_replay_trace(&agent) {
+                    println!("replaying `{}`", for_display(&last.display().to_string()));
+                    args.push(last.display().to_string());
+                }
+            }
             let end =
                 agent::replay_in_shell(&library, &args, |text| replay_step(&mut editor, text));
             let Some(helper) = editor.helper_mut() else {

@@ -97,6 +97,19 @@ async fn shell_ask_goto_suggest_and_replay() {
         last_replay.contains("[3/") && !last_replay.contains("[4/"),
         "{last_replay}"
     );
+    // Without a file, `replay` walks the shell's last trace and says which.
+    t.keys(&["cd /", "Enter"]);
+    t.wait_for_prompt_after("> cd /\n/\n", "docnav:/> ");
+    t.keys(&["replay", "Enter"]);
+    t.wait_for_prompt_after(
+        &format!("replaying `{}`", trace.display()),
+        "(Enter: next, q: stop)",
+    );
+    t.keys(&["q", "Enter"]);
+    t.wait_for_prompt_after(
+        "cursor moved to where r1-w1-notes ended: /notes",
+        "docnav:/notes> ",
+    );
     t.keys(&["C-d"]);
     t.wait_for("EXITED:0");
 }
