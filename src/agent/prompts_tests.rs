@@ -182,7 +182,13 @@ fn the_prompts_say_what_a_capable_model_had_to_guess() {
             p,
             "`--` ends the options, so a word may start with dashes: `find -- --max-count`",
         );
-        has(p, "`path:N` starts at line N");
+        has(p, "`cat path:N` reads from line N");
+        has(p, "read exactly lines N to M of the section's text (the numbers `grep` prints) and collect only them");
+        has(p, "`grep -i 'exit status|pipefail' /bashref`");
+        has(p, "(N is a char offset into the section's text)");
+        has(p, "ls [--from N] [path]");
+        has(p, "grep [-i] [-c] [-m MAX] <regex> [path]");
+        has(p, "[S subsections, W words]");
         has(p, "Rust regex (`a|b`, `(?i)`, `\\b`; no look-around)");
         has(p, "`path:N: line`, line N of `cat path` (1 = its heading)");
         has(p, "`[see also: #2.1 Title, /other-doc/#1.5 Title]`");

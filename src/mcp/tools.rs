@@ -78,7 +78,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
             "ls",
             "List sections",
             format!(
-                "The sections under a node: `N. Title  [leaves, words]  — summary` per child \
+                "The sections under a node: `N. Title  [S subsections, W words]  — summary` per child \
                  (documents at `/`). Use the numbers in the next path. {PATHS}"
             ),
         ),

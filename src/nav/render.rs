@@ -46,16 +46,22 @@ pub fn location_header(doc_id: &str, tree: &Tree, node: NodeId) -> String {
     out
 }
 
-/// `N. Title  [L leaves, W words]  — summary` for child number `number` (1-based); the counts
-/// come from the document's [`NodeStats`].
+/// `N. Title  [S subsections, W words]  — summary` (`[no subsections, W words]` for a section
+/// with none) for child number `number` (1-based): S counts every section below it, W the words
+/// of its text with theirs; from the document's [`NodeStats`]. (It said "L leaves" once, and a
+/// model read `[1 leaf]` as "this is a leaf" when the section had one child.)
 pub fn ls_line(tree: &Tree, stats: &NodeStats, number: usize, child: NodeId) -> String {
     let node = tree.node(child);
-    let leaves = stats.leaves.get(child.index()).copied().unwrap_or(0);
+    let below = stats.below.get(child.index()).copied().unwrap_or(0);
     let words = stats.words.get(child.index()).copied().unwrap_or(0);
+    let sections = match below {
+        0 => "no subsections".to_string(),
+        1 => "1 subsection".to_string(),
+        n => format!("{n} subsections"),
+    };
     let mut out = format!(
-        "{number}. {}  [{leaves} {}, {words} {}]",
+        "{number}. {}  [{sections}, {words} {}]",
         one_line(&node.title, 120),
-        if leaves == 1 { "leaf" } else { "leaves" },
         if words == 1 { "word" } else { "words" },
     );
     let summary = one_line(&node.summary, 200);

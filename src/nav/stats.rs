@@ -14,6 +14,8 @@ use crate::workspace::Document;
 pub struct NodeStats {
     /// Leaves in each node's subtree (a leaf counts itself).
     pub leaves: Vec<u32>,
+    /// Sections below each node (its descendants; 0 for a leaf).
+    pub below: Vec<u32>,
     /// Whitespace-separated words of the contents in each node's subtree.
     pub words: Vec<u64>,
     /// [`title_key`] of each node's title.
@@ -26,6 +28,7 @@ impl NodeStats {
     pub fn compute(tree: &Tree) -> NodeStats {
         let n = tree.len();
         let mut leaves = vec![0u32; n];
+        let mut below = vec![0u32; n];
         let mut words = vec![0u64; n];
         for id in tree.preorder(NodeId::ROOT).into_iter().rev() {
             let node = tree.node(id);
@@ -36,6 +39,7 @@ impl NodeStats {
             words[i] += node.content.split_whitespace().count() as u64;
             if let Some(parent) = node.parent {
                 leaves[parent.index()] += leaves[i];
+                below[parent.index()] += below[i] + 1;
                 words[parent.index()] += words[i];
             }
         }
@@ -46,6 +50,7 @@ impl NodeStats {
             .collect();
         NodeStats {
             leaves,
+            below,
             words,
             keys,
         }

@@ -113,13 +113,13 @@ fn ls_lines_give_number_title_leaves_words_summary() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 4);
     assert!(
-        lines[0].starts_with("1. インストール  [1 leaf, "),
+        lines[0].starts_with("1. インストール  [1 subsection, "),
         "{}",
         lines[0]
     );
     assert_eq!(
         lines[2],
-        "3. Café noir  [1 leaf, 15 words]  — Le café noir est servi sans lait. Il se boit chaud, sans sucre de préférence."
+        "3. Café noir  [no subsections, 15 words]  — Le café noir est servi sans lait. Il se boit chaud, sans sucre de préférence."
     );
     let leaf = text(&mut session_at("/multilingual/3"), "ls");
     assert_eq!(
@@ -468,6 +468,44 @@ fn every_grep_hit_is_read_by_cat_path_colon_line() {
 }
 
 #[test]
+/// Issue 25.3: `cat path:N-M` and `cat -n COUNT path:N` read exactly those lines and collect only
+/// them (one line of answer cost 3,500–4,000 chars of evidence when `cat path:N` read to the
+/// page budget).
+fn cat_of_a_line_range_collects_exactly_those_lines() {
+    let mut s = Session::new(library(), Role::Agent);
+    let out = run(&mut s, "cat /ripgrep-guide/1/10:3-4");
+    let whole = text(&mut s, "cat /ripgrep-guide/1/10");
+    let lines: Vec<&str> = whole.lines().skip(1).collect();
+    assert_eq!(
+        out.text,
+        format!(
+            "== ripgrep-guide › User Guide › Binary data  (lines 713–782) ==\n{}\n{}\n[lines 3–4 of 68: the lines asked for; the whole section: cat /ripgrep-guide/1/10]",
+            lines[2], lines[3]
+        )
+    );
+    let Effect::Evidence(ev) = &out.effect else {
+        panic!("a line range is evidence")
+    };
+    let collected = ev.chars.end - ev.chars.start;
+    assert_eq!(
+        collected,
+        lines[2].chars().count() + lines[3].chars().count() + 2
+    );
+    assert_eq!(text(&mut s, "cat -n 2 /ripgrep-guide/1/10:3"), out.text);
+    assert_eq!(
+        error(&mut s, "cat /ripgrep-guide/1/10:4-3"),
+        "cat: the range 4-3 ends before it starts (write path:N-M with N ≤ M)"
+    );
+    assert_eq!(
+        error(&mut s, "cat -n 2 /ripgrep-guide/1/10"),
+        "cat: -n COUNT reads COUNT lines from a line: cat -n 5 path:N\nusage: cat [-o OFFSET | -l LINE] [-n COUNT] [--budget CHARS] [path[:LINE[-LAST]]]"
+    );
+    // A range past the end reads to the end.
+    let tail = text(&mut s, "cat /multilingual/3:3-99");
+    assert!(tail.contains("Le café noir est servi sans lait."), "{tail}");
+}
+
+#[test]
 fn cat_from_a_line_its_errors_and_its_note() {
     let mut s = Session::new(library(), Role::Agent);
     let out = run(&mut s, "cat -l 3 /multilingual/3");
@@ -492,7 +530,7 @@ fn cat_from_a_line_its_errors_and_its_note() {
     );
     assert_eq!(
         error(&mut s, "cat -o 5 /multilingual/3:2"),
-        "cat: give a line or an offset (-o), not both\nusage: cat [-o OFFSET | -l LINE] [--budget CHARS] [path[:LINE]]"
+        "cat: give a line or an offset (-o), not both\nusage: cat [-o OFFSET | -l LINE] [-n COUNT] [--budget CHARS] [path[:LINE[-LAST]]]"
     );
     assert_eq!(
         error(&mut s, "cat /nowhere:2"),
@@ -676,7 +714,7 @@ fn cat_default_budget_is_4000_chars_and_zero_is_a_usage_error() {
     );
     assert_eq!(
         error(&mut s, "cat --budget 0 /multilingual"),
-        "cat: --budget needs at least 1 char\nusage: cat [-o OFFSET | -l LINE] [--budget CHARS] [path[:LINE]]"
+        "cat: --budget needs at least 1 char\nusage: cat [-o OFFSET | -l LINE] [-n COUNT] [--budget CHARS] [path[:LINE[-LAST]]]"
     );
 }
 

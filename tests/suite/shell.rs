@@ -233,7 +233,7 @@ fn shell_cd_ls_completion_ctrl_c_ctrl_d_and_history() {
     t.keys(&["cd multi", "Enter"]);
     t.wait_for("/multilingual\ndocnav:/multilingual> ");
     t.keys(&["ls", "Enter"]);
-    t.wait_for("4. Résumé des commandes  [1 leaf, 24 words]\ndocnav:/multilingual> ");
+    t.wait_for("4. Résumé des commandes  [no subsections, 24 words]\ndocnav:/multilingual> ");
     // Tab completes a command name, then a quoted title with spaces.
     t.keys(&["tre", "Tab"]);
     t.wait_for("docnav:/multilingual> tree ");

@@ -61,7 +61,7 @@ fn exec_tree_docs_and_ask_escape_for_people_and_json_keeps_the_exact_text() {
     let ls = ok(run(&ws, &["exec", "ls /hostile"]), "exec ls");
     assert_eq!(
         ls,
-        format!("1. {SHOWN_CHILD}  [1 leaf, 8 words]  — Body \\u{{2066}}iso\\u{{2069}} C1 \\u{{9b}}31m lone return crlf end\n")
+        format!("1. {SHOWN_CHILD}  [no subsections, 8 words]  — Body \\u{{2066}}iso\\u{{2069}} C1 \\u{{9b}}31m lone return crlf end\n")
     );
     let cat = ok(run(&ws, &["exec", "cat /hostile/1"]), "exec cat");
     assert_eq!(
@@ -133,7 +133,7 @@ fn the_shell_escapes_outputs_errors_and_the_prompt() {
     assert_terminal_safe("shell", &stdout);
     assert_terminal_safe("shell stderr", &String::from_utf8_lossy(&out.stderr));
     assert!(
-        stdout.contains(&format!("1. {SHOWN_CHILD}  [1 leaf")),
+        stdout.contains(&format!("1. {SHOWN_CHILD}  [no subsections")),
         "{stdout}"
     );
     assert!(stdout.contains(SHOWN_BODY), "{stdout}");

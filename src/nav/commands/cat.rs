@@ -1,5 +1,6 @@
-//! `cat [-o OFFSET | -l LINE] [--budget N] [path[:LINE]]`: read a node with its subtree, collected
-//! as evidence.
+//! `cat [-o OFFSET | -l LINE] [-n COUNT] [--budget N] [path[:LINE[-LAST]]]`: read a node with its
+//! subtree, collected as evidence; `path:N-M` (or `-n COUNT path:N`) reads exactly lines N to M of
+//! that text and collects only them.
 //!
 //! The text is [`Tree::text_of`](crate::tree::Tree::text_of) under a location header. Past the
 //! budget (chars) the page stops at a paragraph or line boundary and a note says where it stopped,
@@ -14,7 +15,7 @@
 use super::{one_path, options, target, try_out, usage_error, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
-use crate::nav::render::{location_header, page};
+use crate::nav::render::{char_to_byte, location_header, page, Page};
 use crate::nav::{CommandOutput, Effect, Evidence, NavError, Session, Status};
 use crate::tree::references::external::{anchor_node, target_document};
 use crate::tree::{NodeId, Tree};
@@ -42,11 +43,20 @@ static EXAMPLES: &[Example] = &[
         command: "cat /ripgrep-guide/1/10:5",
         description: "read from line 5 of the section's text, where `grep` found a match",
     },
+    Example {
+        command: "cat /ripgrep-guide/1/10:5-9",
+        description: "read exactly lines 5 to 9 (collects only them)",
+    },
+    Example {
+        command: "cat -n 3 /ripgrep-guide/1/10:5",
+        description: "read 3 lines from line 5",
+    },
 ];
 
 const SPEC: &[OptSpec] = &[
     OptSpec::value(Some('o'), "offset"),
     OptSpec::value(Some('l'), "line"),
+    OptSpec::value(Some('n'), "lines"),
     OptSpec::value(None, "budget"),
 ];
 
@@ -55,10 +65,10 @@ impl Command for Cat {
         "cat"
     }
     fn usage(&self) -> &'static str {
-        "cat [-o OFFSET | -l LINE] [--budget CHARS] [path[:LINE]]"
+        "cat [-o OFFSET | -l LINE] [-n COUNT] [--budget CHARS] [path[:LINE[-LAST]]]"
     }
     fn summary(&self) -> &'static str {
-        "read a section with its subsections (collected as evidence), paged by the output budget; path:N or -l N starts at line N (as grep prints it)"
+        "read a section with its subsections (collected as evidence), paged by the output budget; path:N or -l N starts at line N (as grep prints it); path:N-M or -n COUNT path:N reads exactly those lines"
     }
     fn examples(&self) -> &'static [Example] {
         EXAMPLES
@@ -80,25 +90,58 @@ impl Command for Cat {
         let line = try_out!(parsed
             .count("line")
             .map_err(|e| usage_error(self, Some(&e))));
+        let count = try_out!(parsed
+            .count("lines")
+            .and_then(|n| match n {
+                Some(0) => Err("-n needs at least 1 line".to_string()),
+                n => Ok(n),
+            })
+            .map_err(|e| usage_error(self, Some(&e))));
         let path = try_out!(one_path(self, &parsed));
-        let (place, line) = match (path, line) {
+        let (place, lines) = match (path, line) {
             (Some(p), line) => match session.resolve(p)? {
-                Ok(place) => (place, line),
+                Ok(place) => (place, line.map(|n| (n, None))),
                 Err(why) => match (split_line(p), line) {
-                    (Some((prefix, n)), None) => match session.resolve(prefix)? {
-                        Ok(place) => (place, Some(n)),
+                    (Some((prefix, n, last)), None) => match session.resolve(prefix)? {
+                        Ok(place) => (place, Some((n, last))),
                         Err(_) => return Ok(CommandOutput::error(format!("cat: {why}"))),
                     },
                     _ => return Ok(CommandOutput::error(format!("cat: {why}"))),
                 },
             },
-            (None, line) => (try_out!(target(self, session, None)?), line),
+            (None, line) => (
+                try_out!(target(self, session, None)?),
+                line.map(|n| (n, None)),
+            ),
         };
-        if line.is_some() && parsed.value("offset").is_some() {
+        if lines.is_some() && parsed.value("offset").is_some() {
             return Ok(usage_error(
                 self,
                 Some("give a line or an offset (-o), not both"),
             ));
+        }
+        let lines = match (lines, count) {
+            (Some((_, Some(_))), Some(_)) => {
+                return Ok(usage_error(
+                    self,
+                    Some("give a line range (path:N-M) or -n COUNT, not both"),
+                ))
+            }
+            (Some((n, None)), Some(c)) => Some((n, Some(n + c - 1))),
+            (None, Some(_)) => {
+                return Ok(usage_error(
+                    self,
+                    Some("-n COUNT reads COUNT lines from a line: cat -n 5 path:N"),
+                ))
+            }
+            (lines, None) => lines,
+        };
+        if let Some((n, Some(m))) = lines {
+            if m < n {
+                return Ok(CommandOutput::error(format!(
+                    "cat: the range {n}-{m} ends before it starts (write path:N-M with N ≤ M)"
+                )));
+            }
         }
         let Place::Node { doc_id, doc, node } = &place else {
             return Ok(CommandOutput::error(
@@ -107,26 +150,43 @@ impl Command for Cat {
         };
         let tree = &doc.tree;
         let text = tree.text_of(*node);
-        let offset = match line {
+        let total_lines = text.lines().count();
+        let offset = match lines {
             None => offset,
-            Some(0) => {
+            Some((0, _)) => {
                 return Ok(CommandOutput::error(
                     "cat: lines count from 1 (the heading)",
                 ))
             }
-            Some(n) => match line_start(&text, n) {
+            Some((n, _)) => match line_start(&text, n) {
                 Some(at) => at,
                 None => {
                     return Ok(CommandOutput::error(format!(
-                        "cat: line {n} is past the end of {} ({} lines)",
+                        "cat: line {n} is past the end of {} ({total_lines} lines)",
                         place.path(),
-                        text.lines().count()
                     )))
                 }
             },
         };
+        // A line range reads exactly its lines (cut by the budget only when longer).
+        let range_end = lines
+            .and_then(|(_, last)| last)
+            .map(|m| line_start(&text, m + 1).unwrap_or_else(|| text.chars().count()));
         let header = location_header(doc_id, tree, *node);
-        let p = page(&text, offset, budget);
+        let whole = page(&text, offset, budget);
+        let p = match range_end {
+            None => whole,
+            Some(end) => {
+                let start_byte = char_to_byte(&text, offset);
+                let end_byte = start_byte + char_to_byte(&text[start_byte..], end - offset);
+                let cut = page(&text[start_byte..end_byte], 0, budget);
+                Page {
+                    body: cut.body,
+                    chars: offset..offset + cut.chars.end,
+                    total: whole.total,
+                }
+            }
+        };
         if offset > 0 && offset >= p.total {
             return Ok(CommandOutput::error(format!(
                 "cat: offset {offset} is past the end of {} ({} chars)",
@@ -156,35 +216,55 @@ impl Command for Cat {
             line_of(&text, p.chars.start),
             line_of(&text, p.chars.end.saturating_sub(1).max(p.chars.start)),
         );
-        let lines = match (first, last, text.lines().count()) {
-            (a, b, total) if a == b => format!("line {a} of {total}"),
-            (a, b, total) => format!("lines {a}–{b} of {total}"),
+        let shown_lines = match (first, last) {
+            (a, b) if a == b => format!("line {a} of {total_lines}"),
+            (a, b) => format!("lines {a}–{b} of {total_lines}"),
         };
-        if p.chars.end < p.total {
-            let cut = if p.body.ends_with("\n\n") {
-                "a paragraph break"
-            } else if p.body.ends_with('\n') {
-                "a line break"
-            } else {
-                "its last char"
-            };
-            let limit = match parsed.value("budget") {
-                Some(_) => format!("--budget {budget}"),
-                None => format!("the {budget}-char output budget"),
-            };
-            out.push_str(&format!(
-                "[chars {}–{} of {} shown ({lines}): page cut at {cut} within {limit}; read on: cat -o {} {path}",
-                p.chars.start, p.chars.end, p.total, p.chars.end
-            ));
-            if !tree.node(*node).children.is_empty() {
-                out.push_str(&format!(" — or ls {path} and cat one section"));
+        match (range_end, lines) {
+            (Some(end), Some((_, Some(asked_last)))) if p.chars.end < end => {
+                // A line cut in its middle is read again whole.
+                let next = if p.body.ends_with('\n') {
+                    last + 1
+                } else {
+                    last
+                };
+                out.push_str(&format!(
+                    "[{shown_lines} shown: the range is longer than the {budget}-char output budget; read on: cat {path}:{next}-{asked_last}]"
+                ));
             }
-            out.push(']');
-        } else if p.chars.start > 0 {
-            out.push_str(&format!(
-                "[chars {}–{} of {} shown ({lines}); end of {path}]",
-                p.chars.start, p.chars.end, p.total
-            ));
+            (Some(_), _) => {
+                out.push_str(&format!(
+                    "[{shown_lines}: the lines asked for; the whole section: cat {path}]"
+                ));
+            }
+            (None, _) if p.chars.end < p.total => {
+                let cut = if p.body.ends_with("\n\n") {
+                    "a paragraph break"
+                } else if p.body.ends_with('\n') {
+                    "a line break"
+                } else {
+                    "its last char"
+                };
+                let limit = match parsed.value("budget") {
+                    Some(_) => format!("--budget {budget}"),
+                    None => format!("the {budget}-char output budget"),
+                };
+                out.push_str(&format!(
+                    "[chars {}–{} of {} shown ({shown_lines}): page cut at {cut} within {limit}; read on: cat -o {} {path}",
+                    p.chars.start, p.chars.end, p.total, p.chars.end
+                ));
+                if !tree.node(*node).children.is_empty() {
+                    out.push_str(&format!(" — or ls {path} and cat one section"));
+                }
+                out.push(']');
+            }
+            (None, _) if p.chars.start > 0 => {
+                out.push_str(&format!(
+                    "[chars {}–{} of {} shown ({shown_lines}); end of {path}]",
+                    p.chars.start, p.chars.end, p.total
+                ));
+            }
+            (None, _) => {}
         }
         let evidence = Evidence {
             doc_id: doc_id.clone(),
@@ -201,16 +281,21 @@ impl Command for Cat {
     }
 }
 
-/// `name:N` split into `name` and line `N` when it ends with `:` and digits (`N` ≥ 0).
-fn split_line(path: &str) -> Option<(&str, usize)> {
-    let (prefix, digits) = path.rsplit_once(':')?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some((
-        if prefix.is_empty() { "." } else { prefix },
-        digits.parse().ok()?,
-    ))
+/// `name:N` or `name:N-M` split into `name`, line `N` and the last line `M` when it ends with `:`
+/// and digits (a range: two runs of digits joined by `-`).
+fn split_line(path: &str) -> Option<(&str, usize, Option<usize>)> {
+    let (prefix, spec) = path.rsplit_once(':')?;
+    let digits = |d: &str| -> Option<usize> {
+        if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        d.parse().ok()
+    };
+    let (first, last) = match spec.split_once('-') {
+        Some((a, b)) => (digits(a)?, Some(digits(b)?)),
+        None => (digits(spec)?, None),
+    };
+    Some((if prefix.is_empty() { "." } else { prefix }, first, last))
 }
 
 /// Char offset where line `n` (1-based) of `text` starts; `None` past its last line.

@@ -36,7 +36,7 @@ impl Command for Ls {
         "ls [--from N] [path]"
     }
     fn summary(&self) -> &'static str {
-        "list sections: `N. Title  [leaves, words]  — summary` (documents at /)"
+        "list sections: `N. Title  [S subsections, W words]  — summary` (documents at /); --from N starts the list at child N"
     }
     fn examples(&self) -> &'static [Example] {
         EXAMPLES
