@@ -38,6 +38,11 @@ pub struct Analysis {
     pub strategy: String,
     /// Tasks, best first; empty when no listed document can cover the question.
     pub tasks: Vec<Task>,
+    /// Catalog searches asked for instead of tasks, when the shown cards do not fit the question
+    /// (titles, file names, card text and sections are searched; the next prompt shows the cards
+    /// found). Empty otherwise; replies without the field mean none.
+    #[serde(default)]
+    pub search: Vec<String>,
 }
 
 impl Analysis {
@@ -152,12 +157,13 @@ pub fn analysis_schema() -> ResponseSchema {
     ResponseSchema::new(
         "analysis",
         json!({"type": "object", "additionalProperties": false,
-               "required": ["intent", "key_concepts", "strategy", "tasks"],
+               "required": ["intent", "key_concepts", "strategy", "tasks", "search"],
                "properties": {
                  "intent": {"type": "string", "enum": ["factual", "analytical", "navigational", "summary"]},
                  "key_concepts": strings(),
                  "strategy": {"type": "string", "enum": ["focused", "exploratory", "comparative", "summary"]},
-                 "tasks": tasks_schema()}}),
+                 "tasks": tasks_schema(),
+                 "search": strings()}}),
     )
 }
 

@@ -23,10 +23,10 @@ use std::time::Instant;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use super::decisions::{analysis_schema, query_plan_schema, Analysis, Outcome, QueryPlan, Task};
+use super::decisions::{query_plan_schema, Outcome, QueryPlan, Task};
 use super::events::{AgentEvent, Emitter, EventSink, ORCHESTRATOR};
 use super::evidence::{Answer, AnswerVerdict, AskStats, WorkerFailure, WorkerStats};
-use super::prompts::{room_chars, system_prompt, Prompt};
+use super::prompts::{system_prompt, Prompt};
 use super::rerank::rerank;
 use super::worker::{
     ask_model, run_worker, CollectedEvidence, WorkerContext, WorkerEnd, WorkerOutcome,
@@ -41,6 +41,10 @@ pub use cards::{
     analyze_block, card_body, card_for_prompt, card_text, one_line_cards, pre_rank, ranked_cards,
     PreRank, SectionHit, EVALUATE_CARDS, FULL_CARDS, SECTION_HITS,
 };
+
+#[path = "orchestrator_analyze.rs"]
+mod analyze;
+use analyze::analyze;
 
 #[path = "orchestrator_evaluate.rs"]
 mod evaluate;
@@ -74,7 +78,7 @@ pub async fn ask(
     }
 
     // The catalog ranked for the question: the analyze prompt's order, evaluate's document list.
-    let pre = if options.doc_ids.is_empty() {
+    let mut pre = if options.doc_ids.is_empty() {
         pre_rank(library.as_ref(), question)
     } else {
         PreRank {
@@ -83,23 +87,26 @@ pub async fn ask(
         }
     };
     let (plan, mut tasks) = if options.doc_ids.is_empty() {
-        let system = system_prompt(Prompt::Analyze, options, &[]);
-        let head = format!("Question: {question}\n\n");
-        let room = room_chars(cap, &[&system, &head]);
-        let user = format!(
-            "{head}{}",
-            analyze_block(library.as_ref(), &pre, options.max_cards, room)
-        );
-        let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];
-        let analysis: Analysis = ask_model(
+        let (analysis, found) = analyze(
             model.as_ref(),
             &orchestrator,
-            "analyze",
-            messages,
-            &analysis_schema(),
-            cap,
+            library.as_ref(),
+            options,
+            question,
+            &pre,
         )
         .await?;
+        // What a catalog search found is listed first to evaluate too.
+        if !found.is_empty() {
+            let first: HashSet<&str> = found.iter().map(String::as_str).collect();
+            let rest: Vec<String> = pre
+                .docs
+                .iter()
+                .filter(|d| !first.contains(d.as_str()))
+                .cloned()
+                .collect();
+            pre.docs = found.iter().cloned().chain(rest).collect();
+        }
         let named = analysis.tasks.len();
         let tasks = known_tasks(
             library.as_ref(),

@@ -123,6 +123,129 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
             docs.push(card.doc_id.clone());
         }
     }
+    // Documents the question names (a package, product or tool whose name is in their file
+    // name) go first: a question about "Commander" sees every Commander document.
+    let named = named_documents(library, question);
+    if !named.is_empty() {
+        let first: HashSet<&str> = named.iter().map(String::as_str).collect();
+        let rest: Vec<String> = docs
+            .into_iter()
+            .filter(|d| !first.contains(d.as_str()))
+            .collect();
+        docs = named;
+        docs.extend(rest);
+    }
+    PreRank { docs, hits }
+}
+
+/// Most documents one name in a question ranks up (a name matching more is too common to say
+/// which documents the question means).
+pub const NAMED_MAX: usize = 12;
+
+/// The name a document's file gives it: the file stem's part before `__` (`commander__CHANGELOG.md`
+/// → `commander`; `eslint-plugin-import__README.md` → `eslint-plugin-import`), else the whole stem;
+/// lowercase. The corpus and the npm collections name files `PACKAGE__FILE`.
+pub fn document_name(card: &DocCard) -> String {
+    let file = card
+        .source
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(&card.source);
+    let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+    let name = stem.split_once("__").map_or(stem, |(n, _)| n);
+    name.to_lowercase()
+}
+
+/// The documents whose name ([`document_name`]) is a word of
+/// `question` as the section index tokenizes it (`eslint-plugin-import` stays whole), in
+/// catalog order; names of fewer than 3 chars and names shared by more than [`NAMED_MAX`]
+/// documents are left out.
+pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
+    let mut words: HashSet<String> = HashSet::new();
+    crate::index::tokenize::Tokenizer::default().for_each(question, |t| {
+        words.insert(t.to_string());
+    });
+    // Words of a name-like spelling the tokenizer splits (`Commander.js` → also `commander.js`).
+    for w in question.split_whitespace() {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if !w.is_empty() {
+            words.insert(w);
+        }
+    }
+    let mut by_name: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for card in library.cards() {
+        // The file's name only: titles are too often generic ("Changelog", "README").
+        let name = document_name(card);
+        if name.chars().count() >= 3 && words.contains(&name) {
+            by_name.entry(name).or_default().push(card.doc_id.clone());
+        }
+    }
+    let mut named: Vec<String> = by_name
+        .into_values()
+        .filter(|ids| ids.len() <= NAMED_MAX)
+        .flatten()
+        .collect();
+    named.sort();
+    named.dedup();
+    // Catalog order.
+    let order: std::collections::HashMap<&str, usize> = library
+        .cards()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.doc_id.as_str(), i))
+        .collect();
+    named.sort_by_key(|id| order.get(id.as_str()).copied().unwrap_or(usize::MAX));
+    named
+}
+
+/// A search of the catalog for `queries` (what analyze asked for, or the question itself): the
+/// documents ranked as the pre-rank ranks them for each query — named documents, then their best
+/// sections, then their cards — merged in query order, best first, at most `max`; the section
+/// hits of the first query are kept for the prompt.
+pub fn catalog_search(library: &dyn Library, queries: &[String], max: usize) -> PreRank {
+    let mut docs: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut hits = Vec::new();
+    let ranked: Vec<PreRank> = queries
+        .iter()
+        .filter(|q| !q.trim().is_empty())
+        .map(|q| {
+            let mut pre = pre_rank(library, q);
+            // Keep only documents the query matched (the pre-rank lists every document).
+            let matched: HashSet<String> = named_documents(library, q)
+                .into_iter()
+                .chain(pre.hits.iter().map(|h| h.doc_id.clone()))
+                .chain(
+                    library
+                        .sections()
+                        .ok()
+                        .and_then(|s| s.rank_cards(q, max).ok())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(id, _)| id),
+                )
+                .collect();
+            pre.docs.retain(|d| matched.contains(d));
+            pre
+        })
+        .collect();
+    // Interleave the queries' rankings so each query's best documents come early.
+    let longest = ranked.iter().map(|p| p.docs.len()).max().unwrap_or(0);
+    for i in 0..longest {
+        for pre in &ranked {
+            if let Some(d) = pre.docs.get(i) {
+                if seen.insert(d.clone()) {
+                    docs.push(d.clone());
+                }
+            }
+        }
+    }
+    docs.truncate(max);
+    if let Some(first) = ranked.first() {
+        hits = first.hits.clone();
+    }
     PreRank { docs, hits }
 }
 
@@ -442,6 +565,71 @@ mod tests {
         assert_eq!(
             one_line_cards(&[&c]),
             "<document-data source=\"doccards, one line each\">\n- `evil` — evil (markdown, 1.0 KB, 3 sections)\n</document-data>"
+        );
+    }
+
+    fn library_of_files(files: &[(&str, &str, &str)]) -> crate::workspace::InMemoryLibrary {
+        let docs = files
+            .iter()
+            .map(|(file, id, text)| {
+                crate::workspace::Document::build(
+                    std::path::Path::new(&format!("/npm/{file}")),
+                    text.as_bytes(),
+                    id,
+                    true,
+                    &crate::tree::BuildOptions::default(),
+                )
+                .unwrap()
+                .document
+            })
+            .collect();
+        crate::workspace::InMemoryLibrary::new(docs)
+    }
+
+    /// Issue 25.1: a question naming a package sees that package's documents first, whatever
+    /// their text scores.
+    #[test]
+    fn documents_the_question_names_come_first() {
+        let lib = library_of_files(&[
+            (
+                "alpha__README.md",
+                "alpha-readme",
+                "# Alpha\n\nWhich release added flags? Flags were added.\n",
+            ),
+            (
+                "commander__CHANGELOG.md",
+                "commander-changelog",
+                "# Changelog\n\n## 4.0.0\n\nNew things.\n",
+            ),
+            (
+                "commander__README.md",
+                "commander-readme",
+                "# Commander\n\nA CLI library.\n",
+            ),
+            (
+                "eslint-plugin-import__CHANGELOG.md",
+                "eslint-plugin-import-changelog",
+                "# Changelog\n\n## 2.0\n\nRules.\n",
+            ),
+        ]);
+        assert_eq!(
+            named_documents(&lib, "Which Commander release added flags?"),
+            ["commander-changelog", "commander-readme"]
+        );
+        let pre = pre_rank(&lib, "Which Commander release added flags?");
+        assert_eq!(&pre.docs[..2], ["commander-changelog", "commander-readme"]);
+        assert_eq!(
+            named_documents(&lib, "which eslint-plugin-import release added rule X"),
+            ["eslint-plugin-import-changelog"]
+        );
+        assert!(named_documents(&lib, "which release added flags").is_empty());
+        // A catalog search lists only what it matched, named documents first.
+        let found = catalog_search(&lib, &["eslint-plugin-import changelog".to_string()], 10);
+        assert_eq!(found.docs[0], "eslint-plugin-import-changelog");
+        assert!(
+            !found.docs.contains(&"alpha-readme".to_string()),
+            "{:?}",
+            found.docs
         );
     }
 }

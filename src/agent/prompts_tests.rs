@@ -197,7 +197,7 @@ fn the_prompts_say_what_a_capable_model_had_to_guess() {
     }
     has(
         Prompt::Analyze,
-        "{\"tasks\": []} says no listed document covers it",
+        "{\"tasks\": [], \"search\": []} says no listed document covers it",
     );
     has(Prompt::Navigate, "A see-also section of another document (`/other-doc/#1.5`) that answers your task: `cat` it");
     for p in [Prompt::Check, Prompt::Evaluate] {

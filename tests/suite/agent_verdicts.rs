@@ -156,7 +156,9 @@ async fn absent_stops_the_worker_and_the_question() {
 /// runs and the verdict is absent.
 #[tokio::test]
 async fn analyze_may_say_no_document_covers_the_question() {
-    let fake = FakeModel::start(vec![analysis(&["helm"], &[])]).await;
+    // "Absent" stands only after a search: the first "no document" gets the cards a catalog
+    // search for the question finds, and must be confirmed.
+    let fake = FakeModel::start(vec![analysis(&["helm"], &[]), analysis(&["helm"], &[])]).await;
     let run = run(
         &fake,
         library(&["notes.txt"]),
@@ -169,10 +171,20 @@ async fn analyze_may_say_no_document_covers_the_question() {
     assert!(run.answer.evidence.is_empty() && run.answer.stats.workers.is_empty());
     assert_eq!(run.verdict.verdict, docnav::agent::Outcome::Absent);
     assert_eq!(run.verdict.judged_by, "analyze");
+    let first: String = sent(&fake, 0)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
-        sent(&fake, 0).contains("{\"tasks\": []} says no listed document covers it"),
+        first.contains("{\"tasks\": [], \"search\": []} says no listed document covers it"),
         "the prompt says an empty list is allowed"
     );
+    let second = sent(&fake, 1);
+    assert!(
+        second.contains("You said no listed document covers the question. Before that answer stands, the catalog was searched for \"How do I install the Helm chart?\", \"helm\""),
+        "{second}"
+    );
+    assert_eq!(run.answer.stats.llm_calls, 2);
 }
 
 /// Issues 11.2 and 14.9 through `docnav ask`: the verdict ends the output (text and `--json`);
@@ -420,4 +432,47 @@ async fn a_sufficient_verdict_over_no_evidence_is_overruled() {
         run.verdict.judged_by,
         "evaluate (its \"sufficient\" over no evidence was overruled)"
     );
+}
+
+/// Issue 25.1: when the shown cards do not fit, analyze asks for a catalog search and chooses
+/// from the cards found (one more call only then).
+#[tokio::test]
+async fn analyze_searches_the_catalog_when_the_shown_cards_do_not_fit() {
+    let fake = FakeModel::start(vec![
+        Reply::text(
+            serde_json::json!({"intent": "factual", "key_concepts": ["café crème"],
+                "strategy": "focused", "tasks": [], "search": ["café crème multilingual"]})
+            .to_string(),
+        ),
+        analysis(
+            &["café crème"],
+            &[("multilingual", "how café crème is made")],
+        ),
+        plan("multilingual", &["cat 2"], "cat 2"),
+        command("multilingual", "done"),
+        evaluation("sufficient", "", &[]),
+    ])
+    .await;
+    let run = run(
+        &fake,
+        library(&["notes.txt", "multilingual.md", "ripgrep__FAQ.md"]),
+        AgentOptions {
+            max_cards: 1,
+            ..AgentOptions::default()
+        },
+        "How do I keep two indexes apart?",
+    )
+    .await
+    .unwrap();
+    fake.verify().unwrap();
+    let second = sent(&fake, 1);
+    assert!(
+        second.contains(
+            "You asked for a search of the catalog for \"café crème multilingual\": 1 document(s) found."
+        ),
+        "{second}"
+    );
+    assert!(second.contains("- id: `multilingual`"), "{second}");
+    assert_eq!(run.answer.stats.workers[0].doc_id, "multilingual");
+    assert_eq!(run.answer.stats.llm_calls, 5);
 }
