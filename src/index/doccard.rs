@@ -80,6 +80,13 @@ impl DocCard {
                 .unwrap_or_default()
                 .to_string()
         };
+        // A changelog says which releases it covers before anything else: "which release added
+        // X" is answered by the changelog whose range holds X's release.
+        let summary = match version_range(tree) {
+            Some(range) if summary.is_empty() => range,
+            Some(range) => format!("{range}. {summary}"),
+            None => summary,
+        };
         let mut card = DocCard {
             doc_id: doc_id.to_string(),
             title: truncate_chars(
@@ -158,6 +165,8 @@ pub fn human_bytes(bytes: u64) -> String {
 }
 
 /// Depth-1 nodes in reading order, then depth-2 nodes in reading order, without `Part N` splits.
+/// When the top level is a single wrapper heading ("1 Changelog"), the level below the second
+/// (depth 3) follows, so the card still shows what the document holds.
 fn outline_candidates(tree: &Tree) -> Vec<NodeId> {
     if tree.is_empty() {
         return Vec::new();
@@ -169,7 +178,67 @@ fn outline_candidates(tree: &Tree) -> Vec<NodeId> {
             .copied()
             .filter(move |id| tree.node(*id).depth == depth && !is_part(&tree.node(*id).title))
     };
-    at(1).chain(at(2)).collect()
+    let wrapped = at(1).count() == 1;
+    let deeper: Vec<NodeId> = if wrapped { at(3).collect() } else { Vec::new() };
+    at(1).chain(at(2)).chain(deeper).collect()
+}
+
+/// Fewest version headings that make a document a changelog on its card.
+const CHANGELOG_MIN_VERSIONS: usize = 3;
+
+/// `releases 4.1.0 (newest) to 0.1.0 (oldest), 37 versions` for a document with at least
+/// [`CHANGELOG_MIN_VERSIONS`] headings that start with a version number (`4.1.0`, `v2.29.1`,
+/// `[1.2.3] - 2020-01-01`, `Version 1.2`, `## 5.0.0-beta.1`); newest and oldest by numeric
+/// comparison, whatever order the document lists them in. `None` otherwise.
+pub fn version_range(tree: &Tree) -> Option<String> {
+    let mut versions: Vec<(Vec<u64>, String)> = tree
+        .nodes
+        .iter()
+        .skip(1)
+        .filter_map(|n| heading_version(&n.title))
+        .collect();
+    if versions.len() < CHANGELOG_MIN_VERSIONS {
+        return None;
+    }
+    let count = versions.len();
+    versions.sort_by(|a, b| a.0.cmp(&b.0));
+    let (oldest, newest) = (versions.first()?, versions.last()?);
+    Some(format!(
+        "releases {} (newest) to {} (oldest), {count} versions",
+        newest.1, oldest.1
+    ))
+}
+
+/// The version a heading starts with, as numbers for comparison and as written (`v2.29.1`).
+fn heading_version(title: &str) -> Option<(Vec<u64>, String)> {
+    let t = title.trim().trim_start_matches(['[', '#', ' ']);
+    let named = ["Version ", "version ", "Release ", "release "]
+        .iter()
+        .find_map(|p| t.strip_prefix(p));
+    let t = named.unwrap_or(t);
+    let word: String = t
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != ']' && *c != '(' && *c != ',')
+        .collect();
+    let digits = word.strip_prefix(['v', 'V']).unwrap_or(&word);
+    let numbers: Vec<u64> = digits
+        .split(|c: char| !c.is_ascii_digit())
+        .take_while(|p| !p.is_empty())
+        .take(4)
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    // At least `major.minor`: a heading "2 Usage" is not a release.
+    if numbers.len() < 2 || !digits.contains('.') {
+        return None;
+    }
+    // A numbered section ("3.13.2. Requirements") has words after its number; a release heading
+    // has at most a date or brackets, unless it says it is one ("v2.0 …", "Version 2 …").
+    let rest = &t[word.len()..];
+    let says_release = named.is_some() || word.starts_with(['v', 'V']);
+    if rest.chars().any(char::is_alphabetic) && !says_release {
+        return None;
+    }
+    Some((numbers, word))
 }
 
 /// A title made by the build stage's leaf splitting (`Part 3`).

@@ -163,3 +163,48 @@ fn top_terms_read_past_a_prefix_of_redundant_terms() {
     let t = tree(&text, vec![]);
     assert_eq!(crate::index::top_terms(&t, 2), ["stat", "zebra"]);
 }
+
+/// Issue 25.2: a changelog's card names its newest and oldest releases, and under a single
+/// wrapper heading ("1 Changelog") the outline shows the level below it.
+#[test]
+fn a_changelog_card_names_its_release_range_and_looks_below_its_wrapper() {
+    let t = tree(
+        "",
+        vec![
+            (1, "Changelog".into(), "All notable changes.".into()),
+            (2, "Unreleased".into(), "Nothing yet.".into()),
+            (2, "[v2.10.0] - 2024-01-02".into(), String::new()),
+            (3, "Added".into(), "Rule no-cycle.".into()),
+            (2, "2.9.1".into(), "Fixes.".into()),
+            (2, "Version 1.0".into(), "First.".into()),
+        ],
+    );
+    let c = card(&t);
+    assert!(
+        c.summary
+            .starts_with("releases v2.10.0 (newest) to 1.0 (oldest), 3 versions. "),
+        "{}",
+        c.summary
+    );
+    assert_eq!(
+        c.outline,
+        [
+            "1 Changelog",
+            "1.1 Unreleased",
+            "1.2 [v2.10.0] - 2024-01-02",
+            "1.2.1 Added",
+            "1.3 2.9.1",
+            "1.4 Version 1.0"
+        ]
+    );
+    // Numbered sections are not releases.
+    let t = tree(
+        "",
+        vec![
+            (1, "2.1 Install".into(), "x".into()),
+            (1, "2.2 Usage".into(), "y".into()),
+            (1, "3.13.2. Requirements".into(), "z".into()),
+        ],
+    );
+    assert!(version_range(&t).is_none());
+}

@@ -60,7 +60,8 @@ pub const FORMAT_VERSION: u32 = 4;
 /// 3: `Tree::links` (links to other documents, explicit anchors).
 /// 4: PDF text without running headers, footers and page numbers; PDFs without an outline
 /// sectioned at their printed headings (issue 10).
-pub const TREE_BUILDER_VERSION: u32 = 4;
+/// 5: DocCards name a changelog's release range and look below a single wrapper heading.
+pub const TREE_BUILDER_VERSION: u32 = 5;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose
