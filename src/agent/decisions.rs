@@ -30,11 +30,14 @@ pub struct Task {
 /// understanding is folded into the analysis of the DocCards, so it costs no call of its own).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Analysis {
-    /// `factual`, `analytical`, `navigational` or `summary`.
+    /// `factual`, `analytical`, `navigational` or `summary` (may be left out with no tasks).
+    #[serde(default)]
     pub intent: String,
     /// Short search phrases (2–6); joined into each Worker's first `find`.
+    #[serde(default)]
     pub key_concepts: Vec<String>,
     /// `focused`, `exploratory`, `comparative` or `summary`.
+    #[serde(default)]
     pub strategy: String,
     /// Tasks, best first; empty when no listed document can cover the question.
     pub tasks: Vec<Task>,
@@ -43,6 +46,9 @@ pub struct Analysis {
     /// found). Empty otherwise; replies without the field mean none.
     #[serde(default)]
     pub search: Vec<String>,
+    /// With no tasks: what the documents do not cover (the answer's "not covered").
+    #[serde(default)]
+    pub reason: String,
 }
 
 impl Analysis {
@@ -157,13 +163,14 @@ pub fn analysis_schema() -> ResponseSchema {
     ResponseSchema::new(
         "analysis",
         json!({"type": "object", "additionalProperties": false,
-               "required": ["intent", "key_concepts", "strategy", "tasks", "search"],
+               "required": ["tasks", "search"],
                "properties": {
                  "intent": {"type": "string", "enum": ["factual", "analytical", "navigational", "summary"]},
                  "key_concepts": strings(),
                  "strategy": {"type": "string", "enum": ["focused", "exploratory", "comparative", "summary"]},
                  "tasks": tasks_schema(),
-                 "search": strings()}}),
+                 "search": strings(),
+                 "reason": {"type": "string"}}}),
     )
 }
 

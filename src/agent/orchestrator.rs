@@ -86,6 +86,7 @@ pub async fn ask(
             hits: Vec::new(),
         }
     };
+    let mut absent_reason = String::new();
     let (plan, mut tasks) = if options.doc_ids.is_empty() {
         let (analysis, found) = analyze(
             model.as_ref(),
@@ -120,6 +121,7 @@ pub async fn ask(
             });
             return Err(AgentError::NoTasks);
         }
+        absent_reason = analysis.reason.trim().to_string();
         (analysis.query_plan(), tasks)
     } else {
         let understand = vec![
@@ -161,7 +163,7 @@ pub async fn ask(
         // Analyze said no listed document covers the question: nothing to search.
         AnswerVerdict {
             verdict: Outcome::Absent,
-            missing: String::new(),
+            missing: absent_reason,
             judged_by: "analyze".into(),
         }
     } else {

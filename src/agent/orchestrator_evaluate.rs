@@ -15,11 +15,14 @@ use crate::agent::budget::clip;
 use crate::agent::decisions::{evaluation_schema, Evaluation, Outcome};
 use crate::agent::events::Emitter;
 use crate::agent::prompts::{room_chars, system_prompt, untrusted, untrusted_inline, Prompt};
-use crate::agent::worker::{ask_model, first_line, CollectedEvidence, WorkerEnd, WorkerOutcome};
+use crate::agent::worker::{ask_model, CollectedEvidence, WorkerEnd, WorkerOutcome};
 use crate::agent::{AgentError, AgentOptions};
 use crate::index::DocCard;
 use crate::llm::{ChatMessage, ChatModel};
 use crate::workspace::Library;
+
+/// Chars of a Worker's `done` reason shown to evaluate.
+const DONE_REASON_CHARS: usize = 1_000;
 
 /// Said to evaluate when it is asked again because it judged "sufficient" with no evidence.
 pub(super) const OVERRULED_NOTE: &str = "\nYour previous verdict was \"sufficient\", but no \
@@ -48,7 +51,7 @@ pub(super) async fn evaluate(
     let system = system_prompt(Prompt::Evaluate, options, &[("round", round.to_string())]);
     let head = format!(
         "Question: {question}\n\nTasks run (round {round} of {rounds}):\n{}\n",
-        tasks_block(outcomes)
+        tasks_block(library, outcomes)
     );
     let documents = if round < rounds {
         format!(
@@ -80,7 +83,22 @@ pub(super) async fn evaluate(
 
 /// One entry per task run: the Worker, its document and task, how it ended, what it collected,
 /// the searches that found nothing and its leads (fenced: their titles are document text).
-fn tasks_block(outcomes: &[WorkerOutcome]) -> String {
+fn tasks_block(library: &dyn Library, outcomes: &[WorkerOutcome]) -> String {
+    // Sections some Worker read, as leads name them (`/doc/#2.1`, `/doc` for a root): a lead
+    // another Worker followed is no lead.
+    let read: std::collections::HashSet<String> = outcomes
+        .iter()
+        .flat_map(|o| &o.evidence)
+        .filter_map(|ev| {
+            let doc = library.document(&ev.doc_id).ok()?;
+            let structure = &doc.tree.get(ev.node)?.structure;
+            Some(if structure.is_empty() {
+                format!("/{}", ev.doc_id)
+            } else {
+                format!("/{}/#{structure}", ev.doc_id)
+            })
+        })
+        .collect();
     let mut out = String::new();
     for o in outcomes {
         let ended = match (&o.error, o.end, &o.verdict) {
@@ -94,9 +112,10 @@ fn tasks_block(outcomes: &[WorkerOutcome]) -> String {
             (None, WorkerEnd::Done, _) if o.last_reason.trim().is_empty() => {
                 "ended with done".to_string()
             }
+            // Its reason whole (it is the Worker's own account), within a bound.
             (None, WorkerEnd::Done, _) => format!(
                 "ended with done, saying: {}",
-                first_line(&o.last_reason, 200)
+                clip(o.last_reason.trim(), DONE_REASON_CHARS)
             ),
             (None, WorkerEnd::EvidenceBudget, _) => "stopped at its evidence budget".into(),
             (None, _, _) => format!("stopped after {} commands (its budget)", o.steps),
@@ -113,11 +132,17 @@ fn tasks_block(outcomes: &[WorkerOutcome]) -> String {
             let list: Vec<String> = o.found_nothing.iter().map(|s| format!("`{s}`")).collect();
             let _ = writeln!(out, "  → searches that found nothing: {}", list.join(" · "));
         }
-        if !o.leads.is_empty() {
+        let unread: Vec<&str> = o
+            .leads
+            .iter()
+            .map(String::as_str)
+            .filter(|l| !read.contains(l.split(' ').next().unwrap_or(l)))
+            .collect();
+        if !unread.is_empty() {
             let _ = writeln!(
                 out,
                 "  → leads not read: {}",
-                untrusted_inline("leads", &o.leads.join(" · "))
+                untrusted_inline("leads", &unread.join(" · "))
             );
         }
     }
@@ -162,7 +187,10 @@ fn evidence_block(
     for (i, ev) in collected.iter().enumerate() {
         let label = library
             .document(&ev.doc_id)
-            .map(|d| format!("{} #{}", ev.doc_id, d.tree.node(ev.node).structure))
+            .map(|d| match d.tree.node(ev.node).structure.as_str() {
+                "" => format!("{} (the whole document)", ev.doc_id),
+                structure => format!("{} #{structure}", ev.doc_id),
+            })
             .unwrap_or_else(|_| ev.doc_id.clone());
         let label = format!("{label} chars {}–{}", ev.chars.start, ev.chars.end);
         let _ = writeln!(

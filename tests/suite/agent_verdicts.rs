@@ -158,7 +158,12 @@ async fn absent_stops_the_worker_and_the_question() {
 async fn analyze_may_say_no_document_covers_the_question() {
     // "Absent" stands only after a search: the first "no document" gets the cards a catalog
     // search for the question finds, and must be confirmed.
-    let fake = FakeModel::start(vec![analysis(&["helm"], &[]), analysis(&["helm"], &[])]).await;
+    let fake = FakeModel::start(vec![
+        analysis(&["helm"], &[]),
+        // The confirmation gives its reason and leaves the understanding out.
+        Reply::text(r#"{"tasks": [], "search": [], "reason": "nothing about Helm charts"}"#),
+    ])
+    .await;
     let run = run(
         &fake,
         library(&["notes.txt"]),
@@ -171,6 +176,7 @@ async fn analyze_may_say_no_document_covers_the_question() {
     assert!(run.answer.evidence.is_empty() && run.answer.stats.workers.is_empty());
     assert_eq!(run.verdict.verdict, docnav::agent::Outcome::Absent);
     assert_eq!(run.verdict.judged_by, "analyze");
+    assert_eq!(run.verdict.missing, "nothing about Helm charts");
     let first: String = sent(&fake, 0)
         .split_whitespace()
         .collect::<Vec<_>>()
