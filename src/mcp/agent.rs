@@ -13,7 +13,9 @@ use crate::agent::events::progress_line;
 use crate::agent::evidence::render_text;
 use crate::agent::{AgentOptions, EventRecord, EventSink};
 use crate::llm::ChatModel;
-use crate::trace::record::{ask_recorded, AskFailure as RecordFailure, RecordedRun};
+use crate::trace::record::{
+    ask_recorded, AskFailure as RecordFailure, RecordedRun, TraceDestination,
+};
 use crate::workspace::Library;
 
 /// What an `ask` produced.
@@ -65,13 +67,19 @@ pub async fn ask_agent(
 ) -> Result<AskOutcome, AskFailure> {
     let sink: Arc<dyn EventSink> = Arc::new(ProgressLines(progress));
     let recorded = ask_recorded(
-        library, model, &options, question, sink, trace_dir, cancelled,
+        library,
+        model,
+        &options,
+        question,
+        sink,
+        trace_dir.map(TraceDestination::NewIn),
+        cancelled,
     )
     .await;
     let RecordedRun { run, trace } = match recorded {
         Ok(recorded) => recorded,
         Err(RecordFailure::Cancelled { .. }) => return Err(AskFailure::Cancelled),
-        Err(RecordFailure::Failed { message, trace }) => {
+        Err(RecordFailure::Failed { message, trace, .. }) => {
             let note = trace
                 .map(|p| format!(" (trace: `{}`)", p.display()))
                 .unwrap_or_default();

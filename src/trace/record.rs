@@ -31,6 +31,9 @@ pub enum AskFailure {
     Failed {
         /// One line, starting with `ask: `.
         message: String,
+        /// Whether the model was what failed (not configured, unreachable, garbage replies), as
+        /// opposed to the workspace or the trace: the Python package raises `ModelError` for it.
+        model_failed: bool,
         /// The trace file, when one was written.
         trace: Option<PathBuf>,
     },
@@ -51,10 +54,20 @@ impl AskFailure {
     }
 }
 
+/// Where a recorded run's trace goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TraceDestination {
+    /// This file, created or overwritten (`docnav ask --trace FILE`, Python's `trace="x.jsonl"`).
+    File(PathBuf),
+    /// A new `<time>-<question>.jsonl` in this folder, never an existing file
+    /// ([`TraceWriter::create_in`]: a run of the same question in the same second gets its own
+    /// `-2` file) — a workspace's `traces/`, `DOCNAV_TRACE_DIR`.
+    NewIn(PathBuf),
+}
+
 /// Run the agent on `question` over `library` with `model` and `options`, until it answers or
-/// `cancelled` resolves. Every event goes to `sink` as it happens; with `trace_dir`, the run is
-/// also recorded to `trace_dir/<time>-<question>.jsonl` ([`TraceWriter::create_in`]: a run of
-/// the same question in the same second gets its own `-2` file).
+/// `cancelled` resolves. Every event goes to `sink` as it happens; with a `trace` destination,
+/// the run is also recorded there ([`TraceDestination`]).
 ///
 /// Errors: [`AskFailure::Failed`] when the trace cannot be created or the run fails as a whole;
 /// [`AskFailure::Cancelled`].
@@ -64,12 +77,12 @@ pub async fn ask_recorded(
     options: &AgentOptions,
     question: &str,
     sink: Arc<dyn EventSink>,
-    trace_dir: Option<PathBuf>,
+    trace: Option<TraceDestination>,
     cancelled: impl Future<Output = ()>,
 ) -> Result<RecordedRun, AskFailure> {
     let unix_ms = super::now_unix_ms();
-    let writer = match trace_dir {
-        Some(dir) => {
+    let writer = match trace {
+        Some(destination) => {
             let header = TraceHeader::for_run(
                 library.as_ref(),
                 question,
@@ -77,11 +90,16 @@ pub async fn ask_recorded(
                 options,
                 unix_ms,
             );
-            match TraceWriter::create_in(&dir, &header) {
+            let created = match &destination {
+                TraceDestination::File(path) => TraceWriter::create(path, &header),
+                TraceDestination::NewIn(dir) => TraceWriter::create_in(dir, &header),
+            };
+            match created {
                 Ok(w) => Some(Arc::new(w)),
                 Err(e) => {
                     return Err(AskFailure::Failed {
                         message: format!("ask: {e}"),
+                        model_failed: false,
                         trace: None,
                     })
                 }
@@ -118,6 +136,7 @@ pub async fn ask_recorded(
         None => Err(AskFailure::Cancelled { trace }),
         Some(Err(e)) => Err(AskFailure::Failed {
             message: format!("ask: {e}"),
+            model_failed: matches!(e, crate::agent::AgentError::Llm(_)),
             trace,
         }),
         Some(Ok(run)) => Ok(RecordedRun { run, trace }),

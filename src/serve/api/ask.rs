@@ -34,7 +34,7 @@ use crate::nav::render::one_line;
 use crate::serve::error::ApiError;
 use crate::serve::links::evidence_link;
 use crate::serve::state::AppState;
-use crate::trace::record::{ask_recorded, AskFailure};
+use crate::trace::record::{ask_recorded, AskFailure, TraceDestination};
 use crate::workspace::Library;
 
 /// Longest question, in chars.
@@ -279,7 +279,9 @@ pub async fn ask(
     if let Some(n) = req.rounds {
         options.rounds = n.clamp(1, options.rounds);
     }
-    let trace_dir = state.record_traces.then(|| opened.workspace.traces_dir());
+    let trace_dir = state
+        .record_traces
+        .then(|| TraceDestination::NewIn(opened.workspace.traces_dir()));
     let library: Arc<dyn Library> = opened.workspace.clone();
 
     if !stream {
@@ -351,7 +353,7 @@ pub async fn ask(
 
 fn run_failed(failure: &AskFailure) -> ApiError {
     match failure {
-        AskFailure::Failed { message, trace } => ApiError::internal(match trace {
+        AskFailure::Failed { message, trace, .. } => ApiError::internal(match trace {
             Some(p) => format!("{message} (trace: {})", file_name(p).unwrap_or_default()),
             None => message.clone(),
         }),

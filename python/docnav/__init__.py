@@ -1,0 +1,58 @@
+"""docnav: vectorless, reasoning-based retrieval. Documents become heading trees that an LLM agent
+navigates like a filesystem; what comes back is the documents' own text with exact locations.
+
+    >>> import docnav
+    >>> ws = docnav.Workspace(".docnav")
+    >>> ws.index(["docs/"])                      # IndexReport
+    >>> ws.search("compressed files", k=3)       # list[SearchHit], no model
+    >>> ws.ask("How do I search compressed files?")  # Answer (needs a model)
+
+Errors are ``DocnavError`` subclasses: ``WorkspaceError``, ``ModelError``, ``CommandError``,
+``ReplayError``; each message is the CLI's, naming the input and what to do.
+"""
+
+from ._native import (
+    CommandError,
+    DocnavError,
+    ModelError,
+    ReplayError,
+    WorkspaceError,
+    __version__,
+)
+from ._types import (
+    Answer,
+    AskStats,
+    DocCard,
+    Evidence,
+    IndexReport,
+    Node,
+    ReplayReport,
+    SearchHit,
+    Verdict,
+    WorkerFailure,
+    WorkerStats,
+)
+from ._workspace import Session, Workspace, replay
+
+__all__ = [
+    "Answer",
+    "AskStats",
+    "CommandError",
+    "DocCard",
+    "DocnavError",
+    "Evidence",
+    "IndexReport",
+    "ModelError",
+    "Node",
+    "ReplayError",
+    "ReplayReport",
+    "SearchHit",
+    "Session",
+    "Verdict",
+    "WorkerFailure",
+    "WorkerStats",
+    "Workspace",
+    "WorkspaceError",
+    "__version__",
+    "replay",
+]

@@ -1,0 +1,320 @@
+"""The typed results of docnav's Python API: plain frozen dataclasses built from the JSON shapes
+the CLI prints with ``--json`` (``docs``, ``tree``, ``ask``), so a script and a shell pipeline see
+the same fields.
+
+Units: ``lines`` and ``pages`` are 1-based inclusive ``(first, last)`` pairs (Markdown and text
+documents have lines, PDF documents pages; the other is ``None``); sizes are bytes; text lengths
+are chars (Unicode code points); tokens are estimated as chars / 4; times are milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+Span = Optional[Tuple[int, int]]
+
+
+def _span(value: Any) -> Span:
+    return (int(value[0]), int(value[1])) if value else None
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    """What ``Workspace.index`` did.
+
+    ``errors`` and ``warnings`` are one line each, naming the input (a failed file keeps its
+    previous state; the others are indexed). ``notices`` say what the run did beyond the inputs
+    (an older workspace rebuilt, a damaged search index repaired).
+    """
+
+    indexed: int
+    unchanged: int
+    failed: int
+    pruned: int
+    errors: List[str]
+    warnings: List[str]
+    notices: List[str]
+    bytes_built: int
+    elapsed_ms: float
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "IndexReport":
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class DocCard:
+    """The light description of one document the Orchestrator reads (``docnav docs --json``).
+
+    ``outline`` holds depth 1–2 headings as ``"2.1 Searching"``; ``bytes`` is the source size;
+    ``node_count`` counts the tree's nodes, root included; ``fingerprint`` is the source's sha256.
+    """
+
+    doc_id: str
+    title: str
+    source: str
+    format: str
+    bytes: int
+    node_count: int
+    outline: List[str]
+    summary: str
+    top_terms: List[str]
+    fingerprint: str
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "DocCard":
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class Node:
+    """A node of a document's heading tree (``docnav tree --json``).
+
+    ``structure`` is the dotted number (``"2.1"``; ``""`` for the root), ``lines``/``pages`` the
+    node's own text (not its children's), ``token_count`` its estimated tokens, ``references`` the
+    structure numbers of the sections it refers to.
+    """
+
+    structure: str
+    title: str
+    lines: Span
+    pages: Span
+    token_count: int
+    references: List[str]
+    children: List["Node"] = field(default_factory=list)
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "Node":
+        return cls(
+            structure=d["structure"],
+            title=d["title"],
+            lines=_span(d.get("lines")),
+            pages=_span(d.get("pages")),
+            token_count=d["token_count"],
+            references=list(d.get("references", [])),
+            children=[cls._from(c) for c in d.get("children", [])],
+        )
+
+    def walk(self) -> Iterator["Node"]:
+        """This node and every node below it, in reading order."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def find(self, structure: str) -> Optional["Node"]:
+        """The node numbered ``structure`` (``"2.1"``) in this subtree, or ``None``."""
+        return next((n for n in self.walk() if n.structure == structure), None)
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One ranked section of ``Workspace.search``.
+
+    ``path`` is what ``cat`` takes (``/doc_id/#2.1``); ``titles`` run from the document's first
+    level down to the section; ``score`` is BM25 (Robertson & Zaragoza 2009; k1 = 1.2,
+    b = 0.75), higher is better; ``text`` is the section's verbatim text cut to the budget at a
+    line boundary, ``text_chars`` its whole length; ``snippet`` about 240 chars around the first
+    query term, ``highlights`` the same snippet as ``(text, is_query_term)`` parts.
+    """
+
+    doc_id: str
+    path: str
+    titles: List[str]
+    structure: str
+    lines: Span
+    pages: Span
+    score: float
+    text: str
+    text_chars: int
+    snippet: str
+    highlights: List[Tuple[str, bool]]
+
+    @property
+    def title_path(self) -> str:
+        """``"ripgrep › FAQ › Does ripgrep support …"``-style path (document title first)."""
+        return " › ".join([self.doc_id] + self.titles)
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "SearchHit":
+        parts = [(p["text"], bool(p["hit"])) for p in d.get("snippet", [])]
+        return cls(
+            doc_id=d["doc_id"],
+            path=d["path"],
+            titles=list(d["titles"]),
+            structure=d["structure"],
+            lines=_span(d.get("lines")),
+            pages=_span(d.get("pages")),
+            score=float(d["score"]),
+            text=d["text"],
+            text_chars=d["text_chars"],
+            snippet="".join(t for t, _ in parts),
+            highlights=parts,
+        )
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One passage of evidence, verbatim, with its exact location.
+
+    ``path`` holds the titles from the first level below the root down to the section (empty for
+    a whole document); ``score`` is the BM25 rerank score (0 for evidence a ``Session``
+    collected); ``explain`` the score's terms when computed.
+    """
+
+    doc_id: str
+    path: List[str]
+    structure: str
+    lines: Span
+    pages: Span
+    text: str
+    score: float
+    explain: Optional[Dict[str, Any]] = None
+
+    @property
+    def title_path(self) -> str:
+        """``doc_id › title › … › section``."""
+        return " › ".join([self.doc_id] + self.path)
+
+    @property
+    def location(self) -> str:
+        """``"lines 40–88"``, ``"pages 3–5"``, ``"page 3"`` or ``""``."""
+        if self.pages:
+            a, b = self.pages
+            return f"page {a}" if a == b else f"pages {a}–{b}"
+        if self.lines:
+            return f"lines {self.lines[0]}–{self.lines[1]}"
+        return ""
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "Evidence":
+        return cls(
+            doc_id=d["doc_id"],
+            path=list(d["path"]),
+            structure=d["structure"],
+            lines=_span(d.get("lines")),
+            pages=_span(d.get("pages")),
+            text=d["text"],
+            score=float(d["score"]),
+            explain=d.get("explain"),
+        )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether the evidence answers the question: ``verdict`` is ``"sufficient"``,
+    ``"insufficient"`` (``missing`` says what) or ``"absent"`` (the documents do not cover it);
+    ``judged_by`` is ``"evaluate"``, ``"check <worker>"`` or ``"analyze"``."""
+
+    verdict: str
+    missing: str
+    judged_by: str
+
+
+@dataclass(frozen=True)
+class WorkerFailure:
+    """A Worker that failed (its document and task, and the error); the others' evidence stands."""
+
+    worker: str
+    doc_id: str
+    task: str
+    error: str
+
+
+@dataclass(frozen=True)
+class WorkerStats:
+    """Commands (``steps``) and evidence items one Worker collected in its document."""
+
+    doc_id: str
+    steps: int
+    evidence: int
+
+
+@dataclass(frozen=True)
+class AskStats:
+    """What a run cost: model calls, prompt and completion tokens (as the server reported them),
+    wall time in ms, dispatch rounds, and one entry per Worker."""
+
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    wall_ms: int
+    rounds: int
+    workers: List[WorkerStats]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The answer to a question: ranked evidence (best first), the final verdict, Workers that
+    failed, the run's stats, and the trace file when one was recorded."""
+
+    question: str
+    evidence: List[Evidence]
+    verdict: Optional[Verdict]
+    worker_errors: List[WorkerFailure]
+    stats: AskStats
+    trace: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "Answer":
+        s = d["stats"]
+        v = d.get("verdict")
+        return cls(
+            question=d["question"],
+            evidence=[Evidence._from(e) for e in d["evidence"]],
+            verdict=Verdict(**v) if v else None,
+            worker_errors=[WorkerFailure(**w) for w in d.get("worker_errors", [])],
+            stats=AskStats(
+                llm_calls=s["llm_calls"],
+                prompt_tokens=s["prompt_tokens"],
+                completion_tokens=s["completion_tokens"],
+                wall_ms=s["wall_ms"],
+                rounds=s["rounds"],
+                workers=[WorkerStats(**w) for w in s.get("workers", [])],
+            ),
+            trace=d.get("trace"),
+        )
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    """The end of ``docnav.replay``: ``identical`` when every recorded event was reproduced (a
+    trace cut by a crash counts up to its cut, a failed run when it fails the same way);
+    ``status`` is ``identical``, ``identical_to_cut``, ``failed_the_same_way``, ``diverged`` or
+    ``failed``; ``details`` the rest of the verdict (for ``diverged``: ``actor``, ``seq``,
+    ``expected``, ``actual``, ``diff``, ``message``); ``notes`` what changed in the documents."""
+
+    trace: str
+    identical: bool
+    status: str
+    details: Dict[str, Any]
+    notes: List[str]
+
+    @property
+    def message(self) -> str:
+        """The one-paragraph report, as ``docnav replay`` prints it."""
+        d = self.details
+        if self.status == "identical":
+            return (
+                f"replay identical: {d.get('events')} events, {d.get('model_replies')} model "
+                f"replies from the trace, {d.get('evidence')} evidence"
+            )
+        if self.status == "identical_to_cut":
+            return f"replayed up to the cut: {d.get('events')} events identical ({d.get('error')})"
+        if self.status == "failed_the_same_way":
+            return f"replay identical: {d.get('events')} events; the recorded run failed the same way: {d.get('error')}"
+        if self.status == "diverged":
+            return str(d.get("message", "diverged"))
+        return f"replay failed: {d.get('error')}"
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "ReplayReport":
+        verdict = dict(d["verdict"])
+        status = verdict.pop("status")
+        return cls(
+            trace=d["trace"],
+            identical=bool(d["identical"]),
+            status=status,
+            details=verdict,
+            notes=list(d.get("notes", [])),
+        )

@@ -1,0 +1,239 @@
+"""``Workspace`` and ``Session``: the Python face of docnav, over the Rust extension
+(``docnav._native``). Every method runs the same code as the CLI command named in its docstring;
+long work runs with the GIL released."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
+
+from . import _native
+from ._types import Answer, DocCard, Evidence, IndexReport, Node, ReplayReport, SearchHit
+
+PathLike = Union[str, "os.PathLike[str]"]
+TraceArg = Union[None, bool, PathLike]
+Progress = Callable[[int, int, str], None]
+
+
+def _paths(paths: Union[PathLike, Iterable[PathLike]]) -> List[str]:
+    if isinstance(paths, (str, os.PathLike)):
+        return [os.fspath(paths)]
+    return [os.fspath(p) for p in paths]
+
+
+class Workspace:
+    """A docnav workspace: the folder ``docnav index`` writes (default ``.docnav``).
+
+    Opening reads nothing; the first call does. An index run that commits (from this object,
+    another ``Workspace`` or a ``docnav index`` in another process) is seen by the next call.
+
+    Raises ``WorkspaceError`` from any method when there is no workspace yet (index first), when
+    it is damaged, or when it was written by an older docnav (re-index).
+    """
+
+    def __init__(self, path: PathLike = ".docnav") -> None:
+        self._native = _native.Workspace(os.fspath(path))
+
+    @property
+    def path(self) -> str:
+        """The workspace folder."""
+        return os.fspath(self._native.path)
+
+    def __repr__(self) -> str:
+        return f"Workspace({self.path!r})"
+
+    def index(
+        self,
+        paths: Union[PathLike, Iterable[PathLike]],
+        *,
+        force: bool = False,
+        prune: bool = False,
+        jobs: Optional[int] = None,
+        progress: Optional[Progress] = None,
+    ) -> IndexReport:
+        """Index files, folders (searched recursively) or globs, as ``docnav index``.
+
+        Unchanged files are skipped (``force=True`` rebuilds them); ``prune=True`` drops
+        documents whose source is gone; ``jobs`` threads (default: all cores). ``progress`` is
+        called as ``progress(done, total, path)`` from indexing threads after each file (first
+        with ``done=0``). A file that fails is one line in ``report.errors`` and the run goes on;
+        the workspace is committed atomically at the end. Raises ``WorkspaceError`` when the
+        workspace cannot be created, locked or written; an exception raised by ``progress`` is
+        re-raised after the run ends (the run is never left half-written).
+        """
+        raw = self._native.index_json(
+            _paths(paths), force=force, prune=prune, jobs=jobs, progress=progress
+        )
+        return IndexReport._from(json.loads(raw))
+
+    def docs(self) -> List[DocCard]:
+        """Every document's DocCard, in catalog order (``docnav docs --json``)."""
+        return [DocCard._from(d) for d in json.loads(self._native.docs_json())]
+
+    def tree(self, doc_id: str) -> Node:
+        """The heading tree of ``doc_id``, root first (``docnav tree --json``). Raises
+        ``WorkspaceError`` for an unknown id."""
+        return Node._from(json.loads(self._native.tree_json(doc_id)))
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        doc_ids: Optional[Sequence[str]] = None,
+        *,
+        budget: int = 800,
+    ) -> List[SearchHit]:
+        """The ``k`` (1–50) best sections for ``query`` by BM25 over the section index, no model
+        involved (what ``docnav ask --lexical`` ranks), optionally only in ``doc_ids``; each
+        hit's text cut to ``budget`` chars. Raises ``ValueError`` for an empty query or a ``k``
+        out of range, ``WorkspaceError`` for an unknown id in ``doc_ids``."""
+        raw = self._native.search_json(
+            query, k, list(doc_ids) if doc_ids is not None else None, budget
+        )
+        return [SearchHit._from(h) for h in json.loads(raw)["results"]]
+
+    def exec(self, command: str, cwd: str = "/", *, budget: Optional[int] = None) -> str:
+        """Run one command of the navigation language from ``cwd`` and return its output, as
+        ``docnav exec`` (``ls``, ``tree``, ``cat``, ``find``, ``grep``… — ``help`` lists them).
+        ``budget`` caps the output in chars (default 4,000). Raises ``CommandError`` with the
+        command's message when it reports an error."""
+        return self._native.exec(command, cwd, budget)
+
+    def session(self, cwd: str = "/", *, budget: Optional[int] = None) -> "Session":
+        """A stateful session at ``cwd``: ``cd`` moves it and ``cat`` collects evidence, as in
+        ``docnav shell``. Raises ``CommandError`` when ``cwd`` does not resolve."""
+        return Session(self._native.session(cwd, budget))
+
+    def _start_ask(
+        self,
+        question: str,
+        model: Optional[str],
+        base_url: Optional[str],
+        api_key: Optional[str],
+        doc_ids: Optional[Sequence[str]],
+        trace: TraceArg,
+        agent_options: dict,
+    ) -> Any:
+        trace_file = trace_dir = None
+        if trace is True:
+            trace_dir = self._native.traces_dir
+        elif trace is None:
+            env_dir = os.environ.get("DOCNAV_TRACE_DIR")
+            trace_dir = env_dir or None
+        elif trace is not False:
+            trace_file = os.fspath(trace)
+        return self._native.start_ask(
+            question,
+            model=model,
+            base_url=base_url,
+            api_key=api_key,
+            doc_ids=list(doc_ids) if doc_ids else None,
+            trace=trace_file,
+            trace_dir=trace_dir,
+            options_json=json.dumps(agent_options) if agent_options else None,
+        )
+
+    def ask(
+        self,
+        question: str,
+        *,
+        model: Optional[str] = None,
+        base_url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        doc_ids: Optional[Sequence[str]] = None,
+        trace: TraceArg = None,
+        **agent_options: int,
+    ) -> Answer:
+        """Ask the agent, as ``docnav ask --json``: ranked evidence, the verdict, failed
+        Workers, stats.
+
+        The model speaks the OpenAI chat-completions protocol: ``model``, ``base_url`` and
+        ``api_key`` default to ``DOCNAV_MODEL``, ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``.
+        ``doc_ids`` skips document selection. ``trace``: a file path records the run there;
+        ``True`` records a new file in the workspace's ``traces/``; ``None`` uses
+        ``DOCNAV_TRACE_DIR`` when set; ``False`` records nothing. ``agent_options`` are the agent
+        budgets: ``max_steps`` (12), ``rounds`` (3), ``max_cards`` (50), ``max_docs`` (4),
+        ``concurrency`` (4), ``evidence_chars`` (12,000), ``prompt_cap_tokens`` (12,000),
+        ``output_budget`` (4,000 chars).
+
+        Runs with the GIL released; Ctrl-C (``KeyboardInterrupt``) cancels the run within
+        0.1 s and finishes its trace. Raises ``ModelError`` when no model is configured (the
+        message says what to set) or the model fails; ``WorkspaceError`` for an unknown
+        document or workspace failures; ``TypeError`` for an unknown agent option.
+        """
+        handle = self._start_ask(
+            question, model, base_url, api_key, doc_ids, trace, agent_options
+        )
+        try:
+            while not handle.wait(0.1):
+                pass
+        except BaseException:
+            handle.cancel()
+            handle.wait(5.0)
+            raise
+        return Answer._from(json.loads(handle.result()))
+
+    async def ask_async(
+        self,
+        question: str,
+        *,
+        model: Optional[str] = None,
+        base_url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        doc_ids: Optional[Sequence[str]] = None,
+        trace: TraceArg = None,
+        **agent_options: int,
+    ) -> Answer:
+        """``ask`` for asyncio: awaits the run without blocking the event loop; cancelling the
+        awaiting task cancels the run (its trace is finished). Same arguments and errors."""
+        import asyncio
+
+        handle = self._start_ask(
+            question, model, base_url, api_key, doc_ids, trace, agent_options
+        )
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, handle.wait, None)
+        except BaseException:
+            handle.cancel()
+            raise
+        return Answer._from(json.loads(handle.result()))
+
+
+class Session:
+    """A navigation session (``Workspace.session``): the shell's language with a cursor and the
+    evidence ``cat`` collected, over the workspace as it was when the session started."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    @property
+    def cwd(self) -> str:
+        """Where the session is (``/`` or ``/doc_id/#2.1``)."""
+        return self._native.cwd
+
+    def exec(self, command: str) -> str:
+        """Run one command line and return its output. Raises ``CommandError`` when the command
+        reports an error (the session is unchanged)."""
+        return self._native.exec(command)
+
+    def __call__(self, command: str) -> str:
+        return self.exec(command)
+
+    def evidence(self) -> List[Evidence]:
+        """What ``cat`` collected so far, in reading order, with exact locations."""
+        return [Evidence._from(e) for e in json.loads(self._native.evidence_json())]
+
+    def clear_evidence(self) -> None:
+        """Forget the collected evidence."""
+        self._native.clear_evidence()
+
+
+def replay(trace_path: PathLike, workspace: Union[PathLike, Workspace] = ".docnav") -> ReplayReport:
+    """Re-run the trace at ``trace_path`` over ``workspace`` with the recorded model replies and
+    report whether it is identical, as ``docnav replay``. Raises ``ReplayError`` for a trace
+    that cannot be read, one of an older format, or one whose documents are no longer indexed;
+    ``WorkspaceError`` for the workspace."""
+    ws = workspace.path if isinstance(workspace, Workspace) else os.fspath(workspace)
+    return ReplayReport._from(json.loads(_native.replay_json(os.fspath(trace_path), ws)))

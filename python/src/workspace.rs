@@ -1,0 +1,288 @@
+//! `docnav._native.Workspace`: one workspace directory, reopened when an index run (in this
+//! process or another) commits, as the MCP server and `docnav serve` see it
+//! ([`LiveLibrary`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+
+use docnav::agent::search::search_sections;
+use docnav::nav::lexer::quote_word;
+use docnav::nav::live::{LiveLibrary, Opened};
+use docnav::nav::Status;
+use docnav::tree::outline::OutlineNode;
+use docnav::tree::NodeId;
+use docnav::workspace::indexer::IndexProgress;
+use docnav::workspace::{IndexOptions, Library, Workspace as CoreWorkspace};
+
+use crate::ask::{start_ask, AskHandle, AskRequest};
+use crate::errors;
+use crate::session::Session;
+
+/// Most results of one search (as the MCP `search` tool).
+const MAX_K: usize = 50;
+
+/// A docnav workspace (the `.docnav` folder `docnav index` writes).
+#[pyclass(module = "docnav._native", frozen)]
+pub struct Workspace {
+    live: Arc<LiveLibrary>,
+}
+
+impl Workspace {
+    /// The workspace as its catalog is now. Errors: `WorkspaceError` (none indexed yet, damaged,
+    /// older version).
+    pub fn opened(&self) -> PyResult<Opened> {
+        self.live.get().map_err(errors::workspace)
+    }
+}
+
+/// Forwards index progress to a Python callable `progress(done, total, path)`; the first
+/// exception it raises is kept and raised when the run ends (the run itself goes on, so the
+/// workspace is never left half-written).
+struct PyProgress {
+    callback: Py<PyAny>,
+    total: Mutex<(usize, usize)>,
+    failure: Mutex<Option<PyErr>>,
+}
+
+impl PyProgress {
+    fn call(&self, done: usize, total: usize, path: &str) {
+        if lock(&self.failure).is_some() {
+            return;
+        }
+        Python::attach(|py| {
+            if let Err(e) = self.callback.call1(py, (done, total, path)) {
+                *lock(&self.failure) = Some(e);
+            }
+        });
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+impl IndexProgress for PyProgress {
+    fn start(&self, total: usize) {
+        *lock(&self.total) = (0, total);
+        self.call(0, total, "");
+    }
+    fn file_done(&self, path: &Path) {
+        let (done, total) = {
+            let mut t = lock(&self.total);
+            t.0 += 1;
+            *t
+        };
+        self.call(done, total, &path.to_string_lossy());
+    }
+}
+
+#[pymethods]
+impl Workspace {
+    /// Open (lazily: nothing is read until first use) the workspace at `path`.
+    #[new]
+    #[pyo3(signature = (path = PathBuf::from(".docnav")))]
+    fn new(path: PathBuf) -> Workspace {
+        Workspace {
+            live: Arc::new(LiveLibrary::new(&path)),
+        }
+    }
+
+    /// The workspace directory.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.live.dir().to_path_buf()
+    }
+
+    /// Index `paths` (files, folders, globs) as `docnav index` does; returns the report as JSON.
+    #[pyo3(signature = (paths, *, force = false, prune = false, jobs = None, progress = None))]
+    fn index_json(
+        &self,
+        py: Python<'_>,
+        paths: Vec<String>,
+        force: bool,
+        prune: bool,
+        jobs: Option<usize>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<String> {
+        let mut options = IndexOptions {
+            force,
+            prune,
+            ..IndexOptions::default()
+        };
+        if let Some(jobs) = jobs {
+            options.jobs = jobs.max(1);
+        }
+        let progress = progress.map(|callback| PyProgress {
+            callback,
+            total: Mutex::new((0, 0)),
+            failure: Mutex::new(None),
+        });
+        let dir = self.live.dir().to_path_buf();
+        let report = py.detach(|| match &progress {
+            Some(p) => CoreWorkspace::index(&dir, &paths, &options, p),
+            None => CoreWorkspace::index(
+                &dir,
+                &paths,
+                &options,
+                &docnav::workspace::indexer::NoProgress,
+            ),
+        });
+        if let Some(e) = progress.and_then(|p| lock(&p.failure).take()) {
+            return Err(e);
+        }
+        let report = report.map_err(errors::workspace)?;
+        Ok(serde_json::json!({
+            "indexed": report.indexed,
+            "unchanged": report.unchanged,
+            "failed": report.failed,
+            "pruned": report.pruned,
+            "errors": report.errors,
+            "warnings": report.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "notices": report.notices,
+            "bytes_built": report.bytes_built,
+            "elapsed_ms": report.elapsed.as_secs_f64() * 1000.0,
+        })
+        .to_string())
+    }
+
+    /// The DocCards as a JSON array (`docnav docs --json`).
+    fn docs_json(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| {
+            let opened = self.opened()?;
+            serde_json::to_string(opened.workspace.cards())
+                .map_err(|e| errors::other(e.to_string()))
+        })
+    }
+
+    /// The outline of `doc_id` as JSON (`docnav tree --json`): nested nodes with structure,
+    /// title, lines/pages, tokens, references and children.
+    fn tree_json(&self, py: Python<'_>, doc_id: &str) -> PyResult<String> {
+        py.detach(|| {
+            let opened = self.opened()?;
+            let doc = opened
+                .workspace
+                .document(doc_id)
+                .map_err(errors::workspace)?;
+            let outline = OutlineNode::of(&doc.tree, NodeId::ROOT, u32::MAX);
+            serde_json::to_string(&outline).map_err(|e| errors::other(e.to_string()))
+        })
+    }
+
+    /// The `k` best sections for `query` (BM25 over the section index), as JSON.
+    #[pyo3(signature = (query, k = 10, doc_ids = None, budget = 800))]
+    fn search_json(
+        &self,
+        py: Python<'_>,
+        query: &str,
+        k: usize,
+        doc_ids: Option<Vec<String>>,
+        budget: usize,
+    ) -> PyResult<String> {
+        if !(1..=MAX_K).contains(&k) {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "k must be 1 to {MAX_K}, not {k}"
+            )));
+        }
+        if query.trim().is_empty() {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "the query is empty (give keywords or a question)",
+            ));
+        }
+        py.detach(|| {
+            let opened = self.opened()?;
+            let found = search_sections(
+                opened.workspace.as_ref(),
+                query,
+                doc_ids.as_deref(),
+                k,
+                budget.max(1),
+            )
+            .map_err(|e| errors::WorkspaceError::new_err(e.to_string()))?;
+            serde_json::to_string(&found).map_err(|e| errors::other(e.to_string()))
+        })
+    }
+
+    /// Run one command of the navigation language from `cwd` on a fresh session and return its
+    /// output (`docnav exec`). A command that reports an error raises `CommandError`.
+    #[pyo3(signature = (command, cwd = "/", budget = None))]
+    fn exec(
+        &self,
+        py: Python<'_>,
+        command: &str,
+        cwd: &str,
+        budget: Option<usize>,
+    ) -> PyResult<String> {
+        py.detach(|| {
+            let opened = self.opened()?;
+            let mut session = opened.session.clone();
+            if let Some(b) = budget {
+                session = session.with_budget(b.max(1));
+            }
+            if cwd != "/" {
+                let moved = session
+                    .execute(&format!("cd {}", quote_word(cwd)))
+                    .map_err(errors::nav)?;
+                if moved.status == Status::Error {
+                    return Err(errors::CommandError::new_err(moved.text));
+                }
+            }
+            let out = session.execute(command).map_err(errors::nav)?;
+            if out.status == Status::Error {
+                return Err(errors::CommandError::new_err(out.text));
+            }
+            Ok(out.text)
+        })
+    }
+
+    /// A stateful session at `cwd` (`cd`, `ls`, `cat`… as in `docnav shell`).
+    #[pyo3(signature = (cwd = "/", budget = None))]
+    fn session(&self, py: Python<'_>, cwd: &str, budget: Option<usize>) -> PyResult<Session> {
+        let opened = py.detach(|| self.opened())?;
+        Session::start(py, opened.session.clone(), cwd, budget)
+    }
+
+    /// Start an agent run (see `docnav.Workspace.ask`); the handle waits, cancels and returns the
+    /// result.
+    #[pyo3(signature = (question, *, model = None, base_url = None, api_key = None, doc_ids = None, trace = None, trace_dir = None, options_json = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn start_ask(
+        &self,
+        py: Python<'_>,
+        question: String,
+        model: Option<String>,
+        base_url: Option<String>,
+        api_key: Option<String>,
+        doc_ids: Option<Vec<String>>,
+        trace: Option<PathBuf>,
+        trace_dir: Option<PathBuf>,
+        options_json: Option<String>,
+    ) -> PyResult<AskHandle> {
+        let opened = py.detach(|| self.opened())?;
+        start_ask(AskRequest {
+            library: opened.workspace.clone(),
+            question,
+            model,
+            base_url,
+            api_key,
+            doc_ids: doc_ids.unwrap_or_default(),
+            trace,
+            trace_dir,
+            options_json,
+        })
+    }
+
+    /// The workspace's `traces/` folder (where `ask(trace=True)` records).
+    #[getter]
+    fn traces_dir(&self) -> PathBuf {
+        self.live.dir().join("traces")
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Workspace({:?})", self.live.dir().display().to_string())
+    }
+}

@@ -1,0 +1,161 @@
+"""``Workspace.ask`` and ``ask_async`` against the loopback fake model: the answer, the trace and
+its replay, model settings from the environment, a missing or failing model, cancellation by
+Ctrl-C and by asyncio."""
+
+from __future__ import annotations
+
+import _thread
+import asyncio
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import docnav
+
+from fake_model import Reply, analysis, command, evaluation, plan, understanding
+
+QUESTION = "How do I search compressed files with ripgrep?"
+
+
+def script(first_delay: float = 0.0) -> list:
+    return [
+        analysis(["compressed files"], [("ripgrep-faq", "find how to search compressed files")]),
+        plan("ripgrep-faq", ["cat 1/8"], "cat 1/8", delay=first_delay),
+        command("ripgrep-faq", "done"),
+        evaluation("sufficient"),
+    ]
+
+
+def test_ask_returns_the_evidence_the_agent_read_and_its_trace_replays(
+    own_workspace: docnav.Workspace, fake_model, tmp_path: Path
+) -> None:
+    fake = fake_model(script())
+    trace = tmp_path / "run.jsonl"
+    answer = own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, trace=trace)
+    assert fake.all_served()
+    assert answer.question == QUESTION
+    assert answer.verdict == docnav.Verdict("sufficient", "", "evaluate")
+    [evidence] = answer.evidence
+    assert (evidence.doc_id, evidence.structure, evidence.lines) == ("ripgrep-faq", "1.8", (163, 176))
+    assert "--search-zip" in evidence.text and evidence.score > 0
+    assert answer.stats.llm_calls == 4 and answer.stats.prompt_tokens > 1000
+    assert [(w.doc_id, w.evidence) for w in answer.stats.workers] == [("ripgrep-faq", 1)]
+    assert answer.worker_errors == [] and answer.trace == str(trace)
+    # Every request carried the model name and JSON-schema replies, as the CLI sends them.
+    assert {r["model"] for r in fake.requests} == {"fake"}
+    report = docnav.replay(trace, own_workspace)
+    assert report.identical and report.status == "identical"
+    assert report.details["model_replies"] == 4
+    assert report.message.startswith("replay identical: ")
+
+
+def test_model_settings_come_from_the_cli_environment(
+    own_workspace: docnav.Workspace, fake_model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = fake_model(
+        [
+            understanding(["compressed files"]),
+            plan("ripgrep-faq", ["cat 1/8"], "cat 1/8"),
+            command("ripgrep-faq", "done"),
+            evaluation("sufficient"),
+        ]
+    )
+    monkeypatch.setenv("DOCNAV_MODEL", "env-model")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    answer = own_workspace.ask(QUESTION, doc_ids=["ripgrep-faq"], trace=True, rounds=1)
+    assert fake.all_served() and {r["model"] for r in fake.requests} == {"env-model"}
+    assert answer.trace is not None
+    assert Path(answer.trace).parent == Path(own_workspace.path) / "traces"
+    header = json.loads(Path(answer.trace).read_text().splitlines()[0])
+    assert header["question"] == QUESTION
+
+
+def test_without_a_model_ask_says_what_to_set(workspace: docnav.Workspace, no_model_env) -> None:
+    with pytest.raises(docnav.ModelError, match="DOCNAV_MODEL"):
+        workspace.ask(QUESTION)
+
+
+def test_a_model_that_fails_is_a_model_error_and_the_trace_is_kept(
+    own_workspace: docnav.Workspace, fake_model, tmp_path: Path
+) -> None:
+    fake = fake_model([Reply("overloaded", status=400)])
+    trace = tmp_path / "failed.jsonl"
+    with pytest.raises(docnav.ModelError, match="HTTP 400") as caught:
+        own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, trace=trace)
+    assert str(trace) in str(caught.value)
+    assert json.loads(trace.read_text().splitlines()[0])["type"] == "header"
+
+
+def test_unknown_agent_options_and_documents_are_refused(
+    own_workspace: docnav.Workspace, fake_model
+) -> None:
+    fake = fake_model([])
+    with pytest.raises(TypeError, match="max_stepz"):
+        own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, max_stepz=3)
+    with pytest.raises(docnav.WorkspaceError, match="not found"):
+        own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, doc_ids=["nope"])
+
+
+def test_ctrl_c_cancels_the_run_and_finishes_its_trace(
+    own_workspace: docnav.Workspace, fake_model, tmp_path: Path
+) -> None:
+    fake = fake_model(script(first_delay=30.0))
+    trace = tmp_path / "cancelled.jsonl"
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, trace=trace)
+    assert time.monotonic() - started < 5.0
+    lines = trace.read_text().splitlines()
+    assert json.loads(lines[0])["type"] == "header" and len(lines) > 1
+    for line in lines:
+        json.loads(line)  # every line whole: a valid prefix
+    report = docnav.replay(trace, own_workspace)
+    assert report.identical and report.status == "identical_to_cut"
+
+
+def test_ask_async_answers_and_cancels(own_workspace: docnav.Workspace, fake_model) -> None:
+    fake = fake_model(script())
+    answer = asyncio.run(own_workspace.ask_async(QUESTION, model="fake", base_url=fake.base_url))
+    assert [e.structure for e in answer.evidence] == ["1.8"]
+
+    slow = fake_model(script(first_delay=30.0))
+
+    async def cancel_soon() -> float:
+        task = asyncio.ensure_future(
+            own_workspace.ask_async(QUESTION, model="fake", base_url=slow.base_url)
+        )
+        await asyncio.sleep(0.3)
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - started
+
+    assert asyncio.run(cancel_soon()) < 2.0
+
+
+def test_the_gil_is_released_while_asking(own_workspace: docnav.Workspace, fake_model) -> None:
+    fake = fake_model(script(first_delay=1.0))
+    ticks = []
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.01)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    try:
+        own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, trace=False)
+    finally:
+        stop.set()
+        ticker.join()
+    # Python ran alongside the one-second model call.
+    assert len(ticks) > 30

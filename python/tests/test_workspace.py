@@ -1,0 +1,156 @@
+"""The model-free API over the repository's bundled documents: index, docs, tree, search, exec,
+sessions, and the errors each raises."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import docnav
+
+from conftest import FIXTURE_DOCS, REPO
+
+
+def test_index_reports_and_skips_unchanged_files(tmp_path: Path) -> None:
+    ws = docnav.Workspace(tmp_path / ".docnav")
+    calls = []
+    first = ws.index(FIXTURE_DOCS, progress=lambda done, total, path: calls.append((done, total)))
+    assert (first.indexed, first.unchanged, first.failed) == (15, 0, 0)
+    assert first.bytes_built > 1_000_000 and first.elapsed_ms > 0
+    assert calls[0] == (0, 15) and calls[-1] == (15, 15)
+    again = ws.index([FIXTURE_DOCS])
+    assert (again.indexed, again.unchanged) == (0, 15)
+
+
+def test_a_bad_file_is_one_error_line_and_the_others_are_indexed(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_text("# Title\n\nSome text about zebras.\n")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.7\n garbage, not a PDF \x00\x01")
+    report = docnav.Workspace(tmp_path / ".docnav").index([docs])
+    assert (report.indexed, report.failed) == (1, 1)
+    assert len(report.errors) == 1 and "broken.pdf" in report.errors[0]
+
+
+def test_a_progress_callback_that_raises_is_raised_after_a_complete_run(tmp_path: Path) -> None:
+    ws = docnav.Workspace(tmp_path / ".docnav")
+
+    def progress(done: int, total: int, path: str) -> None:
+        if done == 3:
+            raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError, match="stop"):
+        ws.index([FIXTURE_DOCS], progress=progress)
+    # The run was committed whole: every document is there.
+    assert len(ws.docs()) == 15
+
+
+def test_docs_are_the_cli_cards(workspace: docnav.Workspace, indexed: Path) -> None:
+    cards = workspace.docs()
+    assert len(cards) == 15
+    faq = next(c for c in cards if c.doc_id == "ripgrep-faq")
+    assert faq.format == "markdown" and faq.source.endswith("ripgrep__FAQ.md")
+    assert faq.bytes == (FIXTURE_DOCS / "ripgrep__FAQ.md").stat().st_size
+    assert faq.outline[0] == "1 FAQ"
+
+
+def test_tree_holds_every_heading_with_its_lines(workspace: docnav.Workspace) -> None:
+    root = workspace.tree("ripgrep-faq")
+    assert root.structure == "" and root.children[0].title == "FAQ"
+    compressed = root.find("1.8")
+    assert compressed is not None
+    assert compressed.title == "How do I search compressed files?"
+    source = (FIXTURE_DOCS / "ripgrep__FAQ.md").read_text().splitlines()
+    first, last = compressed.lines
+    # The FAQ writes its headings as HTML: `<h3 name="compressed">`, the title on the next line.
+    assert source[first - 1] == '<h3 name="compressed">' and source[first] == compressed.title
+    pdf = workspace.tree("bash-manpage")
+    assert pdf.children[0].pages is not None and pdf.children[0].lines is None
+
+
+def test_search_ranks_the_section_that_answers(workspace: docnav.Workspace) -> None:
+    hits = workspace.search("search compressed files", k=3)
+    assert len(hits) == 3
+    best = hits[0]
+    assert (best.doc_id, best.structure) == ("ripgrep-faq", "1.8")
+    assert best.titles[-1] == "How do I search compressed files?"
+    assert best.score >= hits[1].score >= hits[2].score
+    assert any(part for part, hit in best.highlights if hit and part.lower() == "compressed")
+    assert "--search-zip" in best.text
+    only = workspace.search("compressed", k=5, doc_ids=["r-intro"])
+    assert {h.doc_id for h in only} == {"r-intro"} and only[0].pages is not None
+
+
+def test_search_refuses_bad_arguments(workspace: docnav.Workspace) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        workspace.search("  ")
+    with pytest.raises(ValueError, match="k must be"):
+        workspace.search("zip", k=0)
+    with pytest.raises(docnav.WorkspaceError, match="not found"):
+        workspace.search("zip", doc_ids=["no-such-doc"])
+
+
+def test_exec_prints_what_docnav_exec_prints(workspace: docnav.Workspace, indexed: Path) -> None:
+    binary = REPO / "target" / "debug" / "docnav"
+    out = workspace.exec("grep -i 'search-zip' /ripgrep-faq")
+    assert "search-zip" in out
+    if binary.exists():
+        cli = subprocess.run(
+            [str(binary), "--workspace", str(indexed), "exec", "grep -i 'search-zip' /ripgrep-faq"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert cli.rstrip("\n") == out.rstrip("\n")
+    assert workspace.exec("ls", cwd="/ripgrep-faq").startswith("1. FAQ")
+    with pytest.raises(docnav.CommandError, match="no-such"):
+        workspace.exec("cd /no-such")
+
+
+def test_a_session_moves_and_collects_evidence(workspace: docnav.Workspace) -> None:
+    session = workspace.session("/ripgrep-faq")
+    assert session.cwd == "/ripgrep-faq"
+    session.exec("cd 1/8")
+    assert session.cwd.startswith("/ripgrep-faq/")
+    text = session.exec("cat")
+    assert "--search-zip" in text
+    [evidence] = session.evidence()
+    assert evidence.doc_id == "ripgrep-faq" and evidence.structure == "1.8"
+    assert evidence.location == "lines 163–176"
+    source = (FIXTURE_DOCS / "ripgrep__FAQ.md").read_text().splitlines()
+    assert "\n".join(source[166:176]).strip() in evidence.text
+    with pytest.raises(docnav.CommandError):
+        session.exec("cd /nowhere")
+    assert session.cwd.startswith("/ripgrep-faq/")
+    session.clear_evidence()
+    assert session.evidence() == []
+
+
+def test_errors_name_the_workspace_and_what_to_do(tmp_path: Path) -> None:
+    missing = docnav.Workspace(tmp_path / "none")
+    with pytest.raises(docnav.WorkspaceError, match="no workspace at .*docnav index"):
+        missing.docs()
+    assert issubclass(docnav.WorkspaceError, docnav.DocnavError)
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "catalog.bin").write_bytes(b"\x00not a catalog")
+    with pytest.raises(docnav.WorkspaceError):
+        docnav.Workspace(damaged).docs()
+
+
+def test_json_shapes_match_the_cli(workspace: docnav.Workspace, indexed: Path) -> None:
+    binary = REPO / "target" / "debug" / "docnav"
+    if not binary.exists():
+        pytest.skip("the CLI is not built (cargo build)")
+    cli = json.loads(
+        subprocess.run(
+            [str(binary), "--workspace", str(indexed), "docs", "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert [c["doc_id"] for c in cli] == [c.doc_id for c in workspace.docs()]
