@@ -4,6 +4,7 @@ sessions, and the errors each raises."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -12,6 +13,9 @@ import pytest
 import docnav
 
 from conftest import FIXTURE_DOCS, REPO
+
+# The CLI to compare with: the binary `cargo test` built (it sets DOCNAV_BIN), else a local build.
+CLI = Path(os.environ.get("DOCNAV_BIN", REPO / "target" / "debug" / "docnav"))
 
 
 def test_index_reports_and_skips_unchanged_files(tmp_path: Path) -> None:
@@ -94,7 +98,7 @@ def test_search_refuses_bad_arguments(workspace: docnav.Workspace) -> None:
 
 
 def test_exec_prints_what_docnav_exec_prints(workspace: docnav.Workspace, indexed: Path) -> None:
-    binary = REPO / "target" / "debug" / "docnav"
+    binary = CLI
     out = workspace.exec("grep -i 'search-zip' /ripgrep-faq")
     assert "search-zip" in out
     if binary.exists():
@@ -142,7 +146,7 @@ def test_errors_name_the_workspace_and_what_to_do(tmp_path: Path) -> None:
 
 
 def test_json_shapes_match_the_cli(workspace: docnav.Workspace, indexed: Path) -> None:
-    binary = REPO / "target" / "debug" / "docnav"
+    binary = CLI
     if not binary.exists():
         pytest.skip("the CLI is not built (cargo build)")
     cli = json.loads(
