@@ -59,14 +59,17 @@ pub fn checked_stdio() -> (DuplexStream, DuplexStream) {
         let mut stdout = tokio::io::stdout();
         let mut errors_open = true;
         loop {
+            // Parse errors first: each was queued when its line was read, before any line after
+            // it reached rmcp, so a reply to a later request never overtakes it.
             let line = tokio::select! {
-                reply = replies.next_line() => match reply {
-                    Ok(Some(l)) => l,
-                    _ => break,
-                },
+                biased;
                 error = errors_rx.recv(), if errors_open => match error {
                     Some(l) => l,
                     None => { errors_open = false; continue; }
+                },
+                reply = replies.next_line() => match reply {
+                    Ok(Some(l)) => l,
+                    _ => break,
                 },
             };
             if write_line(&mut stdout, &line).await.is_err() {
