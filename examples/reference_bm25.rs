@@ -141,6 +141,7 @@ fn main() -> ExitCode {
                 question: item.question.clone(),
                 evidence,
                 stats,
+                answer: None,
                 verdict: None,
                 worker_errors: Vec::new(),
             },

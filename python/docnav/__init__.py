@@ -21,6 +21,7 @@ from ._native import (
 )
 from ._types import (
     Answer,
+    AnswerSentence,
     AskStats,
     DocCard,
     Evidence,
@@ -31,11 +32,13 @@ from ._types import (
     Verdict,
     WorkerFailure,
     WorkerStats,
+    WrittenAnswer,
 )
 from ._workspace import Session, Workspace, replay
 
 __all__ = [
     "Answer",
+    "AnswerSentence",
     "AskStats",
     "CommandError",
     "DocCard",
@@ -53,6 +56,7 @@ __all__ = [
     "WorkerStats",
     "Workspace",
     "WorkspaceError",
+    "WrittenAnswer",
     "__version__",
     "replay",
 ]

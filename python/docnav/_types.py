@@ -244,9 +244,38 @@ class AskStats:
 
 
 @dataclass(frozen=True)
+class AnswerSentence:
+    """One sentence of a written answer: the evidence numbers it cites (1-based ranks of
+    ``Answer.evidence``), whether every citation holds (the numbers exist, quoted and backticked
+    spans occur verbatim in the cited text), and why not."""
+
+    text: str
+    citations: List[int]
+    supported: bool
+    problem: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class WrittenAnswer:
+    """The answer ``ask(..., answer=True)`` writes and docnav verifies: ``text`` as people read it
+    (sentences with ``[n]`` citations, unsupported ones marked, then ``Missing: …``), the verified
+    ``sentences``, and ``missing`` when the verdict is not sufficient."""
+
+    text: str
+    sentences: List[AnswerSentence]
+    missing: Optional[str] = None
+
+    @property
+    def supported(self) -> bool:
+        """Whether every sentence's citations hold."""
+        return all(s.supported for s in self.sentences)
+
+
+@dataclass(frozen=True)
 class Answer:
     """The answer to a question: ranked evidence (best first), the final verdict, Workers that
-    failed, the run's stats, and the trace file when one was recorded."""
+    failed, the run's stats, the written answer (``answer=True``) and the trace file when one was
+    recorded."""
 
     question: str
     evidence: List[Evidence]
@@ -254,6 +283,7 @@ class Answer:
     worker_errors: List[WorkerFailure]
     stats: AskStats
     trace: Optional[str] = None
+    answer: Optional[WrittenAnswer] = None
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "Answer":
@@ -273,7 +303,26 @@ class Answer:
                 workers=[WorkerStats(**w) for w in s.get("workers", [])],
             ),
             trace=d.get("trace"),
+            answer=_written(d.get("answer")),
         )
+
+
+def _written(d: Optional[Dict[str, Any]]) -> Optional[WrittenAnswer]:
+    if not d:
+        return None
+    return WrittenAnswer(
+        text=d["text"],
+        sentences=[
+            AnswerSentence(
+                text=s["text"],
+                citations=list(s["citations"]),
+                supported=bool(s["supported"]),
+                problem=s.get("problem"),
+            )
+            for s in d.get("sentences", [])
+        ],
+        missing=d.get("missing"),
+    )
 
 
 @dataclass(frozen=True)

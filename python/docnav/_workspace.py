@@ -143,7 +143,7 @@ class Workspace:
         api_key: Optional[str] = None,
         doc_ids: Optional[Sequence[str]] = None,
         trace: TraceArg = None,
-        **agent_options: int,
+        **agent_options: Union[int, bool],
     ) -> Answer:
         """Ask the agent, as ``docnav ask --json``: ranked evidence, the verdict, failed
         Workers, stats.
@@ -155,7 +155,8 @@ class Workspace:
         ``DOCNAV_TRACE_DIR`` when set; ``False`` records nothing. ``agent_options`` are the agent
         budgets: ``max_steps`` (12), ``rounds`` (3), ``max_cards`` (50), ``max_docs`` (4),
         ``concurrency`` (4), ``evidence_chars`` (12,000), ``prompt_cap_tokens`` (12,000),
-        ``output_budget`` (4,000 chars).
+        ``output_budget`` (4,000 chars), and ``answer=True``: one more call writes an answer
+        whose citations docnav verifies (``Answer.answer``, as ``docnav ask --answer``).
 
         Runs with the GIL released; Ctrl-C (``KeyboardInterrupt``) cancels the run within
         0.1 s and finishes its trace. Raises ``ModelError`` when no model is configured (the
@@ -183,7 +184,7 @@ class Workspace:
         api_key: Optional[str] = None,
         doc_ids: Optional[Sequence[str]] = None,
         trace: TraceArg = None,
-        **agent_options: int,
+        **agent_options: Union[int, bool],
     ) -> Answer:
         """``ask`` for asyncio: awaits the run without blocking the event loop; cancelling the
         awaiting task cancels the run (its trace is finished). Same arguments and errors."""

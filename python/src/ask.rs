@@ -63,8 +63,13 @@ fn agent_options(json: Option<&str>, doc_ids: Vec<String>) -> PyResult<AgentOpti
         Some(text) => {
             let given: serde_json::Map<String, serde_json::Value> =
                 serde_json::from_str(text).map_err(|e| value_error(e.to_string()))?;
-            let known = serde_json::to_value(AgentOptions::default())
-                .map_err(|e| value_error(e.to_string()))?;
+            // Every field serialized: `answer` is left out of the JSON when off.
+            let every_field = AgentOptions {
+                answer: true,
+                ..AgentOptions::default()
+            };
+            let known =
+                serde_json::to_value(every_field).map_err(|e| value_error(e.to_string()))?;
             for key in given.keys() {
                 if key == "doc_ids" || known.get(key).is_none() {
                     let mut names: Vec<&String> = known

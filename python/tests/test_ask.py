@@ -159,3 +159,25 @@ def test_the_gil_is_released_while_asking(own_workspace: docnav.Workspace, fake_
         ticker.join()
     # Python ran alongside the one-second model call.
     assert len(ticks) > 30
+
+
+def test_answer_true_writes_a_verified_answer(own_workspace: docnav.Workspace, fake_model) -> None:
+    written = Reply(
+        json.dumps(
+            {
+                "sentences": [
+                    {"text": "Pass `-z/--search-zip`.", "citations": [1]},
+                    {"text": "It also reads `.zip` archives.", "citations": [1]},
+                ]
+            }
+        ),
+        when="You write the answer to a question from numbered evidence",
+    )
+    fake = fake_model(script() + [written])
+    answer = own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, answer=True)
+    assert fake.all_served() and answer.stats.llm_calls == 5
+    assert answer.answer is not None and not answer.answer.supported
+    first, second = answer.answer.sentences
+    assert (first.supported, first.citations) == (True, [1])
+    assert second.supported is False and "does not contain" in (second.problem or "")
+    assert answer.answer.text.startswith("Pass `-z/--search-zip`. [1]\n")

@@ -9,7 +9,9 @@
 //! "df", "idf", "contribution"}]}`) is an addition to the documented fields: why the item scored
 //! what it did. Both the agent and the lexical navigator fill it; it is left out when unknown.
 //! Then `"worker_errors": [{"worker", "doc_id", "task", "error"}]` ([`WorkerFailure`], issue
-//! 11.2; empty when every Worker finished), and the agent ends the answer with `"verdict":
+//! 11.2; empty when every Worker finished); with `--answer`, `"answer": {"text", "sentences":
+//! [{"text", "citations", "supported", "problem"?}], "missing"?}` ([`GroundedAnswer`](super::answer::GroundedAnswer),
+//! issue 23); and the agent ends the answer with `"verdict":
 //! {"verdict": "sufficient" | "insufficient" | "absent", "missing", "judged_by"}`
 //! ([`AnswerVerdict`], issue 14.9; absent from the lexical navigator's answers, which nothing
 //! judges).
@@ -191,6 +193,9 @@ pub struct Answer {
     /// Workers that failed (always present in the JSON; empty when none did).
     #[serde(default)]
     pub worker_errors: Vec<WorkerFailure>,
+    /// The written answer (`--answer`), verified against the evidence; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<crate::agent::answer::GroundedAnswer>,
     /// The agent's final verdict, last in the JSON; `None` for the lexical navigator (left out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<AnswerVerdict>,
@@ -368,6 +373,15 @@ pub fn render_text_with(answer: &Answer, explain: bool) -> String {
         out.push('\n');
         out.push_str(e.text.trim_end());
         out.push_str("\n\n");
+    }
+    if let Some(written) = &answer.answer {
+        // The written answer after the evidence it cites: each line one sentence and its
+        // citations, `[unsupported: why]` where a citation does not hold.
+        out.push_str("answer:\n");
+        for line in written.text.lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+        out.push('\n');
     }
     let s = &answer.stats;
     let _ = writeln!(

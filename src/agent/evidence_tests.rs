@@ -54,6 +54,7 @@ fn json_shape_matches_the_documented_fields() {
             explain: Some(explain()),
         }],
         stats: AskStats::default(),
+        answer: None,
         verdict: None,
         worker_errors: vec![],
     };
@@ -142,6 +143,7 @@ fn answer_with(e: Evidence) -> Answer {
             wall_ms: 7,
             ..AskStats::default()
         },
+        answer: None,
         verdict: None,
         worker_errors: vec![],
     }

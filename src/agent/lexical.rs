@@ -86,6 +86,7 @@ pub fn ask_lexical(
             wall_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
             ..AskStats::default()
         },
+        answer: None,
         verdict: None,
         worker_errors: Vec::new(),
     })

@@ -5,6 +5,7 @@
 //! Model fails, we fail: there is no heuristic fallback. The lexical navigator ([`lexical`]) is a
 //! separate, explicitly requested mode.
 
+pub mod answer;
 pub mod budget;
 pub mod decisions;
 pub mod events;
@@ -47,6 +48,11 @@ pub struct AgentOptions {
     pub output_budget: usize,
     /// `--doc` ids: when set, analysis is skipped and these documents are searched.
     pub doc_ids: Vec<String>,
+    /// `--answer`: after the rerank, one more call writes an answer citing the evidence, which
+    /// docnav verifies ([`answer`]). Left out of a trace's header when off, so traces recorded
+    /// without it keep their header.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub answer: bool,
 }
 
 impl Default for AgentOptions {
@@ -61,6 +67,7 @@ impl Default for AgentOptions {
             prompt_cap_tokens: 12_000,
             output_budget: crate::nav::DEFAULT_BUDGET,
             doc_ids: Vec::new(),
+            answer: false,
         }
     }
 }

@@ -261,6 +261,16 @@ pub async fn ask(
     orchestrator.decision("verdict", &verdict);
     let query = format!("{question} {}", plan.key_concepts.join(" "));
     let ranked = rerank(library.as_ref(), collected, &query);
+    let evidence: Vec<super::evidence::Evidence> =
+        ranked.iter().map(|r| r.evidence.clone()).collect();
+    let written = if options.answer {
+        Some(
+            super::answer::compose(model.as_ref(), &orchestrator, question, &evidence, &verdict)
+                .await?,
+        )
+    } else {
+        None
+    };
     let (mut calls, mut prompt_tokens, mut completion_tokens) = orchestrator.usage();
     for o in &outcomes {
         calls += o.usage.0;
@@ -296,8 +306,9 @@ pub async fn ask(
     Ok(AgentRun {
         answer: Answer {
             question: question.to_string(),
-            evidence: ranked.iter().map(|r| r.evidence.clone()).collect(),
+            evidence,
             stats,
+            answer: written,
             verdict: Some(verdict.clone()),
             worker_errors: failures.clone(),
         },

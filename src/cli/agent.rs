@@ -76,6 +76,10 @@ pub struct AgentArgs {
     /// Hard cap on every prompt, in estimated tokens (chars / 4).
     #[arg(long, default_value_t = 12_000, value_name = "TOKENS")]
     pub prompt_cap: usize,
+    /// Write a verified answer after the evidence (`docnav ask --answer`; not a flag of its own
+    /// here, so `eval` and `serve` do not grow one).
+    #[arg(skip)]
+    pub answer: bool,
 }
 
 impl AgentArgs {
@@ -89,6 +93,7 @@ impl AgentArgs {
             evidence_chars: self.evidence_chars.max(1),
             prompt_cap_tokens: self.prompt_cap.max(1_000),
             doc_ids: doc_ids.to_vec(),
+            answer: self.answer,
             ..AgentOptions::default()
         }
     }

@@ -40,6 +40,12 @@ pub struct AskArgs {
     /// contribution). `--json` always includes it.
     #[arg(long)]
     explain: bool,
+    /// After the evidence, write a concise answer in which every sentence cites evidence items
+    /// (`[1]`); docnav verifies each citation (the number exists, quoted spans occur verbatim in
+    /// the cited text) and marks a sentence whose citation does not hold as unsupported. One more
+    /// model call; not with --lexical.
+    #[arg(long, conflicts_with = "lexical")]
+    answer: bool,
     /// Record the run as a JSONL trace (see `docnav replay`). `DOCNAV_TRACE_DIR` keeps one per run.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
@@ -58,13 +64,15 @@ pub fn run(global: &GlobalArgs, args: AskArgs) -> anyhow::Result<ExitCode> {
         (false, false) => AnswerFormat::Text,
     };
     if !args.lexical {
+        let mut agent = args.agent.clone();
+        agent.answer = args.answer;
         return run_agent(
             &global.workspace,
             &args.question,
             &args.docs,
             format,
             &args.model,
-            &args.agent,
+            &agent,
             &args.trace,
         );
     }

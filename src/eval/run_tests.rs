@@ -113,6 +113,7 @@ fn closures_are_navigators_and_their_failures_are_misses() {
                     completion_tokens: 10,
                     ..AskStats::default()
                 },
+                answer: None,
                 verdict: None,
                 worker_errors: Vec::new(),
             },

@@ -178,6 +178,10 @@ pub struct AskArgs {
     /// Dispatch rounds (default: the server's `--rounds`, 3).
     #[schemars(range(min = 1, max = 10))]
     pub rounds: Option<usize>,
+    /// Also write a concise answer in which every sentence cites the evidence (`[1]`), each
+    /// citation verified against the cited text; unsupported sentences are marked. One more
+    /// model call.
+    pub answer: Option<bool>,
 }
 
 /// A `budget` argument checked against its bounds: `Ok(default)` when absent.

@@ -131,6 +131,9 @@ impl DocnavServer {
         if let Some(n) = a.rounds {
             options.rounds = n.max(1);
         }
+        if let Some(answer) = a.answer {
+            options.answer = answer;
+        }
         let trace_dir = self.inner.traces.then(|| ws.traces_dir());
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
         let token = context.meta.get_progress_token();

@@ -78,12 +78,21 @@ impl EventSink for LiveSink {
     }
 }
 
-/// `ask <question>`: run the agent, return the text to show (evidence, or the error).
+/// `ask [--answer] <question>`: run the agent, return the text to show (evidence — with
+/// `--answer` followed by the verified answer — or the error).
 pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -> (String, Status) {
     let question = question.trim();
+    let (write_answer, question) = match question.strip_prefix("--answer") {
+        Some(rest) if rest.is_empty() || rest.starts_with(char::is_whitespace) => {
+            (true, rest.trim())
+        }
+        _ => (false, question),
+    };
     if question.is_empty() {
-        return ("usage: ask <question>".into(), Status::Error);
+        return ("usage: ask [--answer] <question>".into(), Status::Error);
     }
+    let mut options = agent.options.clone();
+    options.answer |= write_answer;
     let model = match &agent.model {
         Ok(m) => m.clone(),
         Err(msg) => return (msg.clone(), Status::Error),
@@ -94,7 +103,7 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -
         library.as_ref(),
         question,
         model.model_id(),
-        &agent.options,
+        &options,
         unix_ms,
     );
     let writer = match TraceWriter::create_in(&agent.traces_dir, &header) {
@@ -109,7 +118,6 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -
         sinks.push(w.clone());
     }
     let sink: Arc<dyn EventSink> = Arc::new(FanOut(sinks));
-    let options = agent.options.clone();
     let runtime = match agent.runtime() {
         Ok(rt) => rt,
         Err(e) => return (e, Status::Error),
@@ -369,6 +377,7 @@ mod tests {
             evidence: Vec::new(),
             stats: Default::default(),
             worker_errors: Vec::new(),
+            answer: None,
             verdict: None,
         });
         let (text, status) = goto(&agent, &mut session, "1");

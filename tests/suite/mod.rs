@@ -1,4 +1,5 @@
 pub mod agent;
+pub mod agent_answer;
 pub mod agent_prompts;
 pub mod agent_verdicts;
 pub mod ask_terminal;
