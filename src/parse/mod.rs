@@ -1,6 +1,7 @@
 //! Parsing (DESIGN.md §2): a file becomes a [`ParsedDoc`], a flat list of headed sections with
 //! levels and source locations. The build stage ([`crate::tree::build_tree`]) turns it into a tree.
 
+pub mod html;
 pub mod markdown;
 pub mod pdf;
 pub mod text;
@@ -29,6 +30,24 @@ pub struct RawSection {
     /// The heading's explicit anchor, a link target beside its GitHub slug (Markdown): the `id`
     /// (else `name`) of an HTML heading (`<h3 name="config">` → `config`) or the `#id` of an
     /// attribute list (`## Stages {: #stages }` → `stages`). `None` otherwise.
+    pub anchor: Option<String>,
+    /// More link targets inside the section (HTML, DOCX, EPUB): the ids of its elements, in
+    /// reading order, and further ids of its heading beside `anchor`. Markdown's in-section
+    /// anchors are found in its text instead.
+    pub ids: Vec<String>,
+    /// The section's links, in reading order (HTML, DOCX, EPUB; Markdown's are found in its
+    /// text).
+    pub links: Vec<RawLink>,
+}
+
+/// A link found by a parser: to a fragment of the same document (`file` `None`), or to another
+/// file, possibly to a fragment in it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RawLink {
+    /// The target's relative path as written, percent-decoded, without the fragment
+    /// (`../library/sys.html`); `None` for a link inside the document.
+    pub file: Option<String>,
+    /// The fragment after `#`, percent-decoded, if any.
     pub anchor: Option<String>,
 }
 
@@ -88,7 +107,7 @@ pub enum ParseError {
         reason: String,
     },
     /// The extension is not one docnav reads and the content is not UTF-8 text.
-    #[error("`{path}` is not a supported document (.md, .markdown, .pdf, .txt or UTF-8 text)")]
+    #[error("`{path}` is not a supported document (.md, .markdown, .pdf, .txt, .html, .htm, .xhtml or UTF-8 text)")]
     Unsupported {
         /// The file.
         path: PathBuf,
@@ -96,13 +115,14 @@ pub enum ParseError {
 }
 
 /// Format chosen by file extension (case-insensitive): `.md`/`.markdown` → Markdown, `.pdf` →
-/// PDF, `.txt` → text; `None` for anything else.
+/// PDF, `.txt` → text, `.html`/`.htm`/`.xhtml` → HTML; `None` for anything else.
 pub fn format_for_path(path: &Path) -> Option<DocFormat> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
     match ext.as_str() {
         "md" | "markdown" => Some(DocFormat::Markdown),
         "pdf" => Some(DocFormat::Pdf),
         "txt" | "text" => Some(DocFormat::Text),
+        "html" | "htm" | "xhtml" => Some(DocFormat::Html),
         _ => None,
     }
 }
@@ -206,6 +226,13 @@ pub fn parse_bytes_with(
         DocFormat::Text => {
             let (text, warning) = decode_text(path, bytes, "plain")?;
             let mut doc = text::parse_text(&text);
+            doc.warnings.extend(warning);
+            Ok(doc)
+        }
+        DocFormat::Html => {
+            let (text, warning) = decode_text(path, bytes, "HTML")?;
+            let name = path.file_name().and_then(|n| n.to_str());
+            let mut doc = html::parse_html(&text, name, DocFormat::Html);
             doc.warnings.extend(warning);
             Ok(doc)
         }

@@ -39,16 +39,25 @@ pub enum DocFormat {
     Pdf,
     /// Plain UTF-8 text.
     Text,
+    /// An HTML page (`.html`, `.htm`, `.xhtml`), its main content only.
+    Html,
 }
 
 impl DocFormat {
-    /// Lowercase name as shown by `docnav docs` (`markdown`, `pdf`, `text`).
+    /// Lowercase name as shown by `docnav docs` (`markdown`, `pdf`, `text`, `html`).
     pub fn as_str(self) -> &'static str {
         match self {
             DocFormat::Markdown => "markdown",
             DocFormat::Pdf => "pdf",
             DocFormat::Text => "text",
+            DocFormat::Html => "html",
         }
+    }
+
+    /// True when the author marked the headings up (Markdown, HTML), so the structure is the
+    /// author's own; false when docnav infers it from layout or numbering (PDF, text).
+    pub fn is_markup(self) -> bool {
+        matches!(self, DocFormat::Markdown | DocFormat::Html)
     }
 }
 

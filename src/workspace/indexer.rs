@@ -108,7 +108,7 @@ fn is_hidden(entry: &walkdir::DirEntry) -> bool {
 
 /// Expand command-line arguments (files, folders, globs) into input files.
 ///
-/// Folders are walked recursively (hidden entries skipped) for `.md .markdown .pdf .txt`; globs
+/// Folders are walked recursively (hidden entries skipped) for `.md .markdown .pdf .txt .html .htm .xhtml`; globs
 /// (`docs/**/*.md`) are matched with globset from their literal prefix. Returns the inputs
 /// (deduplicated, sorted) and one error line per argument that matched nothing.
 pub fn collect_inputs(args: &[String]) -> (Vec<Input>, Vec<String>) {
@@ -138,7 +138,7 @@ pub fn collect_inputs(args: &[String]) -> (Vec<Input>, Vec<String>) {
             }
             if found.len() == before {
                 errors.push(format!(
-                    "`{arg}` contains no .md, .markdown, .pdf or .txt files"
+                    "`{arg}` contains no .md, .markdown, .pdf, .txt, .html, .htm or .xhtml files"
                 ));
             }
         } else if is_glob(arg) {

@@ -135,7 +135,7 @@ fn bad_inputs_are_named_counted_and_do_not_stop_the_run() {
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     let expect = [
         "error: `missing/file.md`: no such file or directory",
-        "contains no .md, .markdown, .pdf or .txt files",
+        "contains no .md, .markdown, .pdf, .txt, .html, .htm or .xhtml files",
         "binary.md` is binary, not Markdown text",
         "empty.md` is empty",
         "truncated.pdf`",
