@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::{output, GlobalArgs};
 use crate::parse::pdf::{PageBudget, PdfOptions};
 use crate::parse::ParseOptions;
-use crate::tree::BuildOptions;
+use crate::tree::{BuildOptions, DocFormat};
 use crate::workspace::indexer::{IndexProgress, NoProgress};
 use crate::workspace::{IndexOptions, Library, Workspace};
 
@@ -41,9 +41,22 @@ pub struct IndexArgs {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     max_pdf_page_mib: u32,
+    /// Index only these formats, comma-separated: md, pdf, html, txt [default: all]. Folders
+    /// and globs pass over files of other formats; a file of another format named here is an
+    /// error.
+    #[arg(long, value_delimiter = ',', value_name = "LIST", value_parser = parse_format)]
+    formats: Vec<DocFormat>,
     /// How node summaries are made (only `quick`, the first sentences, needs no model).
     #[arg(long, default_value = "quick", value_parser = ["quick"])]
     summaries: String,
+}
+
+/// A `--formats` name (see [`DocFormat::from_flag_name`]).
+fn parse_format(name: &str) -> Result<DocFormat, String> {
+    DocFormat::from_flag_name(name).ok_or_else(|| {
+        let known: Vec<&str> = DocFormat::ALL.iter().map(|f| f.flag_name()).collect();
+        format!("unknown format `{name}` (known: {})", known.join(", "))
+    })
 }
 
 struct Bar(ProgressBar);
@@ -88,6 +101,11 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
         },
         prune: args.prune,
         force: args.force,
+        formats: if args.formats.is_empty() {
+            DocFormat::ALL.to_vec()
+        } else {
+            args.formats.clone()
+        },
         ..IndexOptions::default()
     };
     if let Some(jobs) = args.jobs {

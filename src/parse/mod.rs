@@ -118,12 +118,24 @@ pub enum ParseError {
 /// PDF, `.txt` → text, `.html`/`.htm`/`.xhtml` → HTML; `None` for anything else.
 pub fn format_for_path(path: &Path) -> Option<DocFormat> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "md" | "markdown" => Some(DocFormat::Markdown),
-        "pdf" => Some(DocFormat::Pdf),
-        "txt" | "text" => Some(DocFormat::Text),
-        "html" | "htm" | "xhtml" => Some(DocFormat::Html),
-        _ => None,
+    DocFormat::ALL
+        .iter()
+        .copied()
+        .find(|f| f.extensions().contains(&ext.as_str()))
+}
+
+/// `.md, .markdown, .pdf or .txt`: the extensions of `formats`, for messages.
+pub fn extension_list(formats: &[DocFormat]) -> String {
+    let all: Vec<String> = formats
+        .iter()
+        .flat_map(|f| f.extensions())
+        .filter(|e| **e != "text")
+        .map(|e| format!(".{e}"))
+        .collect();
+    match all.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 

@@ -44,6 +44,46 @@ pub enum DocFormat {
 }
 
 impl DocFormat {
+    /// Every format docnav reads, in the order `--formats` lists them.
+    pub const ALL: &'static [DocFormat] = &[
+        DocFormat::Markdown,
+        DocFormat::Pdf,
+        DocFormat::Html,
+        DocFormat::Text,
+    ];
+
+    /// The short name `docnav index --formats` takes (`md`, `pdf`, `html`, `txt`).
+    pub fn flag_name(self) -> &'static str {
+        match self {
+            DocFormat::Markdown => "md",
+            DocFormat::Pdf => "pdf",
+            DocFormat::Text => "txt",
+            DocFormat::Html => "html",
+        }
+    }
+
+    /// The format a `--formats` name stands for (`md`/`markdown`, `pdf`, `html`, `txt`/`text`),
+    /// case-insensitive; `None` for other names.
+    pub fn from_flag_name(name: &str) -> Option<DocFormat> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Some(DocFormat::Markdown),
+            "pdf" => Some(DocFormat::Pdf),
+            "txt" | "text" => Some(DocFormat::Text),
+            "html" | "htm" | "xhtml" => Some(DocFormat::Html),
+            _ => None,
+        }
+    }
+
+    /// The file extensions of the format, lowercase, without the dot.
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            DocFormat::Markdown => &["md", "markdown"],
+            DocFormat::Pdf => &["pdf"],
+            DocFormat::Text => &["txt", "text"],
+            DocFormat::Html => &["html", "htm", "xhtml"],
+        }
+    }
+
     /// Lowercase name as shown by `docnav docs` (`markdown`, `pdf`, `text`, `html`).
     pub fn as_str(self) -> &'static str {
         match self {
