@@ -1,10 +1,13 @@
 //! Parsing (DESIGN.md §2): a file becomes a [`ParsedDoc`], a flat list of headed sections with
 //! levels and source locations. The build stage ([`crate::tree::build_tree`]) turns it into a tree.
 
+pub mod docx;
 pub mod html;
 pub mod markdown;
 pub mod pdf;
 pub mod text;
+pub(crate) mod xml;
+pub mod zipped;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -106,8 +109,19 @@ pub enum ParseError {
         /// What went wrong, one line.
         reason: String,
     },
+    /// A zip-based document (DOCX, EPUB) that cannot be read: not a zip, a part missing, a part
+    /// that inflates past the bound (a zip bomb) or cannot be inflated.
+    #[error("cannot read {kind} `{path}`: {reason}")]
+    Archive {
+        /// The file.
+        path: PathBuf,
+        /// What it should be, e.g. `Word document`.
+        kind: &'static str,
+        /// What went wrong, one line.
+        reason: String,
+    },
     /// The extension is not one docnav reads and the content is not UTF-8 text.
-    #[error("`{path}` is not a supported document (.md, .markdown, .pdf, .txt, .html, .htm, .xhtml or UTF-8 text)")]
+    #[error("`{path}` is not a supported document (.md, .markdown, .pdf, .txt, .html, .htm, .xhtml, .docx or UTF-8 text)")]
     Unsupported {
         /// The file.
         path: PathBuf,
@@ -178,11 +192,13 @@ pub fn decode_text(
     }
 }
 
-/// How files are parsed (only PDFs have options).
+/// How files are parsed: the work bounds of PDFs and zip-based documents.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ParseOptions {
     /// PDF reading options: the per-page work bound.
     pub pdf: pdf::PdfOptions,
+    /// DOCX and EPUB: the bound on what one zip entry may inflate to.
+    pub zip: zipped::ZipOptions,
 }
 
 /// Read and parse one file. `explicit` is true when the user named the file itself (not found by
@@ -222,13 +238,14 @@ pub fn parse_bytes_with(
             })
         }
     };
-    if format != DocFormat::Pdf && bytes.iter().all(|b| b.is_ascii_whitespace()) {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ParseError::Empty {
             path: path.to_path_buf(),
         });
     }
     match format {
         DocFormat::Pdf => pdf::parse_pdf_with(path, bytes, &options.pdf),
+        DocFormat::Docx => docx::parse_docx(path, bytes, &options.zip),
         DocFormat::Markdown => {
             let (text, warning) = decode_text(path, bytes, "Markdown")?;
             let mut doc = markdown::parse_markdown(&text);

@@ -152,7 +152,8 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
 /// heading (PDF, text).
 fn root_level(format: DocFormat, sections: &[RawSection]) -> Option<u32> {
     match format {
-        DocFormat::Markdown => Some(1),
+        // Pandoc writes a Markdown `#` as `Heading 1`: the same rule gives the same tree.
+        DocFormat::Markdown | DocFormat::Docx => Some(1),
         DocFormat::Html => sections.iter().map(|s| s.level).min(),
         DocFormat::Pdf | DocFormat::Text => None,
     }
@@ -164,9 +165,11 @@ fn root_level(format: DocFormat, sections: &[RawSection]) -> Option<u32> {
 fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
     let keep_preamble = !preamble.content.trim().is_empty();
     let content = if keep_preamble {
+        // Markdown: as many line ends as the heading took, so lines stay in place; text that
+        // is rendered (HTML, DOCX) has no such lines: a paragraph break.
         let heading_lines = match (&h1.lines, h1.content_first_line) {
             (Some(l), Some(first)) => first.saturating_sub(l.start).max(1),
-            _ => 1,
+            _ => 2,
         };
         let mut joined = preamble.content;
         joined.push_str(&"\n".repeat(heading_lines as usize));

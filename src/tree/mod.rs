@@ -41,6 +41,8 @@ pub enum DocFormat {
     Text,
     /// An HTML page (`.html`, `.htm`, `.xhtml`), its main content only.
     Html,
+    /// A Word document (`.docx`); its locations are paragraph numbers, kept in `lines`.
+    Docx,
 }
 
 impl DocFormat {
@@ -49,6 +51,7 @@ impl DocFormat {
         DocFormat::Markdown,
         DocFormat::Pdf,
         DocFormat::Html,
+        DocFormat::Docx,
         DocFormat::Text,
     ];
 
@@ -59,6 +62,7 @@ impl DocFormat {
             DocFormat::Pdf => "pdf",
             DocFormat::Text => "txt",
             DocFormat::Html => "html",
+            DocFormat::Docx => "docx",
         }
     }
 
@@ -70,6 +74,7 @@ impl DocFormat {
             "pdf" => Some(DocFormat::Pdf),
             "txt" | "text" => Some(DocFormat::Text),
             "html" | "htm" | "xhtml" => Some(DocFormat::Html),
+            "docx" => Some(DocFormat::Docx),
             _ => None,
         }
     }
@@ -81,6 +86,7 @@ impl DocFormat {
             DocFormat::Pdf => &["pdf"],
             DocFormat::Text => &["txt", "text"],
             DocFormat::Html => &["html", "htm", "xhtml"],
+            DocFormat::Docx => &["docx"],
         }
     }
 
@@ -91,13 +97,27 @@ impl DocFormat {
             DocFormat::Pdf => "pdf",
             DocFormat::Text => "text",
             DocFormat::Html => "html",
+            DocFormat::Docx => "docx",
+        }
+    }
+
+    /// What a node's `lines` count: source lines, or paragraphs in a Word document (which has
+    /// neither lines nor pages). The singular noun, as location labels use it (`paragraph 3`,
+    /// `paragraphs 3–7`).
+    pub fn location_unit(self) -> &'static str {
+        match self {
+            DocFormat::Docx => "paragraph",
+            _ => "line",
         }
     }
 
     /// True when the author marked the headings up (Markdown, HTML), so the structure is the
     /// author's own; false when docnav infers it from layout or numbering (PDF, text).
     pub fn is_markup(self) -> bool {
-        matches!(self, DocFormat::Markdown | DocFormat::Html)
+        matches!(
+            self,
+            DocFormat::Markdown | DocFormat::Html | DocFormat::Docx
+        )
     }
 }
 
@@ -118,7 +138,8 @@ pub struct Node {
     pub parent: Option<NodeId>,
     /// Children in reading order.
     pub children: Vec<NodeId>,
-    /// 1-based source lines, end exclusive (Markdown and text documents).
+    /// 1-based source lines, end exclusive (Markdown, text and HTML documents); in a Word
+    /// document, 1-based paragraph numbers ([`DocFormat::location_unit`]).
     pub lines: Option<Range<u32>>,
     /// 1-based PDF pages, end exclusive (PDF documents).
     pub pages: Option<Range<u32>>,

@@ -16,6 +16,7 @@ pub mod mcp_ask;
 pub mod mcp_resources;
 pub mod nav;
 pub mod nav_props;
+pub mod parse_docx;
 pub mod parse_html;
 pub mod parse_md;
 pub mod parse_pdf;

@@ -8,3 +8,4 @@ pub mod fault_server;
 pub mod oracle;
 pub mod pdf_bomb;
 pub mod server;
+pub mod zip_bomb;

@@ -20,6 +20,7 @@ mod sections;
 mod writer;
 
 pub use content::DOMINANT_SHARE;
+pub(crate) use links::classify_href;
 pub use links::DOCUMENT_EXTENSIONS;
 pub use sections::ENTRY_LEVEL;
 
