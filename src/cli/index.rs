@@ -16,7 +16,7 @@ use crate::workspace::{IndexOptions, Library, Workspace};
 /// Arguments of `docnav index`.
 #[derive(Debug, clap::Args)]
 pub struct IndexArgs {
-    /// Files, folders (searched recursively for .md .markdown .pdf .txt .html .htm .xhtml .docx) or globs (`docs/**/*.md`).
+    /// Files, folders (searched recursively for .md .markdown .pdf .txt .html .htm .xhtml .docx .epub) or globs (`docs/**/*.md`).
     /// Without any: re-index every document of the workspace whose source changed (and repair
     /// its search index).
     #[arg(value_name = "PATH")]
@@ -51,7 +51,7 @@ pub struct IndexArgs {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     max_zip_entry_mib: u32,
-    /// Index only these formats, comma-separated: md, pdf, html, docx, txt [default: all]. Folders
+    /// Index only these formats, comma-separated: md, pdf, html, docx, epub, txt [default: all]. Folders
     /// and globs pass over files of other formats; a file of another format named here is an
     /// error.
     #[arg(long, value_delimiter = ',', value_name = "LIST", value_parser = parse_format)]

@@ -2,6 +2,7 @@
 //! levels and source locations. The build stage ([`crate::tree::build_tree`]) turns it into a tree.
 
 pub mod docx;
+pub mod epub;
 pub mod html;
 pub mod markdown;
 pub mod pdf;
@@ -121,7 +122,7 @@ pub enum ParseError {
         reason: String,
     },
     /// The extension is not one docnav reads and the content is not UTF-8 text.
-    #[error("`{path}` is not a supported document (.md, .markdown, .pdf, .txt, .html, .htm, .xhtml, .docx or UTF-8 text)")]
+    #[error("`{path}` is not a supported document (.md, .markdown, .pdf, .txt, .html, .htm, .xhtml, .docx, .epub or UTF-8 text)")]
     Unsupported {
         /// The file.
         path: PathBuf,
@@ -246,6 +247,7 @@ pub fn parse_bytes_with(
     match format {
         DocFormat::Pdf => pdf::parse_pdf_with(path, bytes, &options.pdf),
         DocFormat::Docx => docx::parse_docx(path, bytes, &options.zip),
+        DocFormat::Epub => epub::parse_epub(path, bytes, &options.zip),
         DocFormat::Markdown => {
             let (text, warning) = decode_text(path, bytes, "Markdown")?;
             let mut doc = markdown::parse_markdown(&text);

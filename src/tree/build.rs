@@ -154,7 +154,7 @@ fn root_level(format: DocFormat, sections: &[RawSection]) -> Option<u32> {
     match format {
         // Pandoc writes a Markdown `#` as `Heading 1`: the same rule gives the same tree.
         DocFormat::Markdown | DocFormat::Docx => Some(1),
-        DocFormat::Html => sections.iter().map(|s| s.level).min(),
+        DocFormat::Html | DocFormat::Epub => sections.iter().map(|s| s.level).min(),
         DocFormat::Pdf | DocFormat::Text => None,
     }
 }

@@ -43,6 +43,8 @@ pub enum DocFormat {
     Html,
     /// A Word document (`.docx`); its locations are paragraph numbers, kept in `lines`.
     Docx,
+    /// An e-book (`.epub`): chapters in reading order, without locations.
+    Epub,
 }
 
 impl DocFormat {
@@ -52,6 +54,7 @@ impl DocFormat {
         DocFormat::Pdf,
         DocFormat::Html,
         DocFormat::Docx,
+        DocFormat::Epub,
         DocFormat::Text,
     ];
 
@@ -63,6 +66,7 @@ impl DocFormat {
             DocFormat::Text => "txt",
             DocFormat::Html => "html",
             DocFormat::Docx => "docx",
+            DocFormat::Epub => "epub",
         }
     }
 
@@ -75,6 +79,7 @@ impl DocFormat {
             "txt" | "text" => Some(DocFormat::Text),
             "html" | "htm" | "xhtml" => Some(DocFormat::Html),
             "docx" => Some(DocFormat::Docx),
+            "epub" => Some(DocFormat::Epub),
             _ => None,
         }
     }
@@ -87,6 +92,7 @@ impl DocFormat {
             DocFormat::Text => &["txt", "text"],
             DocFormat::Html => &["html", "htm", "xhtml"],
             DocFormat::Docx => &["docx"],
+            DocFormat::Epub => &["epub"],
         }
     }
 
@@ -98,6 +104,7 @@ impl DocFormat {
             DocFormat::Text => "text",
             DocFormat::Html => "html",
             DocFormat::Docx => "docx",
+            DocFormat::Epub => "epub",
         }
     }
 
@@ -116,7 +123,7 @@ impl DocFormat {
     pub fn is_markup(self) -> bool {
         matches!(
             self,
-            DocFormat::Markdown | DocFormat::Html | DocFormat::Docx
+            DocFormat::Markdown | DocFormat::Html | DocFormat::Docx | DocFormat::Epub
         )
     }
 }

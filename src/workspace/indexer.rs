@@ -113,7 +113,7 @@ fn is_hidden(entry: &walkdir::DirEntry) -> bool {
 /// Expand command-line arguments (files, folders, globs) into input files of `formats`.
 ///
 /// Folders are walked recursively (hidden entries skipped) for the extensions of `formats`
-/// ([`DocFormat::extensions`]: `.md .markdown .pdf .txt .html .htm .xhtml` for all); globs
+/// ([`DocFormat::extensions`]: `.md .markdown .pdf .txt .html .htm .xhtml .docx .epub` for all); globs
 /// (`docs/**/*.md`) are matched with globset from their literal prefix, and their matches of
 /// known extensions outside `formats` passed over. Returns the inputs (deduplicated, sorted)
 /// and one error line per argument that matched nothing and per named file of a format

@@ -62,7 +62,7 @@ pub const FORMAT_VERSION: u32 = 4;
 /// sectioned at their printed headings (issue 10).
 /// 5: DocCards name a changelog's release range and look below a single wrapper heading.
 /// 6: `.html`/`.htm`/`.xhtml` files are HTML documents (a file named on the command line was
-/// read as plain text before); `.docx` files are Word documents.
+/// read as plain text before); `.docx` files are Word documents, `.epub` files e-books.
 pub const TREE_BUILDER_VERSION: u32 = 6;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the

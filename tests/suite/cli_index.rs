@@ -135,7 +135,7 @@ fn bad_inputs_are_named_counted_and_do_not_stop_the_run() {
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     let expect = [
         "error: `missing/file.md`: no such file or directory",
-        "contains no .md, .markdown, .pdf, .html, .htm, .xhtml, .docx or .txt files",
+        "contains no .md, .markdown, .pdf, .html, .htm, .xhtml, .docx, .epub or .txt files",
         "binary.md` is binary, not Markdown text",
         "empty.md` is empty",
         "truncated.pdf`",
@@ -485,7 +485,7 @@ fn formats_flag_restricts_the_formats_indexed() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
         r.stderr
-            .contains("unknown format `odt` (known: md, pdf, html, docx, txt)"),
+            .contains("unknown format `odt` (known: md, pdf, html, docx, epub, txt)"),
         "{}",
         r.stderr
     );

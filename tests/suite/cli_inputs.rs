@@ -131,7 +131,7 @@ fn explicitly_named_utf8_file_with_unknown_extension_indexes_as_text() {
     assert_eq!(r.code, 1);
     assert!(
         r.stderr.contains(
-            "error: `.` contains no .md, .markdown, .pdf, .html, .htm, .xhtml, .docx or .txt files"
+            "error: `.` contains no .md, .markdown, .pdf, .html, .htm, .xhtml, .docx, .epub or .txt files"
         ),
         "{}",
         r.stderr

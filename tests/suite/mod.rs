@@ -17,6 +17,7 @@ pub mod mcp_resources;
 pub mod nav;
 pub mod nav_props;
 pub mod parse_docx;
+pub mod parse_epub;
 pub mod parse_html;
 pub mod parse_md;
 pub mod parse_pdf;

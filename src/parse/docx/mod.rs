@@ -200,4 +200,4 @@ fn core_properties(xml: &str) -> Vec<(String, String)> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

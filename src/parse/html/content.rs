@@ -147,6 +147,14 @@ pub fn is_chrome(node: NodeRef<'_>) -> bool {
     e.classes().any(|c| CHROME_CLASSES.contains(&c))
 }
 
+/// The page's `<body>`, else the document root.
+pub fn body(dom: &Dom) -> NodeRef<'_> {
+    dom.root()
+        .descendants()
+        .find(|n| tag(n) == "body")
+        .unwrap_or_else(|| dom.root())
+}
+
 /// The element holding the page's content (see the module doc); the document root when the
 /// page has no `<body>` worth the name.
 pub fn main_content(dom: &Dom) -> NodeRef<'_> {

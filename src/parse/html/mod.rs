@@ -57,7 +57,11 @@ pub fn parse_html(text: &str, self_name: Option<&str>, format: DocFormat) -> Par
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let dom = Dom::parse(text);
     let (title, metadata) = head_metadata(&dom);
-    let content = content::main_content(&dom);
+    // An EPUB chapter is all content: its whole body (no site chrome around it).
+    let content = match format {
+        DocFormat::Epub => content::body(&dom),
+        _ => content::main_content(&dom),
+    };
     let mut sections = sections::walk(&dom, content, self_name).sections;
     let line_count = to_u32(text.lines().count());
     // The content ends where the next element after it starts (a sidebar, a footer), else with
