@@ -8,10 +8,10 @@
 //! comes first: time and memory stay proportional to the bound, never to the entry.
 //!
 //! Sizing, measured over real files: the 27 corpus Markdown files converted by pandoc give
-//! `word/document.xml` entries of 3 KB to 1.1 MB (at most 4.5× the Markdown); Word writes
-//! about 5–15 KB of XML per page, so a 1,000-page book is 5–15 MB, and an EPUB chapter is
-//! rarely past a few MB. The default, [`DEFAULT_MAX_ENTRY_MIB`] = 64 MiB, is 4× a 1,000-page
-//! book, while a 1 GB bomb is refused after inflating 64 MiB.
+//! `word/document.xml` entries of 17 KB to 6.4 MB (the largest from a 1.3 MB changelog; 4–15×
+//! the Markdown), and their pandoc EPUBs have smaller entries still (a chapter each). The
+//! default, [`DEFAULT_MAX_ENTRY_MIB`] = 64 MiB, is 10× the largest of them, while a 1 GB bomb
+//! is refused after inflating at most 64 MiB.
 
 use std::io::{Cursor, Read};
 
