@@ -3,7 +3,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use docnav::parse::parse_file;
 use docnav::tree::build::{build_tree, BuildOptions};
@@ -11,6 +10,7 @@ use docnav::tree::{NodeId, Tree};
 use pretty_assertions::assert_eq;
 
 use super::common::{corpus_dir, fixture, run};
+use crate::support::pandoc;
 use crate::support::zip_bomb::docx_bomb;
 
 /// `fixtures/docx/<name>`.
@@ -41,14 +41,6 @@ fn headings(tree: &Tree) -> Vec<(u32, String)> {
         .skip(1)
         .map(|id| (tree.node(id).depth, tree.node(id).title.clone()))
         .collect()
-}
-
-/// Whether pandoc is on the PATH.
-fn pandoc() -> bool {
-    Command::new("pandoc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// Corpus files whose DOCX tree differs, and why: syntax docnav reads in Markdown that pandoc's
@@ -88,7 +80,7 @@ fn pandoc_docx_has_the_heading_tree_of_its_markdown() {
 /// corpus `../shared/corpus` (skipped with a note without it).
 #[test]
 fn every_corpus_markdown_converted_by_pandoc_has_the_same_tree() {
-    if !pandoc() {
+    if !pandoc::available() {
         eprintln!("skipped: pandoc is not installed (apt-get install pandoc)");
         assert!(std::env::var_os("CI").is_none(), "CI must install pandoc");
         return;
@@ -110,14 +102,7 @@ fn every_corpus_markdown_converted_by_pandoc_has_the_same_tree() {
             .path()
             .join(md.file_stem().unwrap())
             .with_extension("docx");
-        let status = Command::new("pandoc")
-            .args(["-f", "gfm", "-o"])
-            .arg(&docx)
-            .arg(md)
-            .output()
-            .unwrap()
-            .status;
-        assert!(status.success(), "pandoc failed on {}", md.display());
+        pandoc::convert(md, &docx, &[]);
         if headings(&unsplit_tree(md)) == headings(&unsplit_tree(&docx)) {
             same += 1;
         } else {
@@ -176,7 +161,7 @@ fn zip_bomb_fails_alone_and_the_rest_of_the_run_is_indexed() {
             .filter(|l| l.starts_with("error:"))
             .collect();
         let why = if honest {
-            "inflates past 64 MiB (a zip bomb?); the bound is 64 MiB per entry (raise it with \
+            "inflates past 32 MiB (a zip bomb?); the bound is 32 MiB per entry (raise it with \
              --max-zip-entry-mib)"
         } else {
             "inflates past the 1024 bytes its header declares (a zip bomb?)"
@@ -205,4 +190,34 @@ fn zip_bomb_fails_alone_and_the_rest_of_the_run_is_indexed() {
         &["index", "--max-zip-entry-mib", "1", small.to_str().unwrap()],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+/// Evidence from a Word document says where it is in paragraphs, never as lines: the text header
+/// and the JSON (`"paragraphs"`, `"lines": null`) of `docnav ask --lexical`.
+#[test]
+fn word_evidence_is_located_by_paragraphs() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let guide = docx_fixture("ripgrep__GUIDE.docx");
+    let r = run(&ws, &["index", guide.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let question = "replace every match of fast with FAST in the output";
+    let r = run(&ws, &["ask", "--lexical", "--json", question]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let first = &v["evidence"][0];
+    assert_eq!(
+        first["path"],
+        serde_json::json!(["User Guide", "Replacements"])
+    );
+    assert_eq!(first["paragraphs"], serde_json::json!([111, 129]));
+    assert_eq!(first["lines"], serde_json::Value::Null);
+    let r = run(&ws, &["ask", "--lexical", question]);
+    assert!(
+        r.stdout.starts_with(
+            "[1] ripgrep-guide › User Guide › Replacements  §1.7  paragraphs 111–129  score"
+        ),
+        "{}",
+        r.stdout
+    );
 }

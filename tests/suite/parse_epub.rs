@@ -2,7 +2,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use docnav::parse::parse_file;
 use docnav::tree::build::{build_tree, BuildOptions};
@@ -10,6 +9,7 @@ use docnav::tree::{NodeId, Tree};
 use pretty_assertions::assert_eq;
 
 use super::common::{corpus_dir, fixture, run};
+use crate::support::pandoc;
 
 /// `fixtures/epub/<name>`.
 fn epub_fixture(name: &str) -> PathBuf {
@@ -79,15 +79,10 @@ fn pandoc_epub_has_the_chapters_and_sections_of_its_markdown() {
 
 /// Corpus Markdown converted to EPUB by pandoc (chapters at `#` and at `##`) has the
 /// Markdown's tree. Needs pandoc (`.ci/run` installs it; under CI its absence fails the test)
-/// and the corpus (skipped with a note without it). The documents chosen have no remote
-/// images, which pandoc would try to download.
+/// and the corpus (skipped with a note without it).
 #[test]
 fn corpus_markdown_converted_to_epub_by_pandoc_has_the_same_tree() {
-    let pandoc = Command::new("pandoc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !pandoc {
+    if !pandoc::available() {
         eprintln!("skipped: pandoc is not installed (apt-get install pandoc)");
         assert!(std::env::var_os("CI").is_none(), "CI must install pandoc");
         return;
@@ -105,14 +100,7 @@ fn corpus_markdown_converted_to_epub_by_pandoc_has_the_same_tree() {
         let md = corpus.join("md").join(format!("{name}.md"));
         for level in ["1", "2"] {
             let epub = out.path().join(format!("{name}-{level}.epub"));
-            let status = Command::new("pandoc")
-                .args(["-f", "gfm", "--epub-chapter-level", level, "-o"])
-                .arg(&epub)
-                .arg(&md)
-                .output()
-                .unwrap()
-                .status;
-            assert!(status.success(), "pandoc failed on {name}");
+            pandoc::convert(&md, &epub, &["--epub-chapter-level", level]);
             let want = headings(&unsplit_tree(&md));
             assert!(want.len() > 5, "{name}");
             assert_eq!(
