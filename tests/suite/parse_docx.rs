@@ -201,6 +201,13 @@ fn word_evidence_is_located_by_paragraphs() {
     let guide = docx_fixture("ripgrep__GUIDE.docx");
     let r = run(&ws, &["index", guide.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(&ws, &["index", guide.to_str().unwrap()]);
+    assert!(
+        r.stderr
+            .contains("indexed 0 documents (1 unchanged, 0 failed)"),
+        "unchanged, it is skipped on re-index: {}",
+        r.stderr
+    );
     let question = "replace every match of fast with FAST in the output";
     let r = run(&ws, &["ask", "--lexical", "--json", question]);
     assert_eq!(r.code, 0, "{}", r.stderr);

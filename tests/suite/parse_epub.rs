@@ -70,6 +70,14 @@ fn pandoc_epub_has_the_chapters_and_sections_of_its_markdown() {
     let book = epub_fixture("python-markdown__toc.epub");
     let r = run(&ws, &["index", book.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
+    // Unchanged, it is skipped on re-index.
+    let r = run(&ws, &["index", book.to_str().unwrap()]);
+    assert!(
+        r.stderr
+            .contains("indexed 0 documents (1 unchanged, 0 failed)"),
+        "{}",
+        r.stderr
+    );
     let r = run(&ws, &["tree", "python-markdown-toc"]);
     assert_eq!(
         r.stdout,
