@@ -8,6 +8,8 @@
 //! `"explain"` ([`ScoreExplain`]: `{"units", "length", "average_length", "terms": [{"term", "tf",
 //! "df", "idf", "contribution"}]}`) is an addition to the documented fields: why the item scored
 //! what it did. Both the agent and the lexical navigator fill it; it is left out when unknown.
+//! `"paragraphs": [a, b]` replaces `"lines"` (then `null`) for Word documents, whose locations
+//! are paragraph numbers.
 //! Then `"worker_errors": [{"worker", "doc_id", "task", "error"}]` ([`WorkerFailure`], issue
 //! 11.2; empty when every Worker finished); with `--answer`, `"answer": {"text", "sentences":
 //! [{"text", "citations", "supported", "problem"?}], "missing"?}` ([`GroundedAnswer`](super::answer::GroundedAnswer),
@@ -23,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::decisions::Outcome;
 use crate::index::bm25::Bm25Explanation;
-use crate::tree::{NodeId, Tree};
+use crate::tree::{DocFormat, NodeId, Tree};
 
 #[path = "evidence_lines.rs"]
 mod lines;
@@ -38,10 +40,14 @@ pub struct Evidence {
     pub path: Vec<String>,
     /// Dotted position, `"2.1.3"`; the root is `""`.
     pub structure: String,
-    /// 1-based source lines, inclusive `[first, last]` (Markdown and text documents).
+    /// 1-based source lines, inclusive `[first, last]` (Markdown, text and HTML documents).
     pub lines: Option<[u32; 2]>,
     /// 1-based PDF pages, inclusive `[first, last]` (PDF documents).
     pub pages: Option<[u32; 2]>,
+    /// 1-based paragraphs, inclusive `[first, last]` (Word documents, which have neither
+    /// lines nor pages); absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paragraphs: Option<[u32; 2]>,
     /// The section's text with its subtree, exactly [`Tree::text_of`]; for agent evidence read
     /// in part (`cat` stopped at the output budget), the part read (see [`Evidence::from_read`]).
     pub text: String,
@@ -233,12 +239,19 @@ impl Evidence {
     /// node of `tree`.
     pub fn from_node(doc_id: &str, tree: &Tree, id: NodeId, score: f32) -> Option<Evidence> {
         let node = tree.get(id)?;
+        let lines = inclusive(&tree.subtree_span(id, |n| n.lines.clone()));
+        // A Word document's `lines` are paragraph numbers.
+        let (lines, paragraphs) = match tree.format {
+            DocFormat::Docx => (None, lines),
+            _ => (lines, None),
+        };
         Some(Evidence {
             doc_id: doc_id.to_string(),
             path: tree.title_path(id),
             structure: node.structure.clone(),
-            lines: inclusive(&tree.subtree_span(id, |n| n.lines.clone())),
+            lines,
             pages: inclusive(&tree.subtree_span(id, |n| n.pages.clone())),
+            paragraphs,
             text: tree.text_of(id),
             score,
             explain: None,
@@ -269,9 +282,14 @@ impl Evidence {
         Some(evidence)
     }
 
-    /// Where the evidence is: `lines 40–88`, `page 3`, `pages 3–5`, or empty when unknown.
+    /// Where the evidence is: `lines 40–88`, `page 3`, `pages 3–5`, `paragraphs 15–30`, or
+    /// empty when unknown.
     pub fn location(&self) -> String {
-        location_label(self.lines, self.pages)
+        match self.paragraphs {
+            Some([a, b]) if a == b => format!("paragraph {a}"),
+            Some([a, b]) => format!("paragraphs {a}–{b}"),
+            None => location_label(self.lines, self.pages),
+        }
     }
 
     /// The one-line header used by [`render_text`] for the evidence ranked `rank` (1-based):

@@ -7,15 +7,16 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{output, GlobalArgs};
 use crate::parse::pdf::{PageBudget, PdfOptions};
+use crate::parse::zipped::ZipOptions;
 use crate::parse::ParseOptions;
-use crate::tree::BuildOptions;
+use crate::tree::{BuildOptions, DocFormat};
 use crate::workspace::indexer::{IndexProgress, NoProgress};
 use crate::workspace::{IndexOptions, Library, Workspace};
 
 /// Arguments of `docnav index`.
 #[derive(Debug, clap::Args)]
 pub struct IndexArgs {
-    /// Files, folders (searched recursively for .md .markdown .pdf .txt) or globs (`docs/**/*.md`).
+    /// Files, folders (searched recursively for .md .markdown .pdf .txt .html .htm .xhtml .docx .epub) or globs (`docs/**/*.md`).
     /// Without any: re-index every document of the workspace whose source changed (and repair
     /// its search index).
     #[arg(value_name = "PATH")]
@@ -41,9 +42,31 @@ pub struct IndexArgs {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     max_pdf_page_mib: u32,
+    /// Refuse a DOCX or EPUB with a zip entry that inflates past this many MiB: a zip bomb
+    /// fails fast instead of eating time and memory.
+    #[arg(
+        long,
+        default_value_t = crate::parse::zipped::DEFAULT_MAX_ENTRY_MIB,
+        value_name = "MIB",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    max_zip_entry_mib: u32,
+    /// Index only these formats, comma-separated: md, pdf, html, docx, epub, txt [default: all]. Folders
+    /// and globs pass over files of other formats; a file of another format named here is an
+    /// error.
+    #[arg(long, value_delimiter = ',', value_name = "LIST", value_parser = parse_format)]
+    formats: Vec<DocFormat>,
     /// How node summaries are made (only `quick`, the first sentences, needs no model).
     #[arg(long, default_value = "quick", value_parser = ["quick"])]
     summaries: String,
+}
+
+/// A `--formats` name (see [`DocFormat::from_flag_name`]).
+fn parse_format(name: &str) -> Result<DocFormat, String> {
+    DocFormat::from_flag_name(name).ok_or_else(|| {
+        let known: Vec<&str> = DocFormat::ALL.iter().map(|f| f.flag_name()).collect();
+        format!("unknown format `{name}` (known: {})", known.join(", "))
+    })
 }
 
 struct Bar(ProgressBar);
@@ -83,11 +106,17 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
                 pdf: PdfOptions {
                     page_budget: PageBudget::from_mib(args.max_pdf_page_mib),
                 },
+                zip: ZipOptions::from_mib(args.max_zip_entry_mib),
             },
             ..BuildOptions::default()
         },
         prune: args.prune,
         force: args.force,
+        formats: if args.formats.is_empty() {
+            DocFormat::ALL.to_vec()
+        } else {
+            args.formats.clone()
+        },
         ..IndexOptions::default()
     };
     if let Some(jobs) = args.jobs {

@@ -44,7 +44,11 @@ pub fn run(global: &GlobalArgs, args: TreeArgs) -> anyhow::Result<ExitCode> {
             } else {
                 format!("{indent}{} {}", node.structure, node.title)
             };
-            let _ = writeln!(s, "{label}  ({})", location(tree, id));
+            // EPUB nodes have no location: no empty parentheses.
+            let _ = match location(tree, id) {
+                at if at.is_empty() => writeln!(s, "{label}"),
+                at => writeln!(s, "{label}  ({at})"),
+            };
         }
         output::print_human(&s)?;
     }

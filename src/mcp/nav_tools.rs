@@ -75,6 +75,10 @@ pub struct CatPage {
     pub lines: Option<[u32; 2]>,
     /// 1-based PDF pages `[first, last]` of the section.
     pub pages: Option<[u32; 2]>,
+    /// 1-based paragraphs `[first, last]` of the section in a Word document (then `lines` is
+    /// `null`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paragraphs: Option<[u32; 2]>,
     /// First char of this page in the section's text.
     pub offset: usize,
     /// End of this page (exclusive), in chars.
@@ -196,6 +200,11 @@ fn cat_page(library: &dyn Library, ev: &crate::nav::Evidence) -> Option<serde_js
         None
     };
     let lines = exact.or_else(|| tree.subtree_span(ev.node, |n| n.lines.clone()));
+    // A Word document's `lines` are paragraph numbers.
+    let (lines, paragraphs) = match tree.format {
+        crate::tree::DocFormat::Docx => (None, lines),
+        _ => (lines, None),
+    };
     let page = CatPage {
         doc_id: ev.doc_id.clone(),
         path: display_path(&ev.doc_id, tree, ev.node),
@@ -204,6 +213,7 @@ fn cat_page(library: &dyn Library, ev: &crate::nav::Evidence) -> Option<serde_js
         titles: tree.title_path(ev.node),
         lines: inclusive(&lines),
         pages: inclusive(&tree.subtree_span(ev.node, |n| n.pages.clone())),
+        paragraphs: inclusive(&paragraphs),
         offset: ev.chars.start,
         end: ev.chars.end,
         total_chars: ev.total_chars,

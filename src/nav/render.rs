@@ -6,7 +6,7 @@ use std::ops::Range;
 use super::stats::NodeStats;
 use crate::tree::{NodeId, Tree};
 
-/// `lines 40–88`, `line 7`, `pages 3–5` or `page 3`: the span of the node with its whole subtree
+/// `lines 40–88`, `line 7`, `pages 3–5`, `page 3` (`paragraphs 3–7` in a Word document): the span of the node with its whole subtree
 /// (what `cat` shows), from the nodes' half-open ranges; `None` when no node has a location.
 pub fn location_label(tree: &Tree, node: NodeId) -> Option<String> {
     let n = tree.get(node)?;
@@ -18,7 +18,7 @@ pub fn location_label(tree: &Tree, node: NodeId) -> Option<String> {
         }
     };
     let unit = if n.lines.is_some() {
-        "line"
+        tree.format.location_unit()
     } else if n.pages.is_some() {
         "page"
     } else {

@@ -86,6 +86,8 @@ pub fn parse_markdown(text: &str) -> ParsedDoc {
         ),
         pages: None,
         anchor: None,
+        ids: Vec::new(),
+        links: Vec::new(),
     };
     let mut sections = Vec::with_capacity(headings.len());
     for (i, h) in headings.iter().enumerate() {
@@ -100,6 +102,8 @@ pub fn parse_markdown(text: &str) -> ParsedDoc {
             lines: Some(h.line..next_line.max(h.line + 1)),
             pages: None,
             anchor: h.anchor.clone(),
+            ids: Vec::new(),
+            links: Vec::new(),
         });
     }
     let (title, metadata) = match front {

@@ -1,9 +1,14 @@
 //! Parsing (DESIGN.md §2): a file becomes a [`ParsedDoc`], a flat list of headed sections with
 //! levels and source locations. The build stage ([`crate::tree::build_tree`]) turns it into a tree.
 
+pub mod docx;
+pub mod epub;
+pub mod html;
 pub mod markdown;
 pub mod pdf;
 pub mod text;
+pub(crate) mod xml;
+pub mod zipped;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -29,6 +34,24 @@ pub struct RawSection {
     /// The heading's explicit anchor, a link target beside its GitHub slug (Markdown): the `id`
     /// (else `name`) of an HTML heading (`<h3 name="config">` → `config`) or the `#id` of an
     /// attribute list (`## Stages {: #stages }` → `stages`). `None` otherwise.
+    pub anchor: Option<String>,
+    /// More link targets inside the section (HTML, DOCX, EPUB): the ids of its elements, in
+    /// reading order, and further ids of its heading beside `anchor`. Markdown's in-section
+    /// anchors are found in its text instead.
+    pub ids: Vec<String>,
+    /// The section's links, in reading order (HTML, DOCX, EPUB; Markdown's are found in its
+    /// text).
+    pub links: Vec<RawLink>,
+}
+
+/// A link found by a parser: to a fragment of the same document (`file` `None`), or to another
+/// file, possibly to a fragment in it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RawLink {
+    /// The target's relative path as written, percent-decoded, without the fragment
+    /// (`../library/sys.html`); `None` for a link inside the document.
+    pub file: Option<String>,
+    /// The fragment after `#`, percent-decoded, if any.
     pub anchor: Option<String>,
 }
 
@@ -87,8 +110,19 @@ pub enum ParseError {
         /// What went wrong, one line.
         reason: String,
     },
+    /// A zip-based document (DOCX, EPUB) that cannot be read: not a zip, a part missing, a part
+    /// that inflates past the bound (a zip bomb) or cannot be inflated.
+    #[error("cannot read {kind} `{path}`: {reason}")]
+    Archive {
+        /// The file.
+        path: PathBuf,
+        /// What it should be, e.g. `Word document`.
+        kind: &'static str,
+        /// What went wrong, one line.
+        reason: String,
+    },
     /// The extension is not one docnav reads and the content is not UTF-8 text.
-    #[error("`{path}` is not a supported document (.md, .markdown, .pdf, .txt or UTF-8 text)")]
+    #[error("`{path}` is not a supported document (.md, .markdown, .pdf, .txt, .html, .htm, .xhtml, .docx, .epub or UTF-8 text)")]
     Unsupported {
         /// The file.
         path: PathBuf,
@@ -96,14 +130,27 @@ pub enum ParseError {
 }
 
 /// Format chosen by file extension (case-insensitive): `.md`/`.markdown` → Markdown, `.pdf` →
-/// PDF, `.txt` → text; `None` for anything else.
+/// PDF, `.txt` → text, `.html`/`.htm`/`.xhtml` → HTML; `None` for anything else.
 pub fn format_for_path(path: &Path) -> Option<DocFormat> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "md" | "markdown" => Some(DocFormat::Markdown),
-        "pdf" => Some(DocFormat::Pdf),
-        "txt" | "text" => Some(DocFormat::Text),
-        _ => None,
+    DocFormat::ALL
+        .iter()
+        .copied()
+        .find(|f| f.extensions().contains(&ext.as_str()))
+}
+
+/// `.md, .markdown, .pdf or .txt`: the extensions of `formats`, for messages.
+pub fn extension_list(formats: &[DocFormat]) -> String {
+    let all: Vec<String> = formats
+        .iter()
+        .flat_map(|f| f.extensions())
+        .filter(|e| **e != "text")
+        .map(|e| format!(".{e}"))
+        .collect();
+    match all.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
@@ -146,11 +193,13 @@ pub fn decode_text(
     }
 }
 
-/// How files are parsed (only PDFs have options).
+/// How files are parsed: the work bounds of PDFs and zip-based documents.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ParseOptions {
     /// PDF reading options: the per-page work bound.
     pub pdf: pdf::PdfOptions,
+    /// DOCX and EPUB: the bound on what one zip entry may inflate to.
+    pub zip: zipped::ZipOptions,
 }
 
 /// Read and parse one file. `explicit` is true when the user named the file itself (not found by
@@ -190,13 +239,15 @@ pub fn parse_bytes_with(
             })
         }
     };
-    if format != DocFormat::Pdf && bytes.iter().all(|b| b.is_ascii_whitespace()) {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ParseError::Empty {
             path: path.to_path_buf(),
         });
     }
     match format {
         DocFormat::Pdf => pdf::parse_pdf_with(path, bytes, &options.pdf),
+        DocFormat::Docx => docx::parse_docx(path, bytes, &options.zip),
+        DocFormat::Epub => epub::parse_epub(path, bytes, &options.zip),
         DocFormat::Markdown => {
             let (text, warning) = decode_text(path, bytes, "Markdown")?;
             let mut doc = markdown::parse_markdown(&text);
@@ -206,6 +257,13 @@ pub fn parse_bytes_with(
         DocFormat::Text => {
             let (text, warning) = decode_text(path, bytes, "plain")?;
             let mut doc = text::parse_text(&text);
+            doc.warnings.extend(warning);
+            Ok(doc)
+        }
+        DocFormat::Html => {
+            let (text, warning) = decode_text(path, bytes, "HTML")?;
+            let name = path.file_name().and_then(|n| n.to_str());
+            let mut doc = html::parse_html(&text, name, DocFormat::Html);
             doc.warnings.extend(warning);
             Ok(doc)
         }

@@ -56,6 +56,8 @@ pub fn parse_text(text: &str) -> ParsedDoc {
         lines: Some(1..line_no(first).min(end_line)),
         pages: None,
         anchor: None,
+        ids: Vec::new(),
+        links: Vec::new(),
     };
     let sections = heads
         .iter()
@@ -70,6 +72,8 @@ pub fn parse_text(text: &str) -> ParsedDoc {
                 lines: Some(line_no(*i)..line_no(next)),
                 pages: None,
                 anchor: None,
+                ids: Vec::new(),
+                links: Vec::new(),
             }
         })
         .collect();

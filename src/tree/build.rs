@@ -15,7 +15,7 @@ use std::ops::Range;
 use super::references::{resolve_references, HeadingNodes};
 use super::summary::{quick_summary, QUICK_SUMMARY_MAX_CHARS};
 use super::{estimate_tokens, DocFormat, Node, NodeId, SummaryStrategy, Tree};
-use crate::parse::{ParsedDoc, RawSection};
+use crate::parse::{ParsedDoc, RawLink, RawSection};
 
 /// Options of the build stage.
 #[derive(Debug, Clone)]
@@ -51,13 +51,23 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         warnings: _,
     } = doc;
 
-    let single_h1_first = format == DocFormat::Markdown
-        && sections.first().is_some_and(|s| s.level == 1)
-        && sections.iter().filter(|s| s.level == 1).count() == 1;
+    let single_h1_first = root_level(format, &sections).is_some_and(|level| {
+        sections.first().is_some_and(|s| s.level == level)
+            && sections.iter().filter(|s| s.level <= level).count() == 1
+    });
     let root_title;
     let mut anchors: Vec<Option<String>> = Vec::with_capacity(sections.len() + 1);
+    // Link targets inside sections and the links themselves, by the node they belong to.
+    let mut section_ids: Vec<(String, NodeId)> = Vec::new();
+    let mut links: Vec<(NodeId, RawLink)> = Vec::new();
+    let mut take_links = |id: NodeId, section: &mut RawSection| {
+        section_ids.extend(section.ids.drain(..).map(|a| (a, id)));
+        links.extend(section.links.drain(..).map(|l| (id, l)));
+    };
+    take_links(NodeId::ROOT, &mut preamble);
     if single_h1_first {
-        let h1 = sections.remove(0);
+        let mut h1 = sections.remove(0);
+        take_links(NodeId::ROOT, &mut h1);
         root_title = h1.title.clone();
         anchors.push(h1.anchor.clone());
         preamble = merge_preamble(preamble, h1);
@@ -86,13 +96,14 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
     // Stack of open nodes: (id, level).
     let mut stack: Vec<NodeId> = vec![NodeId::ROOT];
     let mut first_lines: Vec<Option<u32>> = vec![preamble.content_first_line];
-    for section in sections {
+    for mut section in sections {
         let level = section.level.max(1);
         while stack.len() > 1 && levels[stack[stack.len() - 1].index()] >= level {
             stack.pop();
         }
         let parent = stack[stack.len() - 1];
         let id = NodeId(u32::try_from(nodes.len()).unwrap_or(u32::MAX));
+        take_links(id, &mut section);
         anchors.push(section.anchor);
         nodes.push(Node {
             title: section.title,
@@ -126,11 +137,26 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         end: tree.nodes.len(),
         root_is_heading: single_h1_first,
         anchors,
+        section_anchors: section_ids,
+        links,
     };
     split_large_leaves(&mut tree, &first_lines, options.max_leaf_tokens);
     finish(&mut tree);
     resolve_references(&mut tree, &headings);
     tree
+}
+
+/// The level of the heading that becomes the document's root when it comes first and is the only
+/// one of its level or shallower: the h1 of Markdown; the shallowest heading of an HTML page (a
+/// Sphinx page's h1, a DocBook page's h2). `None` for formats whose top level is never one
+/// heading (PDF, text).
+fn root_level(format: DocFormat, sections: &[RawSection]) -> Option<u32> {
+    match format {
+        // Pandoc writes a Markdown `#` as `Heading 1`: the same rule gives the same tree.
+        DocFormat::Markdown | DocFormat::Docx => Some(1),
+        DocFormat::Html | DocFormat::Epub => sections.iter().map(|s| s.level).min(),
+        DocFormat::Pdf | DocFormat::Text => None,
+    }
 }
 
 /// The h1 becomes the root: text before it and the h1's own content are joined. The h1's own
@@ -139,9 +165,11 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
 fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
     let keep_preamble = !preamble.content.trim().is_empty();
     let content = if keep_preamble {
+        // Markdown: as many line ends as the heading took, so lines stay in place; text that
+        // is rendered (HTML, DOCX) has no such lines: a paragraph break.
         let heading_lines = match (&h1.lines, h1.content_first_line) {
             (Some(l), Some(first)) => first.saturating_sub(l.start).max(1),
-            _ => 1,
+            _ => 2,
         };
         let mut joined = preamble.content;
         joined.push_str(&"\n".repeat(heading_lines as usize));
@@ -167,6 +195,8 @@ fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
         lines,
         pages: h1.pages,
         anchor: h1.anchor,
+        ids: Vec::new(),
+        links: Vec::new(),
     }
 }
 
@@ -185,6 +215,7 @@ fn split_large_leaves(tree: &mut Tree, first_lines: &[Option<u32>], max_tokens: 
         let parent = NodeId(u32::try_from(i).unwrap_or(u32::MAX));
         let pages = node.pages.clone();
         let first_line = first_lines.get(i).copied().flatten();
+        let node_lines = node.lines.clone();
         let node_lines_end = node.lines.as_ref().map(|l| l.end);
         let content = std::mem::take(&mut tree.nodes[i].content);
         // Line of each chunk's start, counted once over the whole content (linear, however
@@ -199,14 +230,18 @@ fn split_large_leaves(tree: &mut Tree, first_lines: &[Option<u32>], max_tokens: 
         }
         let mut children = Vec::new();
         for (n, chunk) in chunks.iter().enumerate() {
-            let lines = first_line.map(|first| {
-                let start = first + starts[n];
-                let end = match starts.get(n + 1) {
-                    Some(next) => first + next,
-                    None => node_lines_end.unwrap_or(start + 1),
-                };
-                start..end.max(start + 1)
-            });
+            // Without the source line of the content (HTML: its text is rendered, not
+            // verbatim) a part is located by its parent's lines.
+            let lines = first_line
+                .map(|first| {
+                    let start = first + starts[n];
+                    let end = match starts.get(n + 1) {
+                        Some(next) => first + next,
+                        None => node_lines_end.unwrap_or(start + 1),
+                    };
+                    start..end.max(start + 1)
+                })
+                .or_else(|| node_lines.clone());
             let id = NodeId(u32::try_from(tree.nodes.len()).unwrap_or(u32::MAX));
             tree.nodes.push(Node {
                 title: format!("Part {}", n + 1),

@@ -32,7 +32,7 @@ fn inclusive(range: &Option<std::ops::Range<u32>>) -> Option<[u32; 2]> {
         .map(|r| [r.start, r.end.saturating_sub(1).max(r.start)])
 }
 
-/// `lines 40–88` / `pages 3–5` / `page 3` / empty, from the node's own half-open ranges.
+/// `lines 40–88` / `paragraphs 3–7` (Word) / `pages 3–5` / `page 3` / empty, from the node's own half-open ranges.
 pub fn location(tree: &Tree, id: NodeId) -> String {
     let node = tree.node(id);
     if let Some([a, b]) = inclusive(&node.pages) {
@@ -42,7 +42,7 @@ pub fn location(tree: &Tree, id: NodeId) -> String {
             format!("pages {a}–{b}")
         }
     } else if let Some([a, b]) = inclusive(&node.lines) {
-        format!("lines {a}–{b}")
+        format!("{}s {a}–{b}", tree.format.location_unit())
     } else {
         String::new()
     }

@@ -40,6 +40,7 @@ pub use numbers::{printed_number, RefKind};
 pub use slug::{github_slug, Slugger};
 
 use super::{DocFormat, ExternalLink, NodeId, Tree};
+use crate::parse::RawLink;
 
 /// Which nodes of a freshly built tree are headings, and their explicit anchors.
 #[derive(Debug, Clone, Default)]
@@ -52,6 +53,13 @@ pub struct HeadingNodes {
     pub root_is_heading: bool,
     /// Explicit anchor per node id below `end` (see [`crate::parse::RawSection::anchor`]).
     pub anchors: Vec<Option<String>>,
+    /// Link targets inside sections that the parser found (HTML ids, see
+    /// [`crate::parse::RawSection::ids`]) and the node each names; Markdown's are found in
+    /// the text instead.
+    pub section_anchors: Vec<(String, NodeId)>,
+    /// Links the parser found (see [`crate::parse::RawSection::links`]) and the node whose
+    /// text holds each, in reading order.
+    pub links: Vec<(NodeId, RawLink)>,
 }
 
 /// A mention found in a node's content, before resolution.
@@ -79,13 +87,29 @@ enum Mention {
 /// fails.
 pub fn resolve_references(tree: &mut Tree, headings: &HeadingNodes) {
     let markdown = tree.format == DocFormat::Markdown;
-    // Textual references in Markdown resolve only to printed numbers (see `numbers`): without
-    // numbered headings there is nothing to scan for.
-    let textual = !markdown || numbers::any_printed_number(tree, headings.end);
+    // Textual references in marked-up documents resolve only to printed numbers (see
+    // `numbers`): without numbered headings there is nothing to scan for.
+    let textual = !tree.format.is_markup() || numbers::any_printed_number(tree, headings.end);
     let scan::Scanned {
         mut mentions,
-        anchors,
+        mut anchors,
     } = scan::scan(tree, headings, markdown, textual);
+    for (name, node) in &headings.section_anchors {
+        anchors.entry(name.clone()).or_insert(*node);
+    }
+    // After every textual mention of its node: the parser gives no offsets, only the order.
+    for (i, (node, link)) in headings.links.iter().enumerate() {
+        let at = usize::MAX / 2 + i;
+        let mention = match (&link.file, &link.anchor) {
+            (Some(file), anchor) => Mention::External {
+                file: file.clone(),
+                anchor: anchor.clone(),
+            },
+            (None, Some(anchor)) => Mention::Link(anchor.clone()),
+            (None, None) => continue,
+        };
+        mentions.push((*node, at, mention));
+    }
     for node in &mut tree.nodes {
         node.references.clear();
     }

@@ -19,7 +19,7 @@ use super::{
 use crate::index::sections::DocumentEntries;
 use crate::index::{SectionIndex, SectionIndexError, SectionWriter};
 use crate::parse::format_for_path;
-use crate::tree::BuildOptions;
+use crate::tree::{BuildOptions, DocFormat};
 
 /// Options of one index run.
 #[derive(Debug, Clone)]
@@ -32,6 +32,9 @@ pub struct IndexOptions {
     pub prune: bool,
     /// Rebuild even when the fingerprint is unchanged.
     pub force: bool,
+    /// The formats to index ([`DocFormat::ALL`] by default): files of other formats found in
+    /// folders or by globs are passed over, and one named on the command line is an error.
+    pub formats: Vec<DocFormat>,
 }
 
 impl Default for IndexOptions {
@@ -41,6 +44,7 @@ impl Default for IndexOptions {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             prune: false,
             force: false,
+            formats: DocFormat::ALL.to_vec(),
         }
     }
 }
@@ -106,17 +110,31 @@ fn is_hidden(entry: &walkdir::DirEntry) -> bool {
             .is_some_and(|s| s.starts_with('.'))
 }
 
-/// Expand command-line arguments (files, folders, globs) into input files.
+/// Expand command-line arguments (files, folders, globs) into input files of `formats`.
 ///
-/// Folders are walked recursively (hidden entries skipped) for `.md .markdown .pdf .txt`; globs
-/// (`docs/**/*.md`) are matched with globset from their literal prefix. Returns the inputs
-/// (deduplicated, sorted) and one error line per argument that matched nothing.
-pub fn collect_inputs(args: &[String]) -> (Vec<Input>, Vec<String>) {
+/// Folders are walked recursively (hidden entries skipped) for the extensions of `formats`
+/// ([`DocFormat::extensions`]: `.md .markdown .pdf .txt .html .htm .xhtml .docx .epub` for all); globs
+/// (`docs/**/*.md`) are matched with globset from their literal prefix, and their matches of
+/// known extensions outside `formats` passed over. Returns the inputs (deduplicated, sorted)
+/// and one error line per argument that matched nothing and per named file of a format
+/// outside `formats`.
+pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Vec<String>) {
     let mut found: Vec<Input> = Vec::new();
     let mut errors = Vec::new();
+    let wanted = |p: &Path| format_for_path(p).is_some_and(|f| formats.contains(&f));
+    let excluded = |p: &Path| format_for_path(p).is_some_and(|f| !formats.contains(&f));
+    let names: Vec<&str> = formats.iter().map(|f| f.flag_name()).collect();
     for arg in args {
         let path = Path::new(arg);
         if path.is_file() {
+            if excluded(path) {
+                errors.push(format!(
+                    "`{arg}` is {}, not one of --formats {}",
+                    format_for_path(path).map_or("", |f| f.flag_name()),
+                    names.join(",")
+                ));
+                continue;
+            }
             found.push(Input {
                 path: absolute(path),
                 explicit: true,
@@ -129,7 +147,7 @@ pub fn collect_inputs(args: &[String]) -> (Vec<Input>, Vec<String>) {
                 .filter_entry(|e| !is_hidden(e))
                 .flatten()
             {
-                if entry.file_type().is_file() && format_for_path(entry.path()).is_some() {
+                if entry.file_type().is_file() && wanted(entry.path()) {
                     found.push(Input {
                         path: absolute(entry.path()),
                         explicit: false,
@@ -138,7 +156,8 @@ pub fn collect_inputs(args: &[String]) -> (Vec<Input>, Vec<String>) {
             }
             if found.len() == before {
                 errors.push(format!(
-                    "`{arg}` contains no .md, .markdown, .pdf or .txt files"
+                    "`{arg}` contains no {} files",
+                    crate::parse::extension_list(formats)
                 ));
             }
         } else if is_glob(arg) {
@@ -156,6 +175,7 @@ pub fn collect_inputs(args: &[String]) -> (Vec<Input>, Vec<String>) {
                         let rel = p.strip_prefix("./").unwrap_or(p);
                         if entry.file_type().is_file()
                             && (matcher.is_match(rel) || matcher.is_match(p))
+                            && !excluded(p)
                         {
                             found.push(Input {
                                 path: absolute(p),
@@ -388,7 +408,13 @@ impl Workspace {
                 .documents
                 .iter()
                 .partition(|e| Path::new(&e.card.source).is_file());
-            args.extend(present.iter().map(|e| e.card.source.clone()));
+            // Sources of formats outside `--formats` are left as they are, not refused.
+            args.extend(
+                present
+                    .iter()
+                    .filter(|e| options.formats.contains(&e.card.format))
+                    .map(|e| e.card.source.clone()),
+            );
             if outdated.is_some() {
                 // Their tree files are of the old format: nothing of them can be kept.
                 for e in &gone {
@@ -401,7 +427,7 @@ impl Workspace {
                 catalog.documents.retain(|e| !gone.contains(&e.card.doc_id));
             }
         }
-        let (inputs, mut errors) = collect_inputs(&args);
+        let (inputs, mut errors) = collect_inputs(&args, &options.formats);
         let mut report = IndexReport {
             failed: errors.len(),
             notices,

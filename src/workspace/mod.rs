@@ -61,7 +61,9 @@ pub const FORMAT_VERSION: u32 = 4;
 /// 4: PDF text without running headers, footers and page numbers; PDFs without an outline
 /// sectioned at their printed headings (issue 10).
 /// 5: DocCards name a changelog's release range and look below a single wrapper heading.
-pub const TREE_BUILDER_VERSION: u32 = 5;
+/// 6: `.html`/`.htm`/`.xhtml` files are HTML documents (a file named on the command line was
+/// read as plain text before); `.docx` files are Word documents, `.epub` files e-books.
+pub const TREE_BUILDER_VERSION: u32 = 6;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose

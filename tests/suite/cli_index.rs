@@ -135,7 +135,7 @@ fn bad_inputs_are_named_counted_and_do_not_stop_the_run() {
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     let expect = [
         "error: `missing/file.md`: no such file or directory",
-        "contains no .md, .markdown, .pdf or .txt files",
+        "contains no .md, .markdown, .pdf, .html, .htm, .xhtml, .docx, .epub or .txt files",
         "binary.md` is binary, not Markdown text",
         "empty.md` is empty",
         "truncated.pdf`",
@@ -417,4 +417,76 @@ fn usage_errors_exit_2_and_missing_workspace_is_explained() {
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("no workspace at"), "{}", r.stderr);
     assert!(r.stderr.contains("docnav index"), "{}", r.stderr);
+}
+
+/// `--formats` restricts what folders and globs give, refuses a named file of another format,
+/// and leaves other formats' documents alone when refreshing the workspace.
+#[test]
+fn formats_flag_restricts_the_formats_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::copy(fixture("notes.txt"), src.join("notes.txt")).unwrap();
+    std::fs::copy(fixture("ripgrep__FAQ.md"), src.join("faq.md")).unwrap();
+    std::fs::copy(
+        super::parse_html::html_fixture("git/gitignore.html"),
+        src.join("gitignore.html"),
+    )
+    .unwrap();
+    let ws = dir.path().join("ws");
+    let r = run(
+        &ws,
+        &["index", "--formats", "md,html", src.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("indexed 2 documents"), "{}", r.stderr);
+    let docs = run(&ws, &["docs"]);
+    assert!(docs.stdout.contains("faq") && docs.stdout.contains("gitignore"));
+    assert!(!docs.stdout.contains("notes"), "{}", docs.stdout);
+
+    let txt = src.join("notes.txt");
+    let r = run(
+        &ws,
+        &[
+            "index",
+            "--formats",
+            "pdf",
+            src.to_str().unwrap(),
+            txt.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let errors: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .collect();
+    assert_eq!(
+        errors,
+        vec![
+            format!("error: `{}` contains no .pdf files", src.display()).as_str(),
+            format!(
+                "error: `{}` is txt, not one of --formats pdf",
+                txt.display()
+            )
+            .as_str(),
+        ]
+    );
+    // Refreshing only Markdown: the HTML page is neither rebuilt nor dropped.
+    let r = run(&ws, &["index", "--formats", "md", "--force"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("indexed 1 documents"), "{}", r.stderr);
+    assert!(run(&ws, &["docs"]).stdout.contains("gitignore"));
+
+    let r = run(
+        &ws,
+        &["index", "--formats", "md,odt", src.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("unknown format `odt` (known: md, pdf, html, docx, epub, txt)"),
+        "{}",
+        r.stderr
+    );
 }

@@ -130,8 +130,9 @@ fn explicitly_named_utf8_file_with_unknown_extension_indexes_as_text() {
     let r = run_in(dir.path(), None, &["index", "."]);
     assert_eq!(r.code, 1);
     assert!(
-        r.stderr
-            .contains("error: `.` contains no .md, .markdown, .pdf or .txt files"),
+        r.stderr.contains(
+            "error: `.` contains no .md, .markdown, .pdf, .html, .htm, .xhtml, .docx, .epub or .txt files"
+        ),
         "{}",
         r.stderr
     );

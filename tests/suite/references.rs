@@ -237,6 +237,7 @@ fn reference_resolution_cost() {
                 end: tree.len(),
                 root_is_heading: false,
                 anchors: vec![None; tree.len()],
+                ..HeadingNodes::default()
             };
             let started = Instant::now();
             resolve_references(&mut tree, &headings);

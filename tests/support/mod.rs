@@ -6,5 +6,7 @@ pub mod browser;
 pub mod fake_model;
 pub mod fault_server;
 pub mod oracle;
+pub mod pandoc;
 pub mod pdf_bomb;
 pub mod server;
+pub mod zip_bomb;

@@ -175,7 +175,11 @@ fn entries(
                 structure: node.structure.clone(),
                 title: node.title.clone(),
                 ancestors: ancestors.into_iter().map(|a| a.0).collect(),
-                lines: node.lines.clone().map(|r| [r.start, r.end]),
+                // A Word document's `lines` are paragraph numbers, which a hit would show as
+                // lines: its hits carry no location instead.
+                lines: (tree.format != crate::tree::DocFormat::Docx)
+                    .then(|| node.lines.clone().map(|r| [r.start, r.end]))
+                    .flatten(),
                 pages: node.pages.clone().map(|r| [r.start, r.end]),
             };
             doc.add_text(f.record, record.encode());

@@ -104,6 +104,8 @@ pub fn page_sections(doc: &Rendered) -> Vec<RawSection> {
                 lines: None,
                 pages: Some(n..n + 1),
                 anchor: None,
+                ids: Vec::new(),
+                links: Vec::new(),
             }
         })
         .collect()
@@ -228,6 +230,8 @@ fn cut(
                 lines: None,
                 pages,
                 anchor: None,
+                ids: Vec::new(),
+                links: Vec::new(),
             }
         })
         .collect();

@@ -217,7 +217,13 @@ pub async fn section(
                 titles: tree.title_path(id),
                 lines,
                 pages,
-                location: location_label(lines, pages),
+                // A Word document's `lines` are paragraphs: the tree's own label says so.
+                location: match tree.format {
+                    crate::tree::DocFormat::Docx => {
+                        crate::nav::render::location_label(tree, id).unwrap_or_default()
+                    }
+                    _ => location_label(lines, pages),
+                },
                 text: p.body.to_string(),
                 offset: p.chars.start,
                 next_offset: (p.chars.end < p.total).then_some(p.chars.end),

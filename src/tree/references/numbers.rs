@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use super::super::{DocFormat, NodeId, Tree};
+use super::super::{NodeId, Tree};
 
 /// Keyword of a reference or of a numbered title.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,7 +188,7 @@ impl NumberIndex {
         }
         let by_structure = see
             && self.printed.is_empty()
-            && tree.format != DocFormat::Markdown
+            && !tree.format.is_markup()
             && number.starts_with(|c: char| c.is_ascii_digit());
         by_structure
             .then(|| tree.by_structure(number))

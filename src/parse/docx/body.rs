@@ -1,0 +1,412 @@
+//! Walking `word/document.xml` in reading order into sections: a heading paragraph starts one;
+//! other paragraphs, tables (one `| a | b |` line per row) and list items (`- x`, `2. x`,
+//! indented by level) become its text; footnote and endnote references become `[^N]` markers
+//! whose notes are written at the end of the section (`[^N]: text`).
+//!
+//! Locations are paragraph numbers: every `<w:p>` of the body counts (in tables too), 1-based,
+//! so a section covers the paragraphs from its heading to the next heading. Bookmarks
+//! (`<w:bookmarkStart w:name>`) are the document's link targets; hyperlinks to bookmarks
+//! (`w:anchor`) and to other documents (through the relationships) are its links.
+
+use std::collections::HashMap;
+
+use quick_xml::events::Event;
+
+use super::styles::{NumberLabel, Numbering, Role, Styles};
+use crate::parse::html::classify_href;
+use crate::parse::xml::{attr, entity, local, local_end, reader};
+use crate::parse::{RawLink, RawSection};
+
+/// What the walk needs besides the body: styles, numbering, hyperlink targets by relationship
+/// id, and the text of footnotes and endnotes by id.
+pub struct Parts {
+    /// Paragraph styles.
+    pub styles: Styles,
+    /// Numbering definitions (counted during the walk).
+    pub numbering: Numbering,
+    /// Relationship id → target of hyperlinks.
+    pub links: HashMap<String, String>,
+    /// Footnote id → text.
+    pub footnotes: HashMap<String, String>,
+    /// Endnote id → text.
+    pub endnotes: HashMap<String, String>,
+}
+
+/// The body as sections.
+pub struct Body {
+    /// The first `Title` paragraph.
+    pub title: Option<String>,
+    /// Text before the first heading (level 0).
+    pub preamble: RawSection,
+    /// Headed sections in reading order.
+    pub sections: Vec<RawSection>,
+    /// Paragraphs in the body.
+    pub paragraphs: u32,
+}
+
+/// A paragraph being read.
+#[derive(Default)]
+struct Paragraph {
+    number: u32,
+    style: Option<String>,
+    outline: Option<u32>,
+    num_id: Option<String>,
+    ilvl: u32,
+    text: String,
+    links: Vec<RawLink>,
+    ids: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// Walk the body XML `xml` (see the module doc).
+pub fn walk(xml: &str, parts: &mut Parts) -> Body {
+    let mut w = Walker {
+        parts,
+        sections: vec![RawSection {
+            lines: Some(1..2),
+            ..RawSection::default()
+        }],
+        notes: vec![Vec::new()],
+        title: None,
+        pending_ids: Vec::new(),
+        paragraphs: 0,
+        last_was_item: false,
+    };
+    let mut r = reader(xml);
+    let mut para: Option<Paragraph> = None;
+    let mut nested_p = 0u32;
+    let mut in_text = false;
+    let mut in_run = 0u32;
+    let mut in_change = 0u32;
+    // Open tables: rows of cells; the innermost last.
+    let mut tables: Vec<Vec<Vec<String>>> = Vec::new();
+    loop {
+        let event = match r.read_event() {
+            Ok(Event::Eof) | Err(_) => break,
+            Ok(e) => e,
+        };
+        match event {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let empty = matches!(event, Event::Empty(_));
+                match local(e) {
+                    "p" => {
+                        if para.is_some() {
+                            nested_p += 1;
+                        } else {
+                            w.paragraphs += 1;
+                            para = Some(Paragraph {
+                                number: w.paragraphs,
+                                ..Paragraph::default()
+                            });
+                        }
+                        if empty {
+                            w.end_paragraph(&mut para, &mut nested_p, &mut tables);
+                        }
+                    }
+                    "pPrChange" | "rPrChange" if !empty => in_change += 1,
+                    "pStyle" if in_change == 0 => {
+                        if let Some(p) = para.as_mut() {
+                            p.style = attr(e, "val");
+                        }
+                    }
+                    "outlineLvl" if in_change == 0 => {
+                        if let Some(p) = para.as_mut() {
+                            p.outline = attr(e, "val").and_then(|v| v.parse().ok());
+                        }
+                    }
+                    "numId" if in_change == 0 => {
+                        if let Some(p) = para.as_mut() {
+                            p.num_id = attr(e, "val");
+                        }
+                    }
+                    "ilvl" if in_change == 0 => {
+                        if let Some(p) = para.as_mut() {
+                            p.ilvl = attr(e, "val").and_then(|v| v.parse().ok()).unwrap_or(0);
+                        }
+                    }
+                    "r" if !empty => in_run += 1,
+                    "t" if !empty && in_run > 0 => in_text = true,
+                    "tab" if in_run > 0 => push_text(&mut para, "\t"),
+                    "br" | "cr" if in_run > 0 => push_text(&mut para, "\n"),
+                    "noBreakHyphen" => push_text(&mut para, "-"),
+                    "footnoteReference" | "endnoteReference" => {
+                        let end = local(e) == "endnoteReference";
+                        if let (Some(p), Some(id)) = (para.as_mut(), attr(e, "id")) {
+                            let key = if end { format!("e{id}") } else { id };
+                            p.text.push_str(&format!("[^{key}]"));
+                            p.notes.push(key);
+                        }
+                    }
+                    "hyperlink" => {
+                        let link = match (attr(e, "anchor"), attr(e, "id")) {
+                            (Some(anchor), _) => Some(RawLink {
+                                file: None,
+                                anchor: Some(anchor),
+                            }),
+                            (None, Some(rel)) => w
+                                .parts
+                                .links
+                                .get(&rel)
+                                .and_then(|target| classify_href(target, None)),
+                            (None, None) => None,
+                        };
+                        if let (Some(p), Some(link)) = (para.as_mut(), link) {
+                            p.links.push(link);
+                        }
+                    }
+                    "bookmarkStart" => {
+                        if let Some(name) = attr(e, "name") {
+                            match para.as_mut() {
+                                Some(p) => p.ids.push(name),
+                                None => w.pending_ids.push(name),
+                            }
+                        }
+                    }
+                    "tbl" if !empty => tables.push(Vec::new()),
+                    "tr" if !empty => {
+                        if let Some(t) = tables.last_mut() {
+                            t.push(Vec::new());
+                        }
+                    }
+                    "tc" if !empty => {
+                        if let Some(row) = tables.last_mut().and_then(|t| t.last_mut()) {
+                            row.push(String::new());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Text(t) if in_text => push_text(&mut para, &t),
+            Event::GeneralRef(g) if in_text => {
+                if let Some(s) = entity(&g) {
+                    push_text(&mut para, &s);
+                }
+            }
+            Event::End(e) => match local_end(&e) {
+                "p" => w.end_paragraph(&mut para, &mut nested_p, &mut tables),
+                "pPrChange" | "rPrChange" => in_change = in_change.saturating_sub(1),
+                "r" => in_run = in_run.saturating_sub(1),
+                "t" => in_text = false,
+                "tbl" => {
+                    if let Some(rows) = tables.pop() {
+                        w.end_table(rows, &mut tables);
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    w.finish()
+}
+
+fn push_text(para: &mut Option<Paragraph>, text: &str) {
+    if let Some(p) = para.as_mut() {
+        p.text.push_str(text);
+    }
+}
+
+struct Walker<'p> {
+    parts: &'p mut Parts,
+    /// The preamble, then one section per heading.
+    sections: Vec<RawSection>,
+    /// Note keys referenced in each section, in order.
+    notes: Vec<Vec<String>>,
+    title: Option<String>,
+    /// Bookmarks seen between paragraphs: they name the next paragraph.
+    pending_ids: Vec<String>,
+    paragraphs: u32,
+    /// The last text written was a list item (the next item follows on the next line).
+    last_was_item: bool,
+}
+
+impl Walker<'_> {
+    fn current(&mut self) -> &mut RawSection {
+        let last = self.sections.len() - 1;
+        &mut self.sections[last]
+    }
+
+    /// A paragraph ends: a nested one (a text box) joins its outer paragraph; one in a table
+    /// goes to its cell; else it is a heading, the title, or text of the current section.
+    fn end_paragraph(
+        &mut self,
+        para: &mut Option<Paragraph>,
+        nested: &mut u32,
+        tables: &mut [Vec<Vec<String>>],
+    ) {
+        if *nested > 0 {
+            *nested -= 1;
+            push_text(para, " ");
+            return;
+        }
+        let Some(mut p) = para.take() else { return };
+        let mut ids = std::mem::take(&mut self.pending_ids);
+        ids.append(&mut p.ids);
+        let text = p.text.trim().to_string();
+        if let Some(cell) = tables
+            .last_mut()
+            .and_then(|t| t.last_mut())
+            .and_then(|row| row.last_mut())
+        {
+            if !text.is_empty() {
+                if !cell.is_empty() {
+                    cell.push(' ');
+                }
+                cell.push_str(&text.replace('\n', " "));
+            }
+            self.keep(ids, p.links, p.notes);
+            return;
+        }
+        let role = self.parts.styles.role(p.style.as_deref(), p.outline);
+        let numbering = p
+            .num_id
+            .clone()
+            .map(|id| (id, p.ilvl))
+            .or_else(|| {
+                p.style
+                    .as_deref()
+                    .and_then(|s| self.parts.styles.numbering(s))
+            })
+            .filter(|(id, _)| id != "0");
+        let label = numbering.and_then(|(id, ilvl)| {
+            self.parts
+                .numbering
+                .next(&id, ilvl)
+                .map(|label| (label, ilvl))
+        });
+        match role {
+            Role::Contents => {}
+            Role::Title if self.title.is_none() && !text.is_empty() => self.title = Some(text),
+            Role::Heading(level) if !text.is_empty() => {
+                let title = match label {
+                    Some((NumberLabel::Number(n), _)) => format!("{} {text}", n.trim_end()),
+                    _ => text,
+                };
+                let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+                let mut ids = ids.into_iter();
+                self.sections.push(RawSection {
+                    level,
+                    title,
+                    lines: Some(p.number..p.number + 1),
+                    anchor: ids.next(),
+                    ids: ids.collect(),
+                    links: p.links,
+                    ..RawSection::default()
+                });
+                self.notes.push(p.notes);
+                self.last_was_item = false;
+            }
+            _ => {
+                if text.is_empty() {
+                    self.keep(ids, p.links, p.notes);
+                    return;
+                }
+                let item = label.is_some();
+                let body = match (role, label) {
+                    (Role::Code, _) => format!("```\n{}\n```", p.text.trim_matches('\n')),
+                    (_, Some((label, ilvl))) => {
+                        let marker = match label {
+                            NumberLabel::Bullet => "-".to_string(),
+                            NumberLabel::Number(n) => n,
+                        };
+                        let indent = "  ".repeat(usize::try_from(ilvl).unwrap_or(0).min(8));
+                        let hang = format!("\n{indent}  ");
+                        format!("{indent}{marker} {}", text.replace('\n', &hang))
+                    }
+                    _ => text,
+                };
+                let separator = if self.last_was_item && item {
+                    "\n"
+                } else {
+                    "\n\n"
+                };
+                let content = &mut self.current().content;
+                if !content.is_empty() {
+                    content.push_str(separator);
+                }
+                content.push_str(&body);
+                self.last_was_item = item;
+                self.keep(ids, p.links, p.notes);
+            }
+        }
+    }
+
+    /// Ids, links and note references of text written into the current section.
+    fn keep(&mut self, ids: Vec<String>, links: Vec<RawLink>, notes: Vec<String>) {
+        let section = self.current();
+        section.ids.extend(ids);
+        section.links.extend(links);
+        if let Some(last) = self.notes.last_mut() {
+            last.extend(notes);
+        }
+    }
+
+    /// A table ends: inside another table its rows join the enclosing cell; else one line per
+    /// row.
+    fn end_table(&mut self, rows: Vec<Vec<String>>, tables: &mut [Vec<Vec<String>>]) {
+        let lines: Vec<String> = rows
+            .into_iter()
+            .filter(|r| r.iter().any(|c| !c.is_empty()))
+            .map(|r| {
+                let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+                format!("| {} |", cells.join(" | "))
+            })
+            .collect();
+        if lines.is_empty() {
+            return;
+        }
+        if let Some(cell) = tables
+            .last_mut()
+            .and_then(|t| t.last_mut())
+            .and_then(|row| row.last_mut())
+        {
+            cell.push_str(&lines.join(" "));
+            return;
+        }
+        let content = &mut self.current().content;
+        if !content.is_empty() {
+            content.push_str("\n\n");
+        }
+        content.push_str(&lines.join("\n"));
+        self.last_was_item = false;
+    }
+
+    /// Close the walk: notes written at the end of their sections, line ranges closed.
+    fn finish(mut self) -> Body {
+        let end = self.paragraphs + 1;
+        let starts: Vec<u32> = self
+            .sections
+            .iter()
+            .map(|s| s.lines.as_ref().map_or(1, |l| l.start))
+            .collect();
+        for (i, section) in self.sections.iter_mut().enumerate() {
+            let next = starts.get(i + 1).copied().unwrap_or(end);
+            section.lines = Some(starts[i]..next.max(starts[i] + 1));
+            let mut seen = Vec::new();
+            for key in self.notes.get(i).into_iter().flatten() {
+                if seen.contains(key) {
+                    continue;
+                }
+                seen.push(key.clone());
+                let text = match key.strip_prefix('e') {
+                    Some(id) => self.parts.endnotes.get(id),
+                    None => self.parts.footnotes.get(key),
+                };
+                if let Some(text) = text {
+                    section.content.push_str(&format!("\n\n[^{key}]: {text}"));
+                }
+            }
+            let trimmed = section.content.trim().to_string();
+            section.content = trimmed;
+        }
+        // The preamble starts at paragraph 1 and ends where the first heading starts.
+        let mut sections = self.sections;
+        let preamble = sections.remove(0);
+        Body {
+            title: self.title,
+            preamble,
+            sections,
+            paragraphs: self.paragraphs,
+        }
+    }
+}
