@@ -2,8 +2,9 @@
 the CLI prints with ``--json`` (``docs``, ``tree``, ``ask``), so a script and a shell pipeline see
 the same fields.
 
-Units: ``lines`` and ``pages`` are 1-based inclusive ``(first, last)`` pairs (Markdown and text
-documents have lines, PDF documents pages; the other is ``None``); sizes are bytes; text lengths
+Units: ``lines``, ``pages`` and ``paragraphs`` are 1-based inclusive ``(first, last)`` pairs
+(Markdown, text and HTML documents have lines, PDF documents pages, Word documents paragraphs;
+the others are ``None``; EPUB chapters have none); sizes are bytes; text lengths
 are chars (Unicode code points); tokens are estimated as chars / 4; times are milliseconds.
 """
 
@@ -83,6 +84,7 @@ class Node:
     token_count: int
     references: List[str]
     children: List["Node"] = field(default_factory=list)
+    paragraphs: Span = None
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "Node":
@@ -94,6 +96,7 @@ class Node:
             token_count=d["token_count"],
             references=list(d.get("references", [])),
             children=[cls._from(c) for c in d.get("children", [])],
+            paragraphs=_span(d.get("paragraphs")),
         )
 
     def walk(self) -> Iterator["Node"]:
@@ -170,6 +173,7 @@ class Evidence:
     text: str
     score: float
     explain: Optional[Dict[str, Any]] = None
+    paragraphs: Span = None
 
     @property
     def title_path(self) -> str:
@@ -184,6 +188,8 @@ class Evidence:
             return f"page {a}" if a == b else f"pages {a}–{b}"
         if self.lines:
             return f"lines {self.lines[0]}–{self.lines[1]}"
+        if self.paragraphs:
+            return f"paragraphs {self.paragraphs[0]}–{self.paragraphs[1]}"
         return ""
 
     @classmethod
@@ -197,6 +203,7 @@ class Evidence:
             text=d["text"],
             score=float(d["score"]),
             explain=d.get("explain"),
+            paragraphs=_span(d.get("paragraphs")),
         )
 
 

@@ -158,3 +158,17 @@ def test_json_shapes_match_the_cli(workspace: docnav.Workspace, indexed: Path) -
         ).stdout
     )
     assert [c["doc_id"] for c in cli] == [c.doc_id for c in workspace.docs()]
+
+
+def test_word_documents_are_located_by_paragraphs(tmp_path: Path) -> None:
+    ws = docnav.Workspace(tmp_path / ".docnav")
+    report = ws.index([REPO / "fixtures" / "docx" / "ripgrep__GUIDE.docx"])
+    assert report.indexed == 1, report.errors
+    [card] = ws.docs()
+    assert card.format == "docx"
+    section = ws.tree(card.doc_id).children[0]
+    assert section.lines is None and section.paragraphs is not None
+    session = ws.session(f"/{card.doc_id}")
+    session.exec("cat 1")
+    [evidence] = session.evidence()
+    assert evidence.lines is None and evidence.location.startswith("paragraphs ")

@@ -101,6 +101,7 @@ mod tests {
                 structure: "1".into(),
                 lines: Some([1, 2]),
                 pages: None,
+                paragraphs: None,
                 text: (*t).into(),
                 score: 1.0,
                 explain: None,

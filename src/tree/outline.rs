@@ -18,6 +18,10 @@ pub struct OutlineNode {
     pub lines: Option<[u32; 2]>,
     /// 1-based pages (PDF).
     pub pages: Option<[u32; 2]>,
+    /// 1-based paragraphs (Word documents, whose `lines` are then `None`); left out of the JSON
+    /// for other formats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paragraphs: Option<[u32; 2]>,
     /// Estimated tokens of the node's own text (chars / 4).
     pub token_count: u32,
     /// Structure numbers of the sections this node refers to.
@@ -53,11 +57,17 @@ impl OutlineNode {
     /// for all). `id` must be a node of `tree`.
     pub fn of(tree: &Tree, id: NodeId, max_depth: u32) -> OutlineNode {
         let node = tree.node(id);
+        // A Word document's `lines` are paragraph numbers.
+        let (lines, paragraphs) = match tree.format {
+            super::DocFormat::Docx => (None, inclusive(&node.lines)),
+            _ => (inclusive(&node.lines), None),
+        };
         OutlineNode {
             structure: node.structure.clone(),
             title: node.title.clone(),
-            lines: inclusive(&node.lines),
+            lines,
             pages: inclusive(&node.pages),
+            paragraphs,
             token_count: node.token_count,
             references: node
                 .references

@@ -61,6 +61,7 @@
   function locationOf(item) {
     if (item.pages) return item.pages[0] === item.pages[1] ? `page ${item.pages[0]}` : `pages ${item.pages[0]}–${item.pages[1]}`;
     if (item.lines) return `lines ${item.lines[0]}–${item.lines[1]}`;
+    if (item.paragraphs) return `paragraphs ${item.paragraphs[0]}–${item.paragraphs[1]}`;
     return '';
   }
 
