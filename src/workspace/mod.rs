@@ -63,7 +63,9 @@ pub const FORMAT_VERSION: u32 = 4;
 /// 5: DocCards name a changelog's release range and look below a single wrapper heading.
 /// 6: `.html`/`.htm`/`.xhtml` files are HTML documents (a file named on the command line was
 /// read as plain text before); `.docx` files are Word documents, `.epub` files e-books.
-pub const TREE_BUILDER_VERSION: u32 = 6;
+/// 7: a fixed-pitch PDF font without widths measures 0.6 em per glyph (FHS's paths no longer
+/// take a space before the punctuation after them).
+pub const TREE_BUILDER_VERSION: u32 = 7;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose

@@ -492,3 +492,25 @@ fn duplicate_outline_titles_are_kept_apart_by_structure() {
         }
     }
 }
+
+/// FHS sets paths in a non-embedded Courier without widths: measured at Courier's 0.6 em pitch,
+/// a path ends where it was drawn, and no space appears before the comma or colon after it
+/// (pdftotext's text: "/opt/bin, /opt/doc", "man6: Games"; issue 25.5).
+#[test]
+fn fhs_paths_in_courier_take_no_space_before_punctuation() {
+    let doc = parse_fixture("fhs-3.0.pdf");
+    let text: String = std::iter::once(doc.preamble.content.as_str())
+        .chain(doc.sections.iter().map(|s| s.content.as_str()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(text.contains("The directories /opt/bin, /opt/doc, /opt/include, /opt/info"));
+    assert!(text.contains("man6: Games"));
+    assert!(!text.contains("/opt/bin , /opt/doc"));
+    // Spaces before a comma, colon or semicolon after a word: 242 before the fix, 128 in
+    // pdftotext's text of the same file (bench/pdf_punct).
+    let spots = regex::Regex::new(r"(?m)[A-Za-z0-9/] [,:;](\s|$)")
+        .unwrap()
+        .find_iter(&text)
+        .count();
+    assert!(spots <= 128, "{spots} spaces before punctuation");
+}

@@ -5,7 +5,7 @@
 //! `bfrange`), then the simple-font encoding (`/Encoding` name or `/Differences`, decoded through
 //! lopdf's tables), else nothing. Widths come from `/FirstChar`+`/Widths` (simple fonts) or the
 //! descendant font's `/DW`+`/W` (Type0, §9.7.4.3); unknown widths fall back to
-//! [`FALLBACK_WIDTH`].
+//! [`FALLBACK_WIDTH`], or [`MONOSPACE_WIDTH`] for a fixed-pitch font that gives none.
 
 use std::collections::HashMap;
 
@@ -13,6 +13,13 @@ use lopdf::{Dictionary, Document, Object};
 
 /// Glyph width (in text-space units, 1.0 = one em) assumed when a font gives none.
 pub const FALLBACK_WIDTH: f32 = 0.55;
+
+/// Glyph width of a fixed-pitch font that gives none: 0.6 em, Courier's pitch in the standard 14
+/// fonts' metrics (Adobe Core14 AFM, `Courier.afm`: every glyph 600 units) and that of the common
+/// monospace faces. A non-embedded Courier (FHS 3.0's paths) measured at [`FALLBACK_WIDTH`] ends
+/// 0.05 em short per glyph, and the gap after `/opt/bin` read as a space before its comma:
+/// "/opt/bin , /opt/doc".
+pub const MONOSPACE_WIDTH: f32 = 0.6;
 
 /// Largest `bfrange` expanded into the lookup table; larger ranges in hostile CMaps are cut.
 const MAX_RANGE: u32 = 0x1_0000;
@@ -35,6 +42,9 @@ pub struct FontInfo {
     default_width: f32,
     /// True for a bold face ([`is_bold`]).
     pub bold: bool,
+    /// True for a fixed-pitch (code) face ([`is_monospace`]); one without widths measures
+    /// [`MONOSPACE_WIDTH`] per glyph.
+    pub monospace: bool,
 }
 
 impl FontInfo {
@@ -51,6 +61,7 @@ impl FontInfo {
             code_len: if type0 { 2 } else { 1 },
             default_width: FALLBACK_WIDTH,
             bold: is_bold(doc, font),
+            monospace: is_monospace(doc, font),
             ..FontInfo::default()
         };
         if let Ok(stream) = font
@@ -72,6 +83,9 @@ impl FontInfo {
             info.read_simple_widths(doc, font);
         } else {
             info.read_cid_widths(doc, font);
+        }
+        if info.widths.is_empty() && info.monospace {
+            info.default_width = MONOSPACE_WIDTH;
         }
         info
     }
@@ -355,6 +369,34 @@ pub fn is_bold(doc: &Document, font: &Dictionary) -> bool {
             .unwrap_or(0);
         weight >= 600.0 || flags & (1 << 18) != 0
     })
+}
+
+/// Whether `font` is fixed-pitch, the face of code: its descriptor's FixedPitch flag (bit 1,
+/// PDF 32000-1:2008 §9.8.2), else its name (Courier, `…Mono…`, TeX's typewriter `cmtt`/`sftt`,
+/// `…Typewriter…`, Consolas, Menlo). The subset tag (`ABCDEF+`) is ignored.
+pub fn is_monospace(doc: &Document, font: &Dictionary) -> bool {
+    let name = font
+        .get_deref(b"BaseFont", doc)
+        .and_then(Object::as_name)
+        .map(|n| String::from_utf8_lossy(n).to_lowercase())
+        .unwrap_or_default();
+    let name = match name.split_once('+') {
+        Some((tag, rest)) if tag.len() == 6 => rest,
+        _ => name.as_str(),
+    };
+    let by_name = ["courier", "mono", "typewriter", "consolas", "menlo"]
+        .iter()
+        .any(|w| name.contains(w))
+        || ["cmtt", "sftt", "ectt", "rm-lmtt", "lmtt"]
+            .iter()
+            .any(|p| name.starts_with(p));
+    by_name
+        || font
+            .get_deref(b"FontDescriptor", doc)
+            .and_then(Object::as_dict)
+            .and_then(|d| d.get_deref(b"Flags", doc))
+            .and_then(Object::as_i64)
+            .is_ok_and(|flags| flags & 1 != 0)
 }
 
 /// Follow a reference (once); the object itself otherwise or when the target is missing.
