@@ -335,15 +335,8 @@ fn simple_encoding(doc: &Document, font: &Dictionary, max_stream_bytes: usize) -
 /// Computer Modern bold (`CMBX10`, `CMB10`, `CMSSBX10`, `CMMIB10`, `CMBSY7`), or its descriptor
 /// says so (`/FontWeight` ≥ 600, or the ForceBold flag, bit 19 of `/Flags`; PDF 32000-1 §9.8).
 pub fn is_bold(doc: &Document, font: &Dictionary) -> bool {
-    let name = font
-        .get_deref(b"BaseFont", doc)
-        .and_then(Object::as_name)
-        .map(|n| String::from_utf8_lossy(n).to_lowercase())
-        .unwrap_or_default();
-    let name = match name.split_once('+') {
-        Some((tag, rest)) if tag.len() == 6 => rest,
-        _ => name.as_str(),
-    };
+    let name = base_font_name(doc, font);
+    let name = name.as_str();
     let by_name = ["bold", "black", "heavy", "demi", "medi"]
         .iter()
         .any(|w| name.contains(w))
@@ -375,15 +368,8 @@ pub fn is_bold(doc: &Document, font: &Dictionary) -> bool {
 /// PDF 32000-1:2008 §9.8.2), else its name (Courier, `…Mono…`, TeX's typewriter `cmtt`/`sftt`,
 /// `…Typewriter…`, Consolas, Menlo). The subset tag (`ABCDEF+`) is ignored.
 pub fn is_monospace(doc: &Document, font: &Dictionary) -> bool {
-    let name = font
-        .get_deref(b"BaseFont", doc)
-        .and_then(Object::as_name)
-        .map(|n| String::from_utf8_lossy(n).to_lowercase())
-        .unwrap_or_default();
-    let name = match name.split_once('+') {
-        Some((tag, rest)) if tag.len() == 6 => rest,
-        _ => name.as_str(),
-    };
+    let name = base_font_name(doc, font);
+    let name = name.as_str();
     let by_name = ["courier", "mono", "typewriter", "consolas", "menlo"]
         .iter()
         .any(|w| name.contains(w))
@@ -397,6 +383,19 @@ pub fn is_monospace(doc: &Document, font: &Dictionary) -> bool {
             .and_then(|d| d.get_deref(b"Flags", doc))
             .and_then(Object::as_i64)
             .is_ok_and(|flags| flags & 1 != 0)
+}
+
+/// The font's `/BaseFont`, lowercased, without a subset tag (`ABCDEF+`); empty when absent.
+fn base_font_name(doc: &Document, font: &Dictionary) -> String {
+    let name = font
+        .get_deref(b"BaseFont", doc)
+        .and_then(Object::as_name)
+        .map(|n| String::from_utf8_lossy(n).to_lowercase())
+        .unwrap_or_default();
+    match name.split_once('+') {
+        Some((tag, rest)) if tag.len() == 6 => rest.to_string(),
+        _ => name,
+    }
 }
 
 /// Follow a reference (once); the object itself otherwise or when the target is missing.
