@@ -64,7 +64,8 @@ pub const FORMAT_VERSION: u32 = 4;
 /// 6: `.html`/`.htm`/`.xhtml` files are HTML documents (a file named on the command line was
 /// read as plain text before); `.docx` files are Word documents, `.epub` files e-books.
 /// 7: a fixed-pitch PDF font without widths measures 0.6 em per glyph (FHS's paths no longer
-/// take a space before the punctuation after them).
+/// take a space before the punctuation after them); a PDF section's printed heading is not
+/// repeated as the first line of its text.
 pub const TREE_BUILDER_VERSION: u32 = 7;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the

@@ -182,6 +182,38 @@ pub fn heading_sections(doc: &Rendered, headings: &[Heading]) -> (RawSection, Ve
     cut(doc, &starts, heads)
 }
 
+/// `content` without its first line when that line is the section's printed heading (`title`,
+/// compared with whitespace runs as one space and case ignored): the tree shows the title as the
+/// section's `# heading` already, and the model read FHS's `# 3.13.2. Requirements` followed by
+/// `3.13.2. Requirements` (issue 25.5). A heading printed over two lines is left as it is.
+fn without_printed_heading(content: String, title: &str) -> String {
+    static NUMBER: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^(?i)(chapter\s+\d+\.?|appendix\s+[a-z]\.?|[a-z]?\d+(\.\d+)*\.?|[a-z]\.)\s+",
+        )
+        .ok()
+    });
+    let squeeze = |t: &str| {
+        t.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let (first, rest) = content.split_once('\n').unwrap_or((content.as_str(), ""));
+    let (first, title) = (squeeze(first), squeeze(title));
+    // The outline's title may leave out the printed number (R-intro: "The R environment",
+    // printed "1.1 The R environment").
+    let unnumbered = NUMBER
+        .as_ref()
+        .map(|re| re.replace(&first, "").into_owned())
+        .unwrap_or_default();
+    if !title.is_empty() && (first == title || unnumbered == title) {
+        rest.trim_start_matches(['\n', '\r']).to_string()
+    } else {
+        content
+    }
+}
+
 /// Cut `doc` into a preamble and one section per `(level, title)` of `heads`, section `i`
 /// starting at byte `starts[i]` (`None`: where the next located one starts, i.e. empty) and
 /// running to the next start. Pages are those the trimmed text touches.
@@ -222,6 +254,8 @@ fn cut(
         .map(|(i, (level, title))| {
             let end = resolved.get(i + 1).copied().unwrap_or(full.len());
             let (content, pages) = span(resolved[i], end.max(resolved[i]));
+            // The pages still count the printed heading's line.
+            let content = without_printed_heading(content, &title);
             RawSection {
                 level,
                 title,
