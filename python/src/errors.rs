@@ -61,9 +61,14 @@ pub fn nav(e: NavError) -> PyErr {
     WorkspaceError::new_err(e.to_string())
 }
 
-/// A model failure as `ModelError`.
+/// A model failure as `ModelError`. The CLI's hint names its flags; from Python they are
+/// keyword arguments (`--model` is `model=`, `--base-url` is `base_url=`).
 pub fn model(e: LlmError) -> PyErr {
-    ModelError::new_err(e.to_string())
+    let message = e
+        .to_string()
+        .replace("`--model`", "`model=`")
+        .replace("`--base-url`", "`base_url=`");
+    ModelError::new_err(message)
 }
 
 /// Any other failure, as the base class.

@@ -75,8 +75,10 @@ def test_model_settings_come_from_the_cli_environment(
 
 
 def test_without_a_model_ask_says_what_to_set(workspace: docnav.Workspace, no_model_env) -> None:
-    with pytest.raises(docnav.ModelError, match="DOCNAV_MODEL"):
+    with pytest.raises(docnav.ModelError, match="DOCNAV_MODEL") as caught:
         workspace.ask(QUESTION)
+    # The hint names the keyword argument, not the CLI's flag.
+    assert "`model=`" in str(caught.value) and "--model" not in str(caught.value)
 
 
 def test_a_model_that_fails_is_a_model_error_and_the_trace_is_kept(
