@@ -18,6 +18,8 @@ use super::worker::ask_model;
 use super::AgentError;
 use crate::llm::{ChatMessage, ChatModel, ResponseSchema};
 
+pub use super::grounded::{AnswerSentence, GroundedAnswer};
+
 #[path = "answer_verify.rs"]
 mod verify_spans;
 pub use verify_spans::{quoted_spans, verify};
@@ -59,70 +61,6 @@ pub fn draft_answer_schema() -> ResponseSchema {
                    "properties": {"text": {"type": "string"},
                                   "citations": {"type": "array", "items": {"type": "integer"}}}}}}}),
     )
-}
-
-/// A verified sentence of the answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AnswerSentence {
-    /// The sentence as the model wrote it.
-    pub text: String,
-    /// Evidence numbers it cites (1-based ranks of the answer's evidence).
-    pub citations: Vec<u32>,
-    /// Whether every citation holds: each number names an evidence item, and each quoted or
-    /// backticked span occurs verbatim in an item it cites.
-    pub supported: bool,
-    /// Why it is unsupported (absent when supported).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub problem: Option<String>,
-}
-
-/// The grounded answer: its text (sentences with their `[n]` citations, unsupported ones marked,
-/// then what is missing), the verified sentences, and what is missing when the verdict is not
-/// sufficient.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GroundedAnswer {
-    /// The answer as people read it.
-    pub text: String,
-    /// Every sentence, verified.
-    pub sentences: Vec<AnswerSentence>,
-    /// What the evidence lacks (the verdict's `missing`) when it is insufficient or absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub missing: Option<String>,
-}
-
-impl GroundedAnswer {
-    /// The answer of verified `sentences` under `verdict`: the text joins the sentences, each
-    /// followed by its citations (`… [1][2]`), an unsupported one by `[unsupported: why]`, and
-    /// ends with `Missing: …` when the verdict is not sufficient.
-    pub fn new(sentences: Vec<AnswerSentence>, verdict: &AnswerVerdict) -> GroundedAnswer {
-        let missing = (verdict.verdict != Outcome::Sufficient).then(|| {
-            let m = verdict.missing.trim();
-            if m.is_empty() {
-                format!("the evidence was judged {}", verdict.verdict.as_str())
-            } else {
-                m.to_string()
-            }
-        });
-        let mut parts: Vec<String> = sentences
-            .iter()
-            .map(|s| {
-                let cites: String = s.citations.iter().map(|n| format!("[{n}]")).collect();
-                let mut line = format!("{} {cites}", s.text.trim());
-                if let Some(problem) = &s.problem {
-                    line.push_str(&format!(" [unsupported: {problem}]"));
-                }
-                line
-            })
-            .collect();
-        if let Some(m) = &missing {
-            parts.push(format!("Missing: {m}"));
-        }
-        GroundedAnswer {
-            text: parts.join("\n"),
-            sentences,
-            missing,
-        }
-    }
 }
 
 /// The verdict rule of the prompt.
@@ -207,7 +145,7 @@ pub async fn compose(
         )
         .await?
     };
-    let answer = GroundedAnswer::new(verify(&draft, evidence), verdict);
+    let answer = GroundedAnswer::new(verify(&draft, evidence), verdict.verdict, &verdict.missing);
     emitter.decision("answer_verified", &answer);
     Ok(answer)
 }

@@ -12,7 +12,7 @@
 //! are paragraph numbers.
 //! Then `"worker_errors": [{"worker", "doc_id", "task", "error"}]` ([`WorkerFailure`], issue
 //! 11.2; empty when every Worker finished); with `--answer`, `"answer": {"text", "sentences":
-//! [{"text", "citations", "supported", "problem"?}], "missing"?}` ([`GroundedAnswer`](super::answer::GroundedAnswer),
+//! [{"text", "citations", "supported", "problem"?}], "missing"?}` ([`GroundedAnswer`](super::grounded::GroundedAnswer),
 //! issue 23); and the agent ends the answer with `"verdict":
 //! {"verdict": "sufficient" | "insufficient" | "absent", "missing", "judged_by"}`
 //! ([`AnswerVerdict`], issue 14.9; absent from the lexical navigator's answers, which nothing
@@ -201,7 +201,7 @@ pub struct Answer {
     pub worker_errors: Vec<WorkerFailure>,
     /// The written answer (`--answer`), verified against the evidence; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer: Option<crate::agent::answer::GroundedAnswer>,
+    pub answer: Option<super::grounded::GroundedAnswer>,
     /// The agent's final verdict, last in the JSON; `None` for the lexical navigator (left out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<AnswerVerdict>,

@@ -10,6 +10,7 @@ pub mod budget;
 pub mod decisions;
 pub mod events;
 pub mod evidence;
+pub mod grounded;
 pub mod lexical;
 pub mod orchestrator;
 pub mod prompts;
