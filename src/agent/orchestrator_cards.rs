@@ -429,12 +429,13 @@ mod tests {
         }
     }
 
-    fn library(docs: &[(&str, &str)]) -> crate::workspace::InMemoryLibrary {
+    /// A library of `(path, doc_id, Markdown text)` documents.
+    fn library_at(docs: &[(String, &str, &str)]) -> crate::workspace::InMemoryLibrary {
         let docs = docs
             .iter()
-            .map(|(id, text)| {
+            .map(|(path, id, text)| {
                 crate::workspace::Document::build(
-                    std::path::Path::new(&format!("/docs/{id}.md")),
+                    std::path::Path::new(path),
                     text.as_bytes(),
                     id,
                     true,
@@ -445,6 +446,14 @@ mod tests {
             })
             .collect();
         crate::workspace::InMemoryLibrary::new(docs)
+    }
+
+    fn library(docs: &[(&str, &str)]) -> crate::workspace::InMemoryLibrary {
+        let docs: Vec<(String, &str, &str)> = docs
+            .iter()
+            .map(|(id, text)| (format!("/docs/{id}.md"), *id, *text))
+            .collect();
+        library_at(&docs)
     }
 
     #[test]
@@ -569,21 +578,11 @@ mod tests {
     }
 
     fn library_of_files(files: &[(&str, &str, &str)]) -> crate::workspace::InMemoryLibrary {
-        let docs = files
+        let docs: Vec<(String, &str, &str)> = files
             .iter()
-            .map(|(file, id, text)| {
-                crate::workspace::Document::build(
-                    std::path::Path::new(&format!("/npm/{file}")),
-                    text.as_bytes(),
-                    id,
-                    true,
-                    &crate::tree::BuildOptions::default(),
-                )
-                .unwrap()
-                .document
-            })
+            .map(|(file, id, text)| (format!("/npm/{file}"), *id, *text))
             .collect();
-        crate::workspace::InMemoryLibrary::new(docs)
+        library_at(&docs)
     }
 
     /// Issue 25.1: a question naming a package sees that package's documents first, whatever
