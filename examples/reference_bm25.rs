@@ -139,6 +139,8 @@ fn main() -> ExitCode {
         Ok::<_, NavigatorError>(Navigation {
             answer: Answer {
                 question: item.question.clone(),
+                standalone_question: None,
+                from_trace: None,
                 evidence,
                 stats,
                 answer: None,

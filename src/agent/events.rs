@@ -161,6 +161,15 @@ pub fn progress_line(record: &EventRecord) -> Option<String> {
             format!("evidence {doc_id} #{structure} ({chars} chars)")
         }
         AgentEvent::Decision { kind, value }
+            if record.actor == ORCHESTRATOR && kind == "standalone" =>
+        {
+            let text = value
+                .get("standalone")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
+            format!("question, standalone: {text}")
+        }
+        AgentEvent::Decision { kind, value }
             if record.actor == ORCHESTRATOR && kind != "understand" =>
         {
             format!("{kind}: {value}")

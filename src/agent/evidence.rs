@@ -16,7 +16,9 @@
 //! issue 23); and the agent ends the answer with `"verdict":
 //! {"verdict": "sufficient" | "insufficient" | "absent", "missing", "judged_by"}`
 //! ([`AnswerVerdict`], issue 14.9; absent from the lexical navigator's answers, which nothing
-//! judges).
+//! judges). After `"question"` come, when they apply, `"standalone_question"` (a follow-up
+//! rewritten to stand alone) and `"from_trace": {"trace", "name", "recorded", "started_unix_ms",
+//! "llm_calls"}` ([`ReusedFrom`]: the answer was reused from that recorded run).
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -192,6 +194,16 @@ pub struct WorkerFailure {
 pub struct Answer {
     /// The question as asked.
     pub question: String,
+    /// A follow-up question rewritten to stand alone from the conversation before it (the
+    /// shell's memory, issue 23.2): what the agent searched for. Absent for a question asked on
+    /// its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standalone_question: Option<String>,
+    /// Set when this answer is a recorded run's, reused because the same question was asked of
+    /// the same model with the same options over unchanged documents
+    /// ([`crate::trace::cache`]); absent for a fresh run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_trace: Option<ReusedFrom>,
     /// Ranked evidence, best first.
     pub evidence: Vec<Evidence>,
     /// What the run cost.
@@ -341,6 +353,21 @@ pub fn evidence_header(
     out
 }
 
+/// Where a reused answer came from (`"from_trace"` in the JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReusedFrom {
+    /// The trace file of the recorded run.
+    pub trace: String,
+    /// Its file name (`20261125T194200Z-how-do-i-….jsonl`).
+    pub name: String,
+    /// When the recorded run started (`2026-11-25 19:42 UTC`).
+    pub recorded: String,
+    /// The same, ms since the Unix epoch.
+    pub started_unix_ms: u64,
+    /// Model calls the recorded run made (this reuse made none).
+    pub llm_calls: u32,
+}
+
 /// How `docnav ask` prints an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnswerFormat {
@@ -377,6 +404,16 @@ pub fn render_text(answer: &Answer) -> String {
 /// lines (when the evidence has an explanation), before the rule.
 pub fn render_text_with(answer: &Answer, explain: bool) -> String {
     let mut out = String::new();
+    if let Some(standalone) = &answer.standalone_question {
+        let _ = writeln!(out, "question, standalone: {standalone}\n");
+    }
+    if let Some(from) = &answer.from_trace {
+        let _ = writeln!(
+            out,
+            "from trace {} ({}): the same question over unchanged documents; --no-cache asks afresh\n",
+            from.name, from.recorded
+        );
+    }
     if answer.evidence.is_empty() {
         out.push_str("no evidence found\n\n");
     }

@@ -43,6 +43,8 @@ fn explain() -> ScoreExplain {
 fn json_shape_matches_the_documented_fields() {
     let mut answer = Answer {
         question: "q".into(),
+        standalone_question: None,
+        from_trace: None,
         evidence: vec![Evidence {
             doc_id: "notes".into(),
             path: vec!["A".into(), "B".into()],
@@ -139,6 +141,8 @@ fn from_node_is_verbatim_text_of_with_inclusive_location() {
 fn answer_with(e: Evidence) -> Answer {
     Answer {
         question: "how to install".into(),
+        standalone_question: None,
+        from_trace: None,
         evidence: vec![e],
         stats: AskStats {
             wall_ms: 7,

@@ -81,6 +81,8 @@ pub fn ask_lexical(
     }
     Ok(Answer {
         question: question.to_string(),
+        standalone_question: None,
+        from_trace: None,
         evidence,
         stats: AskStats {
             wall_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),

@@ -10,6 +10,7 @@ pub mod budget;
 pub mod decisions;
 pub mod events;
 pub mod evidence;
+pub mod followup;
 pub mod grounded;
 pub mod lexical;
 pub mod orchestrator;
@@ -22,7 +23,7 @@ use std::sync::Arc;
 
 pub use decisions::{Outcome, QueryPlan};
 pub use events::{AgentEvent, EventRecord, EventSink, NullSink};
-pub use orchestrator::ask;
+pub use orchestrator::{ask, ask_in_conversation};
 
 use crate::llm::{ChatModel, LlmError};
 

@@ -64,6 +64,24 @@ pub async fn ask(
     options: &AgentOptions,
     question: &str,
 ) -> Result<AgentRun, AgentError> {
+    ask_in_conversation(library, models, sink, options, &[], question).await
+}
+
+/// [`ask`] for a question asked in a conversation: with earlier `memory` turns (oldest first),
+/// the question is first rewritten to stand alone ([`super::followup::standalone_question`], one
+/// more model call, the decision `standalone`) and the run searches for the rewritten question,
+/// which the answer keeps as `standalone_question` (its `question` stays as asked). With no
+/// memory it is [`ask`].
+///
+/// Errors: as [`ask`], plus [`AgentError::Llm`] when the rewrite call fails.
+pub async fn ask_in_conversation(
+    library: Arc<dyn Library>,
+    models: Arc<dyn ModelRouter>,
+    sink: Arc<dyn EventSink>,
+    options: &AgentOptions,
+    memory: &[super::followup::Turn],
+    asked: &str,
+) -> Result<AgentRun, AgentError> {
     let started = Instant::now();
     let cap = options.prompt_cap_tokens;
     let orchestrator = Emitter::new(ORCHESTRATOR, sink.clone());
@@ -76,6 +94,15 @@ pub async fn ask(
             return Err(AgentError::UnknownDocument(id.clone()));
         }
     }
+    let standalone = if memory.is_empty() {
+        None
+    } else {
+        Some(
+            super::followup::standalone_question(model.as_ref(), &orchestrator, memory, asked, cap)
+                .await?,
+        )
+    };
+    let question = standalone.as_deref().unwrap_or(asked);
 
     // The catalog ranked for the question: the analyze prompt's order, evaluate's document list.
     let mut pre = if options.doc_ids.is_empty() {
@@ -305,7 +332,9 @@ pub async fn ask(
         .collect();
     Ok(AgentRun {
         answer: Answer {
-            question: question.to_string(),
+            question: asked.to_string(),
+            standalone_question: standalone,
+            from_trace: None,
             evidence,
             stats,
             answer: written,

@@ -8,9 +8,12 @@ use std::time::Duration;
 
 use super::output;
 use crate::agent::events::{progress_line, FanOut};
-use crate::agent::evidence::{render, AnswerFormat};
+use anyhow::Context as _;
+
+use crate::agent::evidence::{render, Answer, AnswerFormat};
 use crate::agent::{AgentOptions, AgentRun, EventRecord, EventSink, NullSink, SharedModel};
 use crate::llm::{ChatModel, LlmError, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
+use crate::trace::cache::{AnswerCache, CacheKey, Lookup};
 use crate::trace::{TraceHeader, TraceWriter};
 use crate::workspace::{Library, Workspace};
 
@@ -41,6 +44,12 @@ impl ModelArgs {
     /// Resolve flags and environment into a client. Errors: [`LlmError::NotConfigured`] (the CLI
     /// exits 2) or an invalid configuration.
     pub fn connect(&self) -> Result<Arc<dyn ChatModel>, LlmError> {
+        Ok(Arc::new(OpenAiCompatible::new(self.config()?)?))
+    }
+
+    /// Resolve flags and environment into the model's configuration, without making a client.
+    /// Errors: as [`ModelArgs::connect`].
+    pub fn config(&self) -> Result<ModelConfig, LlmError> {
         let flags = ModelFlags {
             model: self.model.clone(),
             base_url: self.base_url.clone(),
@@ -49,8 +58,7 @@ impl ModelArgs {
             concurrency: self.max_requests,
             json_schema: self.no_json_schema.then_some(false),
         };
-        let config = ModelConfig::resolve(&flags, &ModelEnv::from_process())?;
-        Ok(Arc::new(OpenAiCompatible::new(config)?))
+        ModelConfig::resolve(&flags, &ModelEnv::from_process())
     }
 }
 
@@ -121,15 +129,43 @@ enum TraceTarget {
     File(PathBuf),
     /// `DOCNAV_TRACE_DIR`: a new `<time>-<question>.jsonl` in it, never an existing one.
     Dir(PathBuf),
+    /// By default, the workspace's `traces/` (as the shell and the server record): a new file
+    /// there, whose answer the next identical `ask` can reuse. Failing to create it is a
+    /// warning, not an error — the question is still answered.
+    Workspace(PathBuf),
 }
 
-/// `--trace FILE`, else `DOCNAV_TRACE_DIR`, else nothing.
-fn trace_target(flag: &Option<PathBuf>) -> Option<TraceTarget> {
+/// `--trace FILE`, else `DOCNAV_TRACE_DIR`, else the workspace's `traces/`.
+fn trace_target(flag: &Option<PathBuf>, workspace: &std::path::Path) -> TraceTarget {
     if let Some(p) = flag {
-        return Some(TraceTarget::File(p.clone()));
+        return TraceTarget::File(p.clone());
     }
-    let dir = std::env::var_os("DOCNAV_TRACE_DIR").filter(|d| !d.is_empty())?;
-    Some(TraceTarget::Dir(PathBuf::from(dir)))
+    match std::env::var_os("DOCNAV_TRACE_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => TraceTarget::Dir(PathBuf::from(dir)),
+        None => TraceTarget::Workspace(workspace.join("traces")),
+    }
+}
+
+/// `key`'s answer (to `asked`) reused from a recorded run, when one holds over the workspace in `workspace`
+/// ([`crate::trace::cache`]): checked from the entry, a few file stats and the catalog's first
+/// bytes; the workspace is opened only when it was re-indexed since the run.
+fn reused_answer(workspace: &std::path::Path, key: &CacheKey, asked: &str) -> Option<Answer> {
+    let started = std::time::Instant::now();
+    let cache = AnswerCache::new(workspace);
+    let entry = match cache.lookup(key) {
+        Lookup::Hit(entry) => entry,
+        Lookup::NeedsCatalog(mut entry) => {
+            let ws = Workspace::open(workspace).ok()?;
+            let generation = ws.index_generation();
+            if !cache.confirm(&mut entry, &ws, generation) {
+                return None;
+            }
+            entry
+        }
+        Lookup::Miss => return None,
+    };
+    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    Some(entry.reused(asked, ms))
 }
 
 /// The exit status of an answered question (issues 14.9 and 11.2): the verdict is data, so an
@@ -141,10 +177,23 @@ pub fn exit_status(run: &AgentRun) -> u8 {
     u8::from(!run.worker_errors.is_empty() && !sufficient)
 }
 
-/// Run the agent for one question and print the answer, its final verdict last. Exit codes: 0
+/// How `docnav ask` treats answers recorded before ([`crate::trace::cache`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheUse {
+    /// Reuse a recorded answer that still holds, and keep this run's for reuse.
+    Reuse,
+    /// `--no-cache`: ask afresh; this run's answer replaces the kept one.
+    Refresh,
+}
+
+/// Run the agent for one question and print the answer, its final verdict last. The run is
+/// recorded (`--trace FILE`, else `DOCNAV_TRACE_DIR`, else the workspace's `traces/`); with
+/// [`CacheUse::Reuse`], the answer of an identical recorded question over unchanged documents is
+/// printed instead, marked `from trace NAME (DATE)`, without a model call. Exit codes: 0
 /// answered (whatever the verdict); 1 when the orchestrator failed, or a Worker failed and the
 /// evidence was not judged sufficient ([`exit_status`]; the others' evidence is still printed,
 /// each failed Worker is one `warning:` line on stderr); 2 without a model; 130 on Ctrl-C.
+#[allow(clippy::too_many_arguments)]
 pub fn run_agent(
     workspace: &std::path::Path,
     question: &str,
@@ -153,34 +202,59 @@ pub fn run_agent(
     model_args: &ModelArgs,
     agent_args: &AgentArgs,
     trace: &Option<PathBuf>,
+    cache_use: CacheUse,
 ) -> anyhow::Result<ExitCode> {
-    let model = match model_args.connect() {
-        Ok(m) => m,
+    let config = match model_args.config() {
+        Ok(c) => c,
         Err(e @ LlmError::NotConfigured { .. }) => {
             eprintln!("error: {e}");
             return Ok(ExitCode::from(2));
         }
         Err(e) => return Err(e.into()),
     };
-    let library: Arc<dyn Library> = Arc::new(Workspace::open(workspace)?);
     let options = agent_args.options(doc_ids);
-    let unix_ms = crate::trace::now_unix_ms();
-    let writer = match trace_target(trace) {
-        Some(target) => {
-            let header = TraceHeader::for_run(
-                library.as_ref(),
-                question,
-                model.model_id(),
-                &options,
-                unix_ms,
-            );
-            Some(Arc::new(match target {
-                TraceTarget::File(path) => TraceWriter::create(&path, &header)?,
-                TraceTarget::Dir(dir) => TraceWriter::create_in(&dir, &header)?,
-            }))
+    let key = CacheKey::new(question, &config.model, &options);
+    if cache_use == CacheUse::Reuse {
+        if let Some(answer) = reused_answer(workspace, &key, question) {
+            output::print_answer(&render(&answer, format)?, format)?;
+            if let Some(from) = &answer.from_trace {
+                let mut shown = from.trace.clone();
+                if let Some(copy) = trace {
+                    // `--trace FILE` gets the record of the run the answer comes from.
+                    std::fs::copy(&from.trace, copy).with_context(|| {
+                        format!("cannot copy trace `{}` to `{}`", from.trace, copy.display())
+                    })?;
+                    shown = copy.display().to_string();
+                }
+                eprintln!("trace: `{shown}`");
+            }
+            return Ok(ExitCode::SUCCESS);
         }
-        None => None,
-    };
+    }
+    let model: Arc<dyn ChatModel> = Arc::new(OpenAiCompatible::new(config)?);
+    let workspace_handle = Arc::new(Workspace::open(workspace)?);
+    let generation = workspace_handle.index_generation();
+    let library: Arc<dyn Library> = workspace_handle;
+    let unix_ms = crate::trace::now_unix_ms();
+    let header = TraceHeader::for_run(
+        library.as_ref(),
+        question,
+        model.model_id(),
+        &options,
+        unix_ms,
+    );
+    let writer = match trace_target(trace, workspace) {
+        TraceTarget::File(path) => Some(TraceWriter::create(&path, &header)?),
+        TraceTarget::Dir(dir) => Some(TraceWriter::create_in(&dir, &header)?),
+        TraceTarget::Workspace(dir) => match TraceWriter::create_in(&dir, &header) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!("warning: {e}; this run is not recorded");
+                None
+            }
+        },
+    }
+    .map(Arc::new);
     let mut sinks: Vec<Arc<dyn EventSink>> = Vec::new();
     if output::stderr_is_tty() {
         sinks.push(Arc::new(ProgressSink));
@@ -226,6 +300,19 @@ pub fn run_agent(
             return Err(e.into());
         }
     };
+    if let (Some(w), true) = (&writer, run.worker_errors.is_empty()) {
+        let kept = AnswerCache::new(workspace).store(
+            key,
+            &run.answer,
+            w.path(),
+            unix_ms,
+            library.as_ref(),
+            generation,
+        );
+        if let Err(e) = kept {
+            eprintln!("warning: the answer is not kept for reuse: {e}");
+        }
+    }
     output::print_answer(&render(&run.answer, format)?, format)?;
     for (worker, message) in &run.worker_errors {
         let message: Vec<&str> = message.split_whitespace().collect();

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::agent::{run_agent, AgentArgs, ModelArgs};
+use super::agent::{run_agent, AgentArgs, CacheUse, ModelArgs};
 use super::{output, GlobalArgs};
 use crate::agent::evidence::{render, AnswerFormat};
 use crate::agent::lexical::{ask_lexical, DEFAULT_K};
@@ -46,9 +46,17 @@ pub struct AskArgs {
     /// model call; not with --lexical.
     #[arg(long, conflicts_with = "lexical")]
     answer: bool,
-    /// Record the run as a JSONL trace (see `docnav replay`). `DOCNAV_TRACE_DIR` keeps one per run.
+    /// Record the run as a JSONL trace in FILE (see `docnav replay`). Without it each run is
+    /// recorded in `DOCNAV_TRACE_DIR` when set, else in the workspace's `traces/`.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Ask the model afresh even when the same question (normalised: case, spaces, end
+    /// punctuation) was answered by the same model with the same options over unchanged
+    /// documents; by default that recorded answer is printed at once, marked `from trace NAME
+    /// (DATE)`. Changing (or touching) a document the run read, or adding or removing one,
+    /// already asks afresh.
+    #[arg(long, conflicts_with = "lexical")]
+    no_cache: bool,
     #[command(flatten)]
     model: ModelArgs,
     #[command(flatten)]
@@ -74,6 +82,11 @@ pub fn run(global: &GlobalArgs, args: AskArgs) -> anyhow::Result<ExitCode> {
             &args.model,
             &agent,
             &args.trace,
+            if args.no_cache {
+                CacheUse::Refresh
+            } else {
+                CacheUse::Reuse
+            },
         );
     }
     let ws = Workspace::open(&global.workspace)?;

@@ -106,6 +106,8 @@ fn closures_are_navigators_and_their_failures_are_misses() {
         Ok(Navigation {
             answer: Answer {
                 question: item.question.clone(),
+                standalone_question: None,
+                from_trace: None,
                 evidence: vec![root],
                 stats: AskStats {
                     llm_calls: 3,

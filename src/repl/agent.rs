@@ -11,10 +11,14 @@ use std::sync::Arc;
 use crate::agent::decisions::{nav_step_schema, NavStep};
 use crate::agent::events::{progress_line, FanOut, ORCHESTRATOR};
 use crate::agent::evidence::{render_text, Answer};
+use crate::agent::followup::Conversation;
 use crate::agent::prompts::{system_prompt, untrusted, Prompt};
-use crate::agent::{ask, AgentEvent, AgentOptions, EventRecord, EventSink, SharedModel};
+use crate::agent::{
+    ask_in_conversation, AgentEvent, AgentOptions, EventRecord, EventSink, SharedModel,
+};
 use crate::llm::{decide, ChatMessage, ChatModel};
 use crate::nav::{Role, Session, Status};
+use crate::trace::cache::{CacheKey, Lookup};
 use crate::trace::show::transcript;
 use crate::trace::{read_trace, TraceHeader, TraceWriter};
 
@@ -27,6 +31,8 @@ pub struct ShellAgent {
     /// Where agent runs are recorded (the workspace's `traces/`).
     pub traces_dir: PathBuf,
     runtime: Option<tokio::runtime::Runtime>,
+    /// Earlier questions and their key points: a follow-up is rewritten to stand alone from it.
+    memory: Conversation,
     last_answer: Option<Answer>,
     last_question: Option<String>,
     /// The trace of this session's last `ask`, for `replay` without a file.
@@ -45,6 +51,7 @@ impl ShellAgent {
             options,
             traces_dir,
             runtime: None,
+            memory: Conversation::new(),
             last_answer: None,
             last_question: None,
             last_trace: None,
@@ -78,26 +85,88 @@ impl EventSink for LiveSink {
     }
 }
 
-/// `ask [--answer] <question>`: run the agent, return the text to show (evidence — with
-/// `--answer` followed by the verified answer — or the error).
-pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -> (String, Status) {
-    let question = question.trim();
-    let (write_answer, question) = match question.strip_prefix("--answer") {
-        Some(rest) if rest.is_empty() || rest.starts_with(char::is_whitespace) => {
-            (true, rest.trim())
-        }
-        _ => (false, question),
+/// How one shell `ask` was asked: its flags, then the question.
+struct ShellQuestion<'a> {
+    answer: bool,
+    new: bool,
+    no_cache: bool,
+    question: &'a str,
+}
+
+/// Split `ask`'s leading flags (`--answer`, `--new`, `--no-cache`, in any order) from the
+/// question.
+fn shell_question(line: &str) -> ShellQuestion<'_> {
+    let mut parsed = ShellQuestion {
+        answer: false,
+        new: false,
+        no_cache: false,
+        question: line.trim(),
     };
+    loop {
+        let q = parsed.question;
+        let word = q.split_whitespace().next().unwrap_or("");
+        match word {
+            "--answer" => parsed.answer = true,
+            "--new" => parsed.new = true,
+            "--no-cache" => parsed.no_cache = true,
+            _ => return parsed,
+        }
+        parsed.question = q[word.len()..].trim_start();
+    }
+}
+
+/// `new`: forget the conversation, so the next question is taken as it stands.
+pub fn forget(agent: &mut ShellAgent) -> (String, Status) {
+    let turns = agent.memory.turns().len();
+    agent.memory.forget();
+    (
+        format!("new conversation: {turns} earlier question(s) forgotten"),
+        Status::Ok,
+    )
+}
+
+/// `ask [--answer] [--new] [--no-cache] <question>`: run the agent, return the text to show
+/// (evidence — with `--answer` followed by the verified answer — or the error).
+///
+/// A question after earlier ones is a follow-up: the Orchestrator first rewrites it to stand
+/// alone from the conversation's memory (shown as `question, standalone: …`, recorded in the
+/// trace with the memory); `--new` (or the command `new`) forgets first. A question asked on its
+/// own whose answer was recorded over unchanged documents is answered from that trace at once
+/// ([`crate::trace::cache`]); `--no-cache` asks afresh.
+pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, line: &str) -> (String, Status) {
+    let asked = shell_question(line);
+    if asked.new {
+        agent.memory.forget();
+    }
+    let question = asked.question;
     if question.is_empty() {
-        return ("usage: ask [--answer] <question>".into(), Status::Error);
+        return (
+            "usage: ask [--answer] [--new] [--no-cache] <question>".into(),
+            Status::Error,
+        );
     }
     let mut options = agent.options.clone();
-    options.answer |= write_answer;
+    options.answer |= asked.answer;
     let model = match &agent.model {
         Ok(m) => m.clone(),
         Err(msg) => return (msg.clone(), Status::Error),
     };
     let library = session.library().clone();
+    let cache = agent
+        .traces_dir
+        .parent()
+        .map(crate::trace::cache::AnswerCache::new);
+    let key = CacheKey::new(question, model.model_id(), &options);
+    if let (Some(cache), true, false) = (&cache, agent.memory.is_empty(), asked.no_cache) {
+        if let Some(answer) = cached_answer(cache, &key, question, library.as_ref()) {
+            let text = shown_answer(&answer, "");
+            agent.memory.remember(&answer);
+            agent.last_question = Some(question.to_string());
+            agent.last_trace = answer.from_trace.as_ref().map(|f| PathBuf::from(&f.trace));
+            agent.last_answer = Some(answer);
+            return (text, Status::Ok);
+        }
+    }
     let unix_ms = crate::trace::now_unix_ms();
     let header = TraceHeader::for_run(
         library.as_ref(),
@@ -105,7 +174,8 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -
         model.model_id(),
         &options,
         unix_ms,
-    );
+    )
+    .with_memory(agent.memory.turns());
     let writer = match TraceWriter::create_in(&agent.traces_dir, &header) {
         Ok(w) => Some(Arc::new(w)),
         Err(e) => {
@@ -118,13 +188,14 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -
         sinks.push(w.clone());
     }
     let sink: Arc<dyn EventSink> = Arc::new(FanOut(sinks));
+    let memory = agent.memory.turns().to_vec();
     let runtime = match agent.runtime() {
         Ok(rt) => rt,
         Err(e) => return (e, Status::Error),
     };
     let result = runtime.block_on(async {
         tokio::select! {
-            r = ask(library, Arc::new(SharedModel(model)), sink, &options, question) => Some(r),
+            r = ask_in_conversation(library.clone(), Arc::new(SharedModel(model)), sink, &options, &memory, question) => Some(r),
             _ = tokio::signal::ctrl_c() => None,
         }
     });
@@ -140,17 +211,67 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, question: &str) -
         None => (format!("ask cancelled{recorded}"), Status::Error),
         Some(Err(e)) => (format!("ask failed: {e}{recorded}"), Status::Error),
         Some(Ok(run)) => {
-            // The answer lists failed Workers and ends with the verdict itself.
-            let mut text = render_text(&run.answer);
-            if !run.answer.evidence.is_empty() {
-                text.push_str("\n`goto N` moves the cursor to evidence N");
+            // A question asked on its own, answered completely, is kept for reuse.
+            if let (Some(cache), Some(w), true, true) = (
+                &cache,
+                &writer,
+                memory.is_empty(),
+                run.worker_errors.is_empty(),
+            ) {
+                if let Ok(generation) = crate::workspace::read_index_generation(cache.workspace()) {
+                    if let Err(e) = cache.store(
+                        key,
+                        &run.answer,
+                        w.path(),
+                        unix_ms,
+                        library.as_ref(),
+                        generation,
+                    ) {
+                        eprintln!("warning: the answer is not kept for reuse: {e}");
+                    }
+                }
             }
-            text.push_str(&recorded);
+            let text = shown_answer(&run.answer, &recorded);
+            agent.memory.remember(&run.answer);
             agent.last_question = Some(question.to_string());
             agent.last_answer = Some(run.answer);
             (text, Status::Ok)
         }
     }
+}
+
+/// The answer as the shell shows it: the evidence (the answer lists failed Workers and ends with
+/// the verdict), the `goto` hint when there is evidence, then `recorded` (where the trace is).
+fn shown_answer(answer: &Answer, recorded: &str) -> String {
+    let mut text = render_text(answer);
+    if !answer.evidence.is_empty() {
+        text.push_str("\n`goto N` moves the cursor to evidence N");
+    }
+    text.push_str(recorded);
+    text
+}
+
+/// `key`'s answer (to `asked`) from `cache` when it still holds over `library` (the shell's open workspace).
+fn cached_answer(
+    cache: &crate::trace::cache::AnswerCache,
+    key: &CacheKey,
+    asked: &str,
+    library: &dyn crate::workspace::Library,
+) -> Option<Answer> {
+    let started = std::time::Instant::now();
+    let entry = match cache.lookup(key) {
+        Lookup::Hit(entry) => entry,
+        Lookup::NeedsCatalog(mut entry) => {
+            let generation = crate::workspace::read_index_generation(cache.workspace()).ok()?;
+            if !cache.confirm(&mut entry, library, generation) {
+                return None;
+            }
+            entry
+        }
+        Lookup::Miss => return None,
+    };
+    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    Some(entry.reused(asked, ms))
 }
 
 /// `goto N`: move the cursor to evidence N of the last `ask`.
@@ -374,6 +495,8 @@ mod tests {
         );
         agent.last_answer = Some(Answer {
             question: "q".into(),
+            standalone_question: None,
+            from_trace: None,
             evidence: Vec::new(),
             stats: Default::default(),
             worker_errors: Vec::new(),

@@ -57,6 +57,15 @@ impl ShellOptions {
     }
 }
 
+/// The shell's own commands, listed by `help` after the navigation commands.
+pub const SHELL_HELP: &[&str] = &[
+    "shell: ask [--answer] [--new] [--no-cache] <question>  the agent answers (a follow-up is rewritten to stand alone; a question already answered over unchanged documents comes from its trace)",
+    "shell: new  forget the conversation (the next question stands alone)",
+    "shell: goto N  move to evidence N of the last answer",
+    "shell: suggest [goal]  the model's next command from here (shown, not run)",
+    "shell: replay [FILE [WORKER]]  walk a trace step by step (without FILE: the last one)",
+];
+
 /// What the shell does with one input line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineKind {
@@ -172,6 +181,14 @@ pub fn run_shell(
             match (first, classify(&line)) {
                 ("goto", _) => agent::goto(&agent, session, rest),
                 ("suggest", _) => agent::suggest(&mut agent, session, rest),
+                ("new", _) if rest.is_empty() => agent::forget(&mut agent),
+                ("help", _) if rest.is_empty() => {
+                    let out = session.execute(&line)?;
+                    (
+                        format!("{}\n{}", out.text, SHELL_HELP.join("\n")),
+                        out.status,
+                    )
+                }
                 (_, LineKind::Blank) => continue,
                 (_, LineKind::Exit) => break,
                 (_, LineKind::Question) => {

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::error::ApiError;
 use crate::agent::events::ORCHESTRATOR;
 use crate::agent::AgentEvent;
+pub use crate::trace::utc_minute;
 use crate::trace::{parse_trace, read_trace, Trace};
 
 /// Longest trace name accepted, in bytes.
@@ -83,24 +84,6 @@ pub struct TraceSummary {
     pub unreadable: Option<String>,
     /// File size in bytes.
     pub bytes: u64,
-}
-
-/// `2026-11-25 14:04 UTC` for ms since the Unix epoch.
-pub fn utc_minute(unix_ms: u64) -> String {
-    let name = crate::trace::trace_file_name(unix_ms, "x");
-    // `20261125T140431Z-x.jsonl`
-    let d = name.as_bytes();
-    if d.len() < 15 {
-        return String::new();
-    }
-    format!(
-        "{}-{}-{} {}:{} UTC",
-        &name[0..4],
-        &name[4..6],
-        &name[6..8],
-        &name[9..11],
-        &name[11..13]
-    )
 }
 
 impl TraceSummary {

@@ -22,6 +22,7 @@
 //! reply had arrived, a failed call left no request). Re-running them is refused
 //! ([`REPLAY_FORMAT_VERSION`]). Other versions are refused with a message naming both.
 
+pub mod cache;
 pub mod diff;
 pub mod record;
 pub mod replay;
@@ -72,6 +73,11 @@ pub struct TraceHeader {
     pub documents: Vec<DocFingerprint>,
     /// Unix time of the start, ms.
     pub started_unix_ms: u64,
+    /// The conversation memory the question was asked in (a follow-up in the shell), oldest
+    /// turn first: replay rewrites the question from it again. Absent for a question asked on
+    /// its own, so such traces keep the header of format version 3 as it was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory: Vec<crate::agent::followup::Turn>,
 }
 
 /// Milliseconds since the Unix epoch now (0 if the clock is before it): a run's start time in
@@ -106,7 +112,14 @@ impl TraceHeader {
                 })
                 .collect(),
             started_unix_ms: unix_ms,
+            memory: Vec::new(),
         }
+    }
+
+    /// This header with the conversation memory the question is asked in.
+    pub fn with_memory(mut self, memory: &[crate::agent::followup::Turn]) -> TraceHeader {
+        self.memory = memory.to_vec();
+        self
     }
 
     /// The whole trace as JSONL text: this header, then one line per event.
@@ -289,6 +302,13 @@ pub fn trace_file_name(unix_ms: u64, question: &str) -> String {
             .to_string();
     }
     format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z-{slug}.jsonl")
+}
+
+/// `2026-11-25 14:04 UTC` for `unix_ms`, ms since the Unix epoch: when a run was recorded, as
+/// the trace list and a reused answer show it.
+pub fn utc_minute(unix_ms: u64) -> String {
+    let (y, mo, d, h, mi, _) = civil_from_unix(unix_ms / 1000);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02} UTC")
 }
 
 /// UTC calendar time of a Unix timestamp (Howard Hinnant's `civil_from_days` algorithm).

@@ -241,11 +241,12 @@ pub async fn replay(trace: &Trace, library: Arc<dyn Library>) -> ReplayOutcome {
         serde_json::from_value(trace.header.options.clone()).unwrap_or_default();
     let sink = Arc::new(MemorySink::default());
     let router = Arc::new(ReplayRouter::new(trace));
-    let run = crate::agent::ask(
+    let run = crate::agent::ask_in_conversation(
         library,
         router,
         sink.clone(),
         &options,
+        &trace.header.memory,
         &trace.header.question,
     )
     .await

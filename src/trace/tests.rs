@@ -18,6 +18,7 @@ fn header() -> TraceHeader {
         options: serde_json::json!({}),
         documents: vec![],
         started_unix_ms: 0,
+        memory: Vec::new(),
     }
 }
 

@@ -198,6 +198,7 @@ mod tests {
             options: serde_json::json!({}),
             documents: vec![],
             started_unix_ms: 0,
+            memory: Vec::new(),
         }
     }
 

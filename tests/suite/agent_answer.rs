@@ -219,7 +219,7 @@ async fn the_cli_prints_the_answer_records_it_and_replay_checks_it() {
     let text = docnav(&ws)
         .env("DOCNAV_MODEL", "fake-model")
         .env("OPENAI_BASE_URL", fake.base_url())
-        .args(["ask", "--answer", QUESTION])
+        .args(["ask", "--answer", "--no-cache", QUESTION])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&text.stdout);

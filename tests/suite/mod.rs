@@ -2,6 +2,7 @@ pub mod agent;
 pub mod agent_answer;
 pub mod agent_prompts;
 pub mod agent_verdicts;
+pub mod answer_cache;
 pub mod ask_terminal;
 pub mod cli_index;
 pub mod cli_inputs;

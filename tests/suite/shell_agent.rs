@@ -47,10 +47,11 @@ async fn shell_ask_goto_suggest_and_replay() {
     t.keys(&["suggest", "Enter"]);
     t.wait_for_prompt_after("suggested: cat .", "docnav:/notes/1/1> ");
     fake.verify().unwrap();
-    // The run was recorded into the workspace's traces/.
+    // The run was recorded into the workspace's traces/ (beside `answers/`, kept for reuse).
     let traces: Vec<_> = std::fs::read_dir(ws.join("traces"))
         .unwrap()
         .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
         .collect();
     assert_eq!(traces.len(), 1);
     let trace = traces[0].path();
@@ -112,4 +113,113 @@ async fn shell_ask_goto_suggest_and_replay() {
     );
     t.keys(&["C-d"]);
     t.wait_for("EXITED:0");
+}
+
+/// A follow-up in the shell is rewritten to stand alone from the question before it — shown on
+/// screen, recorded in the trace with the memory it came from (and replayed identical) — and
+/// `new` forgets, so the next question is taken as it stands.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_follow_up_is_rewritten_to_stand_alone_and_new_forgets() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    assert_eq!(
+        run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]).code,
+        0
+    );
+    let standalone = "how do I keep three docnav indexes apart?";
+    let fake = FakeModel::start(vec![
+        analysis(&["workspace"], &[("notes", "keep indexes apart")]),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        command("notes", "done"),
+        evaluation("sufficient", "", &[]),
+        Reply::text(serde_json::json!({ "standalone": standalone }).to_string())
+            .when("Follow-up question: and with three?"),
+        analysis(&["workspace"], &[("notes", "keep three indexes apart")]),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        command("notes", "done"),
+        evaluation("sufficient", "", &[]),
+        analysis(&["workspace"], &[("notes", "where indexes live")]),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        command("notes", "done"),
+        evaluation("sufficient", "", &[]),
+    ])
+    .await;
+    let shell = format!(
+        "env -u PAGER NO_COLOR=1 TERM=xterm DOCNAV_MODEL=fake-model OPENAI_BASE_URL={} {} --workspace {} shell; echo EXITED:$?; sleep 60",
+        fake.base_url(),
+        env!("CARGO_BIN_EXE_docnav"),
+        ws.display()
+    );
+    let t = start_tmux(&shell);
+    t.wait_for("docnav:/> ");
+    t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
+    t.wait_for("goto N");
+    t.keys(&["ask and with three?", "Enter"]);
+    // Shown as it happens (the orchestrator's progress line) and atop the answer.
+    t.wait_for(&format!(
+        "[orchestrator] question, standalone: {standalone}"
+    ));
+    let screen = t.wait_for(&format!("question, standalone: {standalone}\n\n[1] notes"));
+    assert!(screen.matches("goto N").count() >= 2, "{screen}");
+    t.keys(&["new", "Enter"]);
+    t.wait_for("new conversation: 2 earlier question(s) forgotten");
+    t.keys(&["ask where do the notes say indexes live?", "Enter"]);
+    t.wait_for_prompt_after("verdict: sufficient", "docnav:/> ");
+    t.keys(&["C-d"]);
+    t.wait_for("EXITED:0");
+    fake.verify().unwrap();
+    // One rewrite: the question after `new` stood alone.
+    let rewrites = fake
+        .requests()
+        .iter()
+        .filter(|r| r.to_string().contains("Follow-up question"))
+        .count();
+    assert_eq!(rewrites, 1);
+
+    // The follow-up's trace holds the memory it was asked in and the rewrite.
+    let mut traces: Vec<_> = std::fs::read_dir(ws.join("traces"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    traces.sort();
+    let follow_up = traces
+        .iter()
+        .find(|p| p.to_string_lossy().ends_with("-and-with-three.jsonl"))
+        .unwrap();
+    let trace = docnav::trace::read_trace(follow_up).unwrap();
+    assert_eq!(trace.header.question, "and with three?");
+    assert_eq!(trace.header.memory.len(), 1);
+    assert_eq!(
+        trace.header.memory[0].question,
+        "how do I keep two indexes apart?"
+    );
+    assert!(
+        trace.header.memory[0].key_points.starts_with("notes › "),
+        "{}",
+        trace.header.memory[0].key_points
+    );
+    let recorded = std::fs::read_to_string(follow_up).unwrap();
+    assert!(recorded.contains(r#""kind":"standalone""#), "{recorded}");
+    let replay = super::common::docnav(&ws)
+        .arg("replay")
+        .arg(follow_up)
+        .output()
+        .unwrap();
+    let replayed = String::from_utf8_lossy(&replay.stdout);
+    assert!(replayed.starts_with("replay identical: "), "{replayed}");
+    // The question after `new` was recorded without memory.
+    let after_new = traces
+        .iter()
+        .find(|p| p.to_string_lossy().contains("-where-do-the-notes"))
+        .unwrap();
+    assert!(docnav::trace::read_trace(after_new)
+        .unwrap()
+        .header
+        .memory
+        .is_empty());
 }
