@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 
 use docnav::agent::{AgentOptions, NullSink};
 use docnav::llm::{ChatModel, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
-use docnav::trace::record::{ask_recorded, AskFailure, TraceDestination};
+use docnav::trace::record::{ask_recorded, AskFailure, Asked, TraceDestination};
 use docnav::workspace::{Library, Workspace};
 
 use crate::errors;
@@ -174,7 +174,7 @@ pub fn start_ask(request: AskRequest) -> PyResult<AskHandle> {
             library,
             model,
             &options,
-            &question,
+            Asked::alone(&question),
             Arc::new(NullSink),
             trace,
             cancelled,

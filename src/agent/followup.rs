@@ -30,6 +30,9 @@ pub const MEMORY_TOKENS: usize = 800;
 /// The key points kept of one answer, in chars.
 const KEY_POINTS_CHARS: usize = 600;
 
+/// A remembered question, in chars (the server's longest question).
+const MAX_TURN_QUESTION_CHARS: usize = 2_000;
+
 /// Evidence items whose titles and first words make an answer's key points.
 const KEY_EVIDENCE: usize = 3;
 
@@ -43,6 +46,18 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// The turn `answer` leaves: its question (standalone when it was rewritten) and its
+    /// [`key_points`].
+    pub fn of(answer: &Answer) -> Turn {
+        Turn {
+            question: answer
+                .standalone_question
+                .clone()
+                .unwrap_or_else(|| answer.question.clone()),
+            key_points: key_points(answer),
+        }
+    }
+
     fn chars(&self) -> usize {
         self.question.chars().count() + self.key_points.chars().count()
     }
@@ -59,6 +74,24 @@ impl Conversation {
     /// An empty memory: the next question is taken as it stands.
     pub fn new() -> Conversation {
         Conversation::default()
+    }
+
+    /// A memory of `turns` (oldest first) as a client sent them (the web app's Ask page keeps
+    /// its conversation): each question clipped to 2,000 chars and each key points to 600, then
+    /// the oldest forgotten until the memory fits [`MEMORY_TOKENS`].
+    pub fn from_turns(turns: Vec<Turn>) -> Conversation {
+        let mut memory = Conversation {
+            turns: turns
+                .into_iter()
+                .map(|t| Turn {
+                    question: clip(t.question.trim(), MAX_TURN_QUESTION_CHARS),
+                    key_points: clip(t.key_points.trim(), KEY_POINTS_CHARS),
+                })
+                .filter(|t| !t.question.is_empty())
+                .collect(),
+        };
+        memory.bound();
+        memory
     }
 
     /// The turns remembered, oldest first.
@@ -80,14 +113,12 @@ impl Conversation {
     /// [`key_points`], then forget the oldest turns until the memory fits [`MEMORY_TOKENS`] (the
     /// newest turn always stays).
     pub fn remember(&mut self, answer: &Answer) {
-        let question = answer
-            .standalone_question
-            .clone()
-            .unwrap_or_else(|| answer.question.clone());
-        self.turns.push(Turn {
-            question,
-            key_points: key_points(answer),
-        });
+        self.turns.push(Turn::of(answer));
+        self.bound();
+    }
+
+    /// Forget the oldest turns until the memory fits [`MEMORY_TOKENS`]; the newest stays.
+    fn bound(&mut self) {
         while self.turns.len() > 1
             && self.turns.iter().map(Turn::chars).sum::<usize>() > MEMORY_TOKENS * 4
         {
@@ -247,13 +278,13 @@ mod tests {
     fn memory_forgets_the_oldest_turns_past_its_bound_but_keeps_the_newest() {
         let mut memory = Conversation::new();
         let long = "word ".repeat(200);
-        for i in 0..10 {
+        for i in 0..40 {
             memory.remember(&answer(&format!("question {i}"), &long));
         }
         let chars: usize = memory.turns().iter().map(Turn::chars).sum();
         assert!(chars <= MEMORY_TOKENS * 4, "{chars}");
-        assert_eq!(memory.turns().last().unwrap().question, "question 9");
-        assert!(memory.turns().len() < 10);
+        assert_eq!(memory.turns().last().unwrap().question, "question 39");
+        assert!(memory.turns().len() < 40);
         memory.forget();
         assert!(memory.is_empty());
     }

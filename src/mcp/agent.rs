@@ -14,7 +14,7 @@ use crate::agent::evidence::render_text;
 use crate::agent::{AgentOptions, EventRecord, EventSink};
 use crate::llm::ChatModel;
 use crate::trace::record::{
-    ask_recorded, AskFailure as RecordFailure, RecordedRun, TraceDestination,
+    ask_recorded, AskFailure as RecordFailure, Asked, RecordedRun, TraceDestination,
 };
 use crate::workspace::Library;
 
@@ -70,7 +70,7 @@ pub async fn ask_agent(
         library,
         model,
         &options,
-        question,
+        Asked::alone(question),
         sink,
         trace_dir.map(TraceDestination::NewIn),
         cancelled,

@@ -330,6 +330,69 @@ mod tests {
         assert_eq!(normalize_question("ｒｇ -z?"), "rg -z");
     }
 
+    /// A library of the files in `dir` named `names`.
+    fn library(dir: &Path, names: &[&str]) -> crate::workspace::InMemoryLibrary {
+        let paths: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
+        crate::workspace::InMemoryLibrary::from_paths(&paths, &Default::default()).unwrap()
+    }
+
+    #[test]
+    fn after_a_re_index_an_answer_holds_while_what_it_read_and_the_document_set_do() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "# A\n\nalpha\n").unwrap();
+        std::fs::write(dir.path().join("b.md"), "# B\n\nbeta\n").unwrap();
+        std::fs::write(dir.path().join("c.md"), "# C\n\ngamma\n").unwrap();
+        let trace = dir.path().join("run.jsonl");
+        std::fs::write(&trace, "{}\n").unwrap();
+        let cache = AnswerCache::new(&dir.path().join("ws"));
+        let key = CacheKey::new("q", "m", &AgentOptions::default());
+        let answer = Answer {
+            question: "q".into(),
+            standalone_question: None,
+            from_trace: None,
+            evidence: Vec::new(),
+            stats: crate::agent::evidence::AskStats {
+                workers: vec![crate::agent::evidence::WorkerStats {
+                    doc_id: "a".into(),
+                    steps: 1,
+                    evidence: 0,
+                }],
+                ..Default::default()
+            },
+            worker_errors: Vec::new(),
+            answer: None,
+            verdict: None,
+        };
+        let before = library(dir.path(), &["a.md", "b.md"]);
+        cache
+            .store(key.clone(), &answer, &trace, 0, &before, 1)
+            .unwrap();
+        // No catalog in this workspace: a lookup cannot check the generation.
+        assert!(matches!(cache.lookup(&key), Lookup::Miss));
+        let entry = || -> CachedAnswer {
+            let bytes = std::fs::read(cache.dir().join(key.file_name())).unwrap();
+            serde_json::from_slice(&bytes).unwrap()
+        };
+        assert_eq!(entry().read.len(), 1);
+        assert!(cache.confirm(&mut entry(), &before, 1));
+        // b changed (a was read, b was not): holds, and the entry moves to the new generation.
+        std::fs::write(dir.path().join("b.md"), "# B\n\nbeta, changed\n").unwrap();
+        let mut kept = entry();
+        assert!(cache.confirm(&mut kept, &library(dir.path(), &["a.md", "b.md"]), 2));
+        assert_eq!(entry().index_generation, 2);
+        // a changed: no longer holds.
+        std::fs::write(dir.path().join("a.md"), "# A\n\nalpha, changed\n").unwrap();
+        assert!(!cache.confirm(&mut entry(), &library(dir.path(), &["a.md", "b.md"]), 3));
+        // a as it was, but one more document: no longer holds.
+        std::fs::write(dir.path().join("a.md"), "# A\n\nalpha\n").unwrap();
+        assert!(cache.confirm(&mut entry(), &library(dir.path(), &["a.md", "b.md"]), 3));
+        assert!(!cache.confirm(
+            &mut entry(),
+            &library(dir.path(), &["a.md", "b.md", "c.md"]),
+            4
+        ));
+    }
+
     #[test]
     fn keys_differ_by_model_and_options() {
         let options = AgentOptions::default();

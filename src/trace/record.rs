@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::{TraceHeader, TraceWriter};
 use crate::agent::events::FanOut;
+use crate::agent::followup::Turn;
 use crate::agent::{AgentOptions, AgentRun, EventSink, SharedModel};
 use crate::llm::ChatModel;
 use crate::workspace::Library;
@@ -65,8 +66,29 @@ pub enum TraceDestination {
     NewIn(PathBuf),
 }
 
-/// Run the agent on `question` over `library` with `model` and `options`, until it answers or
-/// `cancelled` resolves. Every event goes to `sink` as it happens; with a `trace` destination,
+/// A question and the conversation it is asked in.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked<'a> {
+    /// The question as asked.
+    pub question: &'a str,
+    /// Earlier turns, oldest first (empty: the question stands alone).
+    pub memory: &'a [Turn],
+}
+
+impl<'a> Asked<'a> {
+    /// `question` asked on its own.
+    pub fn alone(question: &'a str) -> Asked<'a> {
+        Asked {
+            question,
+            memory: &[],
+        }
+    }
+}
+
+/// Run the agent on `asked.question` over `library` with `model` and `options`, until it answers or
+/// `cancelled` resolves. With earlier turns in `asked.memory` (a conversation), the question is first
+/// rewritten to stand alone ([`crate::agent::ask_in_conversation`]); the trace records the
+/// memory. Every event goes to `sink` as it happens; with a `trace` destination,
 /// the run is also recorded there ([`TraceDestination`]).
 ///
 /// Errors: [`AskFailure::Failed`] when the trace cannot be created or the run fails as a whole;
@@ -75,11 +97,12 @@ pub async fn ask_recorded(
     library: Arc<dyn Library>,
     model: Arc<dyn ChatModel>,
     options: &AgentOptions,
-    question: &str,
+    asked: Asked<'_>,
     sink: Arc<dyn EventSink>,
     trace: Option<TraceDestination>,
     cancelled: impl Future<Output = ()>,
 ) -> Result<RecordedRun, AskFailure> {
+    let Asked { question, memory } = asked;
     let unix_ms = super::now_unix_ms();
     let writer = match trace {
         Some(destination) => {
@@ -89,7 +112,8 @@ pub async fn ask_recorded(
                 model.model_id(),
                 options,
                 unix_ms,
-            );
+            )
+            .with_memory(memory);
             let created = match &destination {
                 TraceDestination::File(path) => TraceWriter::create(path, &header),
                 TraceDestination::NewIn(dir) => TraceWriter::create_in(dir, &header),
@@ -112,11 +136,12 @@ pub async fn ask_recorded(
         sinks.push(w.clone());
     }
     let sink: Arc<dyn EventSink> = Arc::new(FanOut(sinks));
-    let run = crate::agent::ask(
+    let run = crate::agent::ask_in_conversation(
         library,
         Arc::new(SharedModel(model)),
         sink,
         options,
+        memory,
         question,
     );
     let result = tokio::select! {

@@ -332,3 +332,81 @@ async fn asks_beyond_the_limit_get_429_with_retry_after() {
     assert_eq!(events.last().unwrap().0, "done");
     fake.verify().unwrap();
 }
+
+/// The Ask page's conversation over the API: `done` gives the turn to remember; sent back in
+/// `memory`, it makes the next question a follow-up, rewritten to stand alone before the run
+/// (the answer's `standalone_question`), with the written answer when asked for.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_follow_up_sends_the_turn_back_and_is_rewritten_to_stand_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &["ripgrep__FAQ.md"]);
+    let standalone = "How does ripgrep search inside a .tar.gz archive?";
+    let mut replies = script();
+    replies.push(
+        Reply::text(json!({ "standalone": standalone }).to_string())
+            .when("Follow-up question: and inside a .tar.gz?"),
+    );
+    replies.extend(script());
+    replies.push(
+        Reply::text(
+            json!({"sentences": [{"text": "Pass `--search-zip`.", "citations": [1]}]}).to_string(),
+        )
+        .when("You write the answer to a question from numbered evidence"),
+    );
+    let fake = FakeModel::start(replies).await;
+    let served = Served::start(&ws, &[], &model_env(&fake));
+    let ask = |body: Value| {
+        let url = served.at("/api/v1/ask");
+        async move {
+            let response = client()
+                .post(url)
+                .header("accept", "text/event-stream")
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status().as_u16(), 200);
+            let events = events(&response.text().await.unwrap());
+            let data = |name: &str| -> Value {
+                let (_, data) = events.iter().find(|(n, _)| n == name).unwrap();
+                serde_json::from_str(data).unwrap()
+            };
+            (data("answer"), data("done"))
+        }
+    };
+    let (first, done) =
+        ask(json!({"question": QUESTION, "doc_ids": ["ripgrep-faq"], "rounds": 1})).await;
+    assert_eq!(first.get("standalone_question"), None);
+    let turn = done["turn"].clone();
+    assert_eq!(turn["question"], QUESTION);
+    assert!(
+        turn["key_points"]
+            .as_str()
+            .unwrap()
+            .starts_with("ripgrep-faq › "),
+        "{turn}"
+    );
+
+    let (second, done) = ask(
+        json!({"question": "and inside a .tar.gz?", "doc_ids": ["ripgrep-faq"],
+        "rounds": 1, "answer": true, "memory": [turn]}),
+    )
+    .await;
+    fake.verify().unwrap();
+    assert_eq!(second["question"], "and inside a .tar.gz?");
+    assert_eq!(second["standalone_question"], standalone);
+    assert_eq!(second["answer"]["sentences"][0]["supported"], true);
+    assert_eq!(done["turn"]["question"], standalone);
+    // The rewrite saw the earlier question; the Workers searched for the standalone one.
+    let rewrite = fake
+        .requests()
+        .iter()
+        .map(Value::to_string)
+        .find(|r| r.contains("Follow-up question"))
+        .unwrap();
+    assert!(rewrite.contains(QUESTION), "{rewrite}");
+    let trace = docnav::trace::read_trace(&ws.join("traces").join(done["trace"].as_str().unwrap()))
+        .unwrap();
+    assert_eq!(trace.header.memory.len(), 1);
+    assert_eq!(trace.header.memory[0].question, QUESTION);
+}

@@ -11,7 +11,7 @@ use super::agent::{command, evaluation, plan, understand};
 use super::mcp::workspace;
 use super::serve_security::hostile_workspace;
 use crate::support::browser::{browser_available, key, Browser};
-use crate::support::fake_model::FakeModel;
+use crate::support::fake_model::{FakeModel, Reply};
 use crate::support::server::Served;
 
 async fn text_of(browser: &Browser, css: &str) -> String {
@@ -401,5 +401,136 @@ async fn a_hostile_document_is_shown_as_text_in_the_browser() {
     assert!(text.contains("\\u{202e}reversed"), "{text}");
     assert_eq!(browser.eval(ran).await, false);
     browser.screenshot("hostile-reader").await;
+    browser.close().await;
+}
+
+/// The Ask page keeps the conversation: after an answer, the next question is a follow-up
+/// (rewritten to stand alone: "Searched for: …"), the written answer shows its sentences with
+/// their citations, and "New conversation" forgets.
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_follows_up_on_the_last_answer_and_writes_a_cited_answer() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &["ripgrep__FAQ.md"]);
+    let run = || {
+        vec![
+            understand(&["compressed files"]),
+            plan("ripgrep-faq", &["cat 1.8"], "cat 1/8"),
+            command("ripgrep-faq", "done"),
+            evaluation("sufficient", "", &[]),
+        ]
+    };
+    let mut replies = run();
+    replies.push(
+        Reply::text(
+            serde_json::json!({"standalone": "How does ripgrep search a .tar.gz archive?"})
+                .to_string(),
+        )
+        .when("Follow-up question: and a .tar.gz?"),
+    );
+    replies.extend(run());
+    replies.push(
+        Reply::text(
+            serde_json::json!({"sentences": [
+                {"text": "Pass `--search-zip`.", "citations": [1]},
+                {"text": "It reads \"tarballs of any size\".", "citations": [1]}]})
+            .to_string(),
+        )
+        .when("You write the answer to a question from numbered evidence"),
+    );
+    let fake = FakeModel::start(replies).await;
+    let served = Served::start(
+        &ws,
+        &[],
+        &[
+            ("DOCNAV_MODEL", "fake-model".to_string()),
+            ("OPENAI_BASE_URL", fake.base_url()),
+        ],
+    );
+    let browser = Browser::start().await;
+    let c = &browser.client;
+    c.goto(&served.at("/ask")).await.unwrap();
+    assert_eq!(
+        browser
+            .eval("document.querySelector('#conversation').hidden")
+            .await,
+        Value::Bool(true)
+    );
+    browser
+        .find("#question")
+        .await
+        .send_keys("How do I search compressed files?")
+        .await
+        .unwrap();
+    browser
+        .find("#doc-ids")
+        .await
+        .send_keys("ripgrep-faq")
+        .await
+        .unwrap();
+    browser.find("#ask-button").await.click().await.unwrap();
+    browser
+        .until(
+            "!document.querySelector('#conversation').hidden",
+            "the conversation",
+        )
+        .await;
+    assert!(text_of(&browser, "#conversation")
+        .await
+        .contains("Follow-up of 1 earlier question"));
+
+    browser.find("#question").await.clear().await.unwrap();
+    browser
+        .find("#question")
+        .await
+        .send_keys("and a .tar.gz?")
+        .await
+        .unwrap();
+    browser.find("#write-answer").await.click().await.unwrap();
+    browser.find("#ask-button").await.click().await.unwrap();
+    browser
+        .until(
+            "document.querySelectorAll('#sentences li').length === 2",
+            "the written answer",
+        )
+        .await;
+    assert_eq!(
+        text_of(&browser, "#standalone").await,
+        "Searched for: How does ripgrep search a .tar.gz archive?"
+    );
+    let sentences = text_of(&browser, "#sentences").await;
+    assert!(
+        sentences.contains("Pass `--search-zip`. [1]"),
+        "{sentences}"
+    );
+    assert!(sentences.contains("unsupported: it quotes"), "{sentences}");
+    let orchestrator = text_of(&browser, "#orchestrator").await;
+    assert!(
+        orchestrator.contains("How does ripgrep search a .tar.gz archive?"),
+        "{orchestrator}"
+    );
+    browser
+        .until(
+            "document.querySelector('#conversation-text').textContent.includes('2 earlier')",
+            "two turns",
+        )
+        .await;
+    browser.screenshot("ask-follow-up").await;
+    fake.verify().unwrap();
+
+    browser
+        .find("#new-conversation")
+        .await
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(
+        browser
+            .eval("document.querySelector('#conversation').hidden")
+            .await,
+        Value::Bool(true)
+    );
     browser.close().await;
 }

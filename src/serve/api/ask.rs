@@ -4,10 +4,15 @@
 //! per thing the agent does ([`StepView`]: a Worker starts, a command and a one-line
 //! observation, evidence collected, a model call's tokens and latency, the Orchestrator's
 //! analyze/check/evaluate/replan decisions), then `answer` (exactly what `docnav ask --json`
-//! prints) and `done` (`{"trace", "reader_links"}`: the trace's name and, per evidence item, its
-//! place in the Reader with the span marked), or `error` (`{"error","detail","trace"}`). Without
+//! prints) and `done` (`{"trace", "reader_links", "turn"}`: the trace's name, per evidence item
+//! its place in the Reader with the span marked, and the turn to send back in `memory` with a
+//! follow-up), or `error` (`{"error","detail","trace"}`). Without
 //! it the response is the `ask --json` object once the run ends. Closing the connection cancels
 //! the run (its trace keeps what happened).
+//!
+//! `memory` (the `turn` of each earlier `done`, oldest first) makes the question a follow-up,
+//! rewritten to stand alone before the run (issue 23.2); `answer: true` adds the verified written
+//! answer (`docnav ask --answer`).
 //!
 //! `lexical: true` runs the model-free BM25 navigator instead (a labelled baseline, never a
 //! fallback). Without a model the agent answers 503 with what to set; beyond `max_asks` running
@@ -28,13 +33,14 @@ use tokio_stream::StreamExt as _;
 use super::ApiJson;
 use crate::agent::events::round_of;
 use crate::agent::evidence::{render, Answer, AnswerFormat};
+use crate::agent::followup::{Conversation, Turn};
 use crate::agent::lexical::{ask_lexical, DEFAULT_K};
 use crate::agent::{AgentEvent, EventRecord, EventSink, NullSink};
 use crate::nav::render::one_line;
 use crate::serve::error::ApiError;
 use crate::serve::links::evidence_link;
 use crate::serve::state::AppState;
-use crate::trace::record::{ask_recorded, AskFailure, TraceDestination};
+use crate::trace::record::{ask_recorded, AskFailure, Asked, TraceDestination};
 use crate::workspace::Library;
 
 /// Longest question, in chars.
@@ -64,6 +70,15 @@ pub struct AskRequest {
     pub max_steps: Option<usize>,
     /// Dispatch rounds (at most the server's `--rounds`).
     pub rounds: Option<usize>,
+    /// The conversation so far, oldest first, as earlier `done` events gave it (`turn`): the
+    /// question is then a follow-up, rewritten to stand alone first (one more model call). The
+    /// page keeps it, not the server, so replicas behind a load balancer need no shared state.
+    /// Bounded by the server (`Conversation::from_turns`). Ignored with `lexical`.
+    #[serde(default)]
+    pub memory: Vec<Turn>,
+    /// Write a concise answer citing the evidence, verified (`docnav ask --answer`).
+    #[serde(default)]
+    pub answer: bool,
 }
 
 /// One agent event as the Ask page shows it.
@@ -190,6 +205,10 @@ struct Done {
     trace: Option<String>,
     /// Per evidence item, in rank order: its section in the Reader, the span marked.
     reader_links: Vec<String>,
+    /// What this run adds to the conversation: send it back in `memory` with a follow-up.
+    /// Absent for the lexical baseline, which has no conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    turn: Option<Turn>,
 }
 
 fn wants_stream(headers: &HeaderMap) -> bool {
@@ -279,6 +298,8 @@ pub async fn ask(
     if let Some(n) = req.rounds {
         options.rounds = n.clamp(1, options.rounds);
     }
+    options.answer = req.answer;
+    let memory = Conversation::from_turns(req.memory).turns().to_vec();
     let trace_dir = state
         .record_traces
         .then(|| TraceDestination::NewIn(opened.workspace.traces_dir()));
@@ -290,7 +311,10 @@ pub async fn ask(
             library.clone(),
             model,
             &options,
-            &question,
+            Asked {
+                question: &question,
+                memory: &memory,
+            },
             Arc::new(NullSink),
             trace_dir,
             std::future::pending(),
@@ -314,7 +338,10 @@ pub async fn ask(
             library.clone(),
             model,
             &options,
-            &question,
+            Asked {
+                question: &question,
+                memory: &memory,
+            },
             sink,
             trace_dir,
             async move { closed.closed().await },
@@ -335,6 +362,7 @@ pub async fn ask(
                 if let Ok(event) = Event::default().event("done").json_data(Done {
                     trace,
                     reader_links,
+                    turn: Some(Turn::of(&done.run.answer)),
                 }) {
                     let _ = tx.send(event);
                 }
@@ -394,6 +422,7 @@ async fn lexical(
     if let Ok(done) = Event::default().event("done").json_data(Done {
         trace: None,
         reader_links,
+        turn: None,
     }) {
         events.push(done);
     }

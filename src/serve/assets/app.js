@@ -454,6 +454,7 @@
       text += ` → ${v.tasks.map((t) => t.doc_id || '?').join(', ')}`;
     }
     if (v.command) text += ` — ${v.command}`;
+    if (typeof v.standalone === 'string') text += ` — ${v.standalone}`;
     if (Array.isArray(v.search) && v.search.length) text += ` — search ${v.search.join('; ')}`;
     return text;
   }
@@ -464,6 +465,24 @@
     const stop = $('#stop-button');
     const button = $('#ask-button');
     let controller = null;
+    // The conversation (issue 23.2): the turns the server's `done` events gave, oldest first,
+    // sent back as `memory` so a follow-up is rewritten to stand alone. Kept by the page (this
+    // tab), not the server.
+    const CONVERSATION_KEY = 'docnav-conversation';
+    let conversation = [];
+    try { conversation = JSON.parse(sessionStorage.getItem(CONVERSATION_KEY) || '[]'); } catch (e) { conversation = []; }
+    if (!Array.isArray(conversation)) conversation = [];
+
+    function showConversation() {
+      try { sessionStorage.setItem(CONVERSATION_KEY, JSON.stringify(conversation)); } catch (e) { /* private mode */ }
+      $('#conversation').hidden = !conversation.length;
+      const n = conversation.length;
+      $('#conversation-text').textContent = n
+        ? `Follow-up of ${n} earlier question${n > 1 ? 's' : ''} (rewritten to stand alone first): ${conversation.map((t) => visible(t.question)).join(' · ')} `
+        : '';
+    }
+    showConversation();
+    $('#new-conversation').addEventListener('click', () => { conversation = []; showConversation(); });
 
     function lane(step) {
       if (step.actor === 'orchestrator') return $('#orchestrator ol');
@@ -487,7 +506,22 @@
       lane(step).append(el('li', { class: `step ${step.kind}${step.error ? ' failed' : ''}` }, prefix + text));
     }
 
+    function showWritten(written) {
+      $('#written').hidden = !written;
+      if (!written) return;
+      $('#sentences').replaceChildren(...(written.sentences || []).map((sentence) => el('li',
+        { class: `sentence${sentence.supported ? '' : ' unsupported'}` },
+        sentence.text,
+        ' ', (sentence.citations || []).map((n) => `[${n}]`).join(' '),
+        sentence.supported ? '' : el('span', { class: 'error-detail' }, ` — unsupported: ${sentence.problem || 'its citation does not hold'}`))));
+      $('#written-missing').textContent = written.missing || '';
+    }
+
     function showAnswer(answer) {
+      const standalone = $('#standalone');
+      standalone.hidden = !answer.standalone_question;
+      standalone.textContent = answer.standalone_question ? `Searched for: ${answer.standalone_question}` : '';
+      showWritten(answer.answer);
       const verdict = $('#verdict');
       if (answer.verdict) {
         const v = answer.verdict;
@@ -511,6 +545,10 @@
     }
 
     function showDone(done) {
+      if (done.turn) {
+        conversation = conversation.concat([done.turn]).slice(-8);
+        showConversation();
+      }
       const links = $$('.evidence-link', $('#evidence'));
       (done.reader_links || []).forEach((href, i) => { if (links[i]) links[i].setAttribute('href', href); });
       $('#trace-link').replaceChildren(done.trace
@@ -542,7 +580,11 @@
           method: 'POST',
           credentials: 'same-origin',
           headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-          body: JSON.stringify({ question, lexical, doc_ids: docIds }),
+          body: JSON.stringify({
+            question, lexical, doc_ids: docIds,
+            answer: !lexical && $('#write-answer').checked,
+            memory: lexical ? [] : conversation,
+          }),
           signal: controller.signal,
         });
         if (!response.ok) {
