@@ -10,10 +10,10 @@ use super::output;
 use crate::agent::events::{progress_line, FanOut};
 use anyhow::Context as _;
 
-use crate::agent::evidence::{render, Answer, AnswerFormat};
+use crate::agent::evidence::{render, AnswerFormat};
 use crate::agent::{AgentOptions, AgentRun, EventRecord, EventSink, NullSink, SharedModel};
 use crate::llm::{ChatModel, LlmError, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
-use crate::trace::cache::{AnswerCache, CacheKey, Lookup};
+use crate::trace::cache::{AnswerCache, CacheKey};
 use crate::trace::{TraceHeader, TraceWriter};
 use crate::workspace::{Library, Workspace};
 
@@ -146,28 +146,6 @@ fn trace_target(flag: &Option<PathBuf>, workspace: &std::path::Path) -> TraceTar
     }
 }
 
-/// `key`'s answer (to `asked`) reused from a recorded run, when one holds over the workspace in `workspace`
-/// ([`crate::trace::cache`]): checked from the entry, a few file stats and the catalog's first
-/// bytes; the workspace is opened only when it was re-indexed since the run.
-fn reused_answer(workspace: &std::path::Path, key: &CacheKey, asked: &str) -> Option<Answer> {
-    let started = std::time::Instant::now();
-    let cache = AnswerCache::new(workspace);
-    let entry = match cache.lookup(key) {
-        Lookup::Hit(entry) => entry,
-        Lookup::NeedsCatalog(mut entry) => {
-            let ws = Workspace::open(workspace).ok()?;
-            let generation = ws.index_generation();
-            if !cache.confirm(&mut entry, &ws, generation) {
-                return None;
-            }
-            entry
-        }
-        Lookup::Miss => return None,
-    };
-    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    Some(entry.reused(asked, ms))
-}
-
 /// The exit status of an answered question (issues 14.9 and 11.2): the verdict is data, so an
 /// answer exits 0 whatever it says — unless a Worker failed and the final evidence was not judged
 /// sufficient (then 1: the failure may be why). A run whose orchestrator failed never gets here
@@ -215,7 +193,14 @@ pub fn run_agent(
     let options = agent_args.options(doc_ids);
     let key = CacheKey::new(question, &config.model, &options);
     if cache_use == CacheUse::Reuse {
-        if let Some(answer) = reused_answer(workspace, &key, question) {
+        // Opened only when the workspace was re-indexed since the run.
+        let reused = AnswerCache::new(workspace).reuse(&key, question, |cache, entry| {
+            Workspace::open(workspace).is_ok_and(|ws| {
+                let generation = ws.index_generation();
+                cache.confirm(entry, &ws, generation)
+            })
+        });
+        if let Some(answer) = reused {
             output::print_answer(&render(&answer, format)?, format)?;
             if let Some(from) = &answer.from_trace {
                 let mut shown = from.trace.clone();

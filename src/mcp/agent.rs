@@ -76,7 +76,7 @@ pub async fn ask_agent(
         cancelled,
     )
     .await;
-    let RecordedRun { run, trace } = match recorded {
+    let RecordedRun { run, trace, .. } = match recorded {
         Ok(recorded) => recorded,
         Err(RecordFailure::Cancelled { .. }) => return Err(AskFailure::Cancelled),
         Err(RecordFailure::Failed { message, trace, .. }) => {

@@ -18,7 +18,7 @@ use crate::agent::{
 };
 use crate::llm::{decide, ChatMessage, ChatModel};
 use crate::nav::{Role, Session, Status};
-use crate::trace::cache::{CacheKey, Lookup};
+use crate::trace::cache::CacheKey;
 use crate::trace::show::transcript;
 use crate::trace::{read_trace, TraceHeader, TraceWriter};
 
@@ -158,7 +158,11 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, line: &str) -> (S
         .map(crate::trace::cache::AnswerCache::new);
     let key = CacheKey::new(question, model.model_id(), &options);
     if let (Some(cache), true, false) = (&cache, agent.memory.is_empty(), asked.no_cache) {
-        if let Some(answer) = cached_answer(cache, &key, question, library.as_ref()) {
+        let reused = cache.reuse(&key, question, |cache, entry| {
+            crate::workspace::read_index_generation(cache.workspace())
+                .is_ok_and(|generation| cache.confirm(entry, library.as_ref(), generation))
+        });
+        if let Some(answer) = reused {
             let text = shown_answer(&answer, "");
             agent.memory.remember(&answer);
             agent.last_question = Some(question.to_string());
@@ -249,29 +253,6 @@ fn shown_answer(answer: &Answer, recorded: &str) -> String {
     }
     text.push_str(recorded);
     text
-}
-
-/// `key`'s answer (to `asked`) from `cache` when it still holds over `library` (the shell's open workspace).
-fn cached_answer(
-    cache: &crate::trace::cache::AnswerCache,
-    key: &CacheKey,
-    asked: &str,
-    library: &dyn crate::workspace::Library,
-) -> Option<Answer> {
-    let started = std::time::Instant::now();
-    let entry = match cache.lookup(key) {
-        Lookup::Hit(entry) => entry,
-        Lookup::NeedsCatalog(mut entry) => {
-            let generation = crate::workspace::read_index_generation(cache.workspace()).ok()?;
-            if !cache.confirm(&mut entry, library, generation) {
-                return None;
-            }
-            entry
-        }
-        Lookup::Miss => return None,
-    };
-    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    Some(entry.reused(asked, ms))
 }
 
 /// `goto N`: move the cursor to evidence N of the last `ask`.

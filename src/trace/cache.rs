@@ -204,6 +204,31 @@ impl AnswerCache {
         }
     }
 
+    /// `key`'s answer to `asked`, marked as reused ([`CachedAnswer::reused`]), when an entry
+    /// holds: a [`Lookup::Hit`] at once; a [`Lookup::NeedsCatalog`] when `confirm` (given this
+    /// cache and the entry; it opens the catalog and calls [`AnswerCache::confirm`]) says it still
+    /// holds. `None` otherwise: ask the model.
+    pub fn reuse(
+        &self,
+        key: &CacheKey,
+        asked: &str,
+        confirm: impl FnOnce(&AnswerCache, &mut CachedAnswer) -> bool,
+    ) -> Option<Answer> {
+        let started = std::time::Instant::now();
+        let entry = match self.lookup(key) {
+            Lookup::Hit(entry) => entry,
+            Lookup::NeedsCatalog(mut entry) => {
+                if !confirm(self, &mut entry) {
+                    return None;
+                }
+                entry
+            }
+            Lookup::Miss => return None,
+        };
+        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        Some(entry.reused(asked, ms))
+    }
+
     /// After a re-index: whether `entry` still holds over `library` (the opened workspace) —
     /// every document it read has the same fingerprint and the set of document ids is the same.
     /// When it holds, the entry is rewritten with `generation` so the next lookup is a plain

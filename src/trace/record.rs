@@ -22,6 +22,8 @@ pub struct RecordedRun {
     pub run: AgentRun,
     /// The trace file, when one was written.
     pub trace: Option<PathBuf>,
+    /// When the run started (its trace header's time), ms since the Unix epoch.
+    pub started_unix_ms: u64,
 }
 
 /// How a recorded `ask` ended without an answer.
@@ -164,6 +166,10 @@ pub async fn ask_recorded(
             model_failed: matches!(e, crate::agent::AgentError::Llm(_)),
             trace,
         }),
-        Some(Ok(run)) => Ok(RecordedRun { run, trace }),
+        Some(Ok(run)) => Ok(RecordedRun {
+            run,
+            trace,
+            started_unix_ms: unix_ms,
+        }),
     }
 }

@@ -98,7 +98,8 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
     let response = client()
         .post(served.at("/api/v1/ask"))
         .header("accept", "text/event-stream")
-        .json(&json!({"question": QUESTION, "doc_ids": ["ripgrep-faq"], "rounds": 1}))
+        // The CLI's run above is recorded in the workspace: asked afresh, not reused.
+        .json(&json!({"question": QUESTION, "doc_ids": ["ripgrep-faq"], "rounds": 1, "no_cache": true}))
         .send()
         .await
         .unwrap();
@@ -409,4 +410,51 @@ async fn a_follow_up_sends_the_turn_back_and_is_rewritten_to_stand_alone() {
         .unwrap();
     assert_eq!(trace.header.memory.len(), 1);
     assert_eq!(trace.header.memory[0].question, QUESTION);
+}
+
+/// The server reuses a recorded answer like the CLI: the same question again makes no model call
+/// and says which trace it comes from (JSON and stream); `no_cache` asks afresh.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_question_again_is_answered_from_its_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &["ripgrep__FAQ.md"]);
+    let mut replies = script();
+    replies.extend(script());
+    let fake = FakeModel::start(replies).await;
+    let served = Served::start(&ws, &[], &model_env(&fake));
+    let body = json!({"question": QUESTION, "doc_ids": ["ripgrep-faq"], "rounds": 1});
+    let post = |body: Value, stream: bool| {
+        let request = client().post(served.at("/api/v1/ask")).json(&body);
+        let request = if stream {
+            request.header("accept", "text/event-stream")
+        } else {
+            request
+        };
+        async move {
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status().as_u16(), 200);
+            response.text().await.unwrap()
+        }
+    };
+    let first: Value = serde_json::from_str(&post(body.clone(), false).await).unwrap();
+    assert_eq!(fake.received().len(), 4);
+    let again: Value = serde_json::from_str(&post(body.clone(), false).await).unwrap();
+    assert_eq!(fake.received().len(), 4, "no model call");
+    assert_eq!(again["evidence"], first["evidence"]);
+    assert_eq!(again["from_trace"]["llm_calls"], 4);
+    let name = again["from_trace"]["name"].as_str().unwrap().to_string();
+    assert!(ws.join("traces").join(&name).is_file());
+
+    let streamed = events(&post(body.clone(), true).await);
+    let (_, done) = streamed.iter().find(|(n, _)| n == "done").unwrap();
+    let done: Value = serde_json::from_str(done).unwrap();
+    assert_eq!(done["trace"], name);
+    assert_eq!(fake.received().len(), 4);
+
+    let mut fresh = body;
+    fresh["no_cache"] = json!(true);
+    let fresh: Value = serde_json::from_str(&post(fresh, false).await).unwrap();
+    assert_eq!(fresh.get("from_trace"), None);
+    assert_eq!(fake.received().len(), 8);
+    fake.verify().unwrap();
 }

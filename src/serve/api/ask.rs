@@ -14,6 +14,10 @@
 //! rewritten to stand alone before the run (issue 23.2); `answer: true` adds the verified written
 //! answer (`docnav ask --answer`).
 //!
+//! A question asked on its own (no `memory`) whose answer was recorded over unchanged documents
+//! comes back at once from that trace, marked `from_trace` ([`crate::trace::cache`]; recorded
+//! runs only, so not with `--no-traces`); `no_cache: true` asks afresh.
+//!
 //! `lexical: true` runs the model-free BM25 navigator instead (a labelled baseline, never a
 //! fallback). Without a model the agent answers 503 with what to set; beyond `max_asks` running
 //! asks, 429 with `Retry-After`.
@@ -40,6 +44,7 @@ use crate::nav::render::one_line;
 use crate::serve::error::ApiError;
 use crate::serve::links::evidence_link;
 use crate::serve::state::AppState;
+use crate::trace::cache::{AnswerCache, CacheKey};
 use crate::trace::record::{ask_recorded, AskFailure, Asked, TraceDestination};
 use crate::workspace::Library;
 
@@ -79,6 +84,11 @@ pub struct AskRequest {
     /// Write a concise answer citing the evidence, verified (`docnav ask --answer`).
     #[serde(default)]
     pub answer: bool,
+    /// Ask the model afresh even when the same question was answered over unchanged documents
+    /// (`docnav ask --no-cache`); by default that recorded answer comes back at once, with
+    /// `from_trace`.
+    #[serde(default)]
+    pub no_cache: bool,
 }
 
 /// One agent event as the Ask page shows it.
@@ -285,11 +295,6 @@ pub async fn ask(
         Ok(m) => m.clone(),
         Err(why) => return Err(ApiError::no_model(why)),
     };
-    let permit = state
-        .asks
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| ApiError::too_many_asks(state.max_asks, RETRY_AFTER_SECS))?;
     let mut options = state.agent.clone();
     options.doc_ids = req.doc_ids.clone();
     if let Some(n) = req.max_steps {
@@ -300,6 +305,34 @@ pub async fn ask(
     }
     options.answer = req.answer;
     let memory = Conversation::from_turns(req.memory).turns().to_vec();
+    // A question asked on its own whose answer was recorded over unchanged documents comes back
+    // at once (issue 23.3): no model call, so no ask permit either.
+    let cache = AnswerCache::new(opened.workspace.dir());
+    let key = CacheKey::new(&question, model.model_id(), &options);
+    let reusable = state.record_traces && memory.is_empty();
+    if reusable && !req.no_cache {
+        let (cache, key, asked, workspace) = (
+            cache.clone(),
+            key.clone(),
+            question.clone(),
+            opened.workspace.clone(),
+        );
+        let reused = state
+            .blocking(move || {
+                Ok(cache.reuse(&key, &asked, |cache, entry| {
+                    cache.confirm(entry, workspace.as_ref(), workspace.index_generation())
+                }))
+            })
+            .await?;
+        if let Some(answer) = reused {
+            return reused_response(opened.workspace.clone(), answer, stream).await;
+        }
+    }
+    let permit = state
+        .asks
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| ApiError::too_many_asks(state.max_asks, RETRY_AFTER_SECS))?;
     let trace_dir = state
         .record_traces
         .then(|| TraceDestination::NewIn(opened.workspace.traces_dir()));
@@ -321,6 +354,9 @@ pub async fn ask(
         )
         .await;
         drop(permit);
+        if let (Ok(done), true) = (&result, reusable) {
+            keep_for_reuse(&cache, key, done, opened.workspace.as_ref());
+        }
         return match result {
             Ok(done) => render(&done.run.answer, AnswerFormat::Json)
                 .map(json_response)
@@ -349,6 +385,9 @@ pub async fn ask(
         .await;
         match result {
             Ok(done) => {
+                if reusable {
+                    keep_for_reuse(&cache, key, &done, library.as_ref());
+                }
                 let trace = done.trace.as_deref().and_then(file_name);
                 let answer = render(&done.run.answer, AnswerFormat::Json).unwrap_or_default();
                 let _ = tx.send(Event::default().event("answer").data(answer));
@@ -377,6 +416,65 @@ pub async fn ask(
     Ok(Sse::new(events)
         .keep_alive(KeepAlive::default())
         .into_response())
+}
+
+/// Keep a finished run's answer for reuse ([`AnswerCache::store`]) when it was recorded and no
+/// Worker failed. Best effort: a failure is logged, the answer stands.
+fn keep_for_reuse(
+    cache: &AnswerCache,
+    key: CacheKey,
+    done: &crate::trace::record::RecordedRun,
+    library: &dyn Library,
+) {
+    let (Some(trace), true) = (&done.trace, done.run.worker_errors.is_empty()) else {
+        return;
+    };
+    let Ok(generation) = crate::workspace::read_index_generation(cache.workspace()) else {
+        return;
+    };
+    let kept = cache.store(
+        key,
+        &done.run.answer,
+        trace,
+        done.started_unix_ms,
+        library,
+        generation,
+    );
+    if let Err(e) = kept {
+        tracing::warn!("the answer is not kept for reuse: {e}");
+    }
+}
+
+/// A reused answer as the run's would be: the `ask --json` object, or when streaming its
+/// `answer` and `done` events (the trace it came from; the turn to remember).
+async fn reused_response(
+    workspace: Arc<crate::workspace::Workspace>,
+    answer: Answer,
+    stream: bool,
+) -> Result<Response, ApiError> {
+    let json =
+        render(&answer, AnswerFormat::Json).map_err(|e| ApiError::internal(e.to_string()))?;
+    if !stream {
+        return Ok(json_response(json));
+    }
+    let trace = answer
+        .from_trace
+        .as_ref()
+        .and_then(|f| file_name(std::path::Path::new(&f.trace)));
+    let turn = Some(Turn::of(&answer));
+    let reader_links = tokio::task::spawn_blocking(move || links(workspace.as_ref(), &answer))
+        .await
+        .unwrap_or_default();
+    let mut events = vec![Event::default().event("answer").data(json)];
+    if let Ok(done) = Event::default().event("done").json_data(Done {
+        trace,
+        reader_links,
+        turn,
+    }) {
+        events.push(done);
+    }
+    let stream = tokio_stream::iter(events.into_iter().map(Ok::<Event, Infallible>));
+    Ok(Sse::new(stream).into_response())
 }
 
 fn run_failed(failure: &AskFailure) -> ApiError {

@@ -540,7 +540,10 @@
       for (const w of answer.worker_errors || []) {
         $('#evidence').after(el('p', { class: 'error-detail' }, `Worker ${w.worker} failed: ${w.error}`));
       }
-      status.textContent = `Answered: ${answer.evidence.length} evidence, ${s.llm_calls || 0} model calls, ${(s.prompt_tokens || 0) + (s.completion_tokens || 0)} tokens, ${s.wall_ms} ms.`;
+      const from = answer.from_trace;
+      status.textContent = from
+        ? `Answered from trace ${from.name} (${from.recorded}): the same question over unchanged documents, recorded with ${from.llm_calls} model calls; no call now. Tick "Ask afresh" to ask the model again.`
+        : `Answered: ${answer.evidence.length} evidence, ${s.llm_calls || 0} model calls, ${(s.prompt_tokens || 0) + (s.completion_tokens || 0)} tokens, ${s.wall_ms} ms.`;
       $('#answer').hidden = false;
     }
 
@@ -583,6 +586,7 @@
           body: JSON.stringify({
             question, lexical, doc_ids: docIds,
             answer: !lexical && $('#write-answer').checked,
+            no_cache: !lexical && $('#no-cache').checked,
             memory: lexical ? [] : conversation,
           }),
           signal: controller.signal,
