@@ -117,6 +117,11 @@ fn tasks_block(library: &dyn Library, outcomes: &[WorkerOutcome]) -> String {
                 "ended with done, saying: {}",
                 clip(o.last_reason.trim(), DONE_REASON_CHARS)
             ),
+            // The Worker's own account of why its document is not the place, whole within a bound.
+            (None, WorkerEnd::Absent, _) => format!(
+                "ended with absent (its document does not cover the task), saying: {}",
+                clip(o.last_reason.trim(), DONE_REASON_CHARS)
+            ),
             (None, WorkerEnd::EvidenceBudget, _) => "stopped at its evidence budget".into(),
             (None, _, _) => format!("stopped after {} commands (its budget)", o.steps),
         };

@@ -3,7 +3,7 @@
 //!
 //! Loop: bird's-eye `ls` of the document root + `find -- <key concepts>` → **plan**, whose reply
 //! also carries the first command → { execute → observe → **navigate** picks the next command }
-//! until `done`, a **check** that says sufficient or absent, or the step/evidence budget runs
+//! until `done` or `absent`, a **check** that says sufficient or absent, or the step/evidence budget runs
 //! out. An insufficient check triggers a worker replan (the plan prompt again, told what is
 //! missing; its reply's command runs next, with no navigate call in between).
 //!
@@ -60,6 +60,8 @@ pub struct CollectedEvidence {
 pub enum WorkerEnd {
     /// It ran `done`.
     Done,
+    /// It ran `absent`: its document does not cover the task (its last reason says why).
+    Absent,
     /// Its `check` said sufficient or absent.
     Checked,
     /// It used all its commands.
@@ -325,9 +327,13 @@ async fn drive(
         state.steps += 1;
         let out = run_command(session, &line, emitter)?;
         match &out.effect {
-            Effect::Done => {
+            Effect::Done | Effect::Absent => {
                 state.history.push(format!("{}. {line}", state.steps));
-                state.end = WorkerEnd::Done;
+                state.end = if out.effect == Effect::Absent {
+                    WorkerEnd::Absent
+                } else {
+                    WorkerEnd::Done
+                };
                 return Ok(());
             }
             Effect::Check => {

@@ -79,6 +79,9 @@ pub enum Effect {
     Check,
     /// The agent ended its Worker with `done` ([`Role::Agent`] only).
     Done,
+    /// The agent ended its Worker with `absent`: its document does not cover the task
+    /// ([`Role::Agent`] only).
+    Absent,
 }
 
 /// The result of one command line.

@@ -347,6 +347,45 @@ async fn fans_out_to_several_documents_in_parallel() {
     );
 }
 
+/// A Worker whose document does not cover its task ends with `absent`; evaluate reads its reason
+/// whole, as the Worker's own account.
+#[tokio::test]
+async fn a_worker_ends_with_absent_and_evaluate_reads_why() {
+    let fake = FakeModel::start(vec![
+        analysis(
+            &["Windows"],
+            &[("notes", "how to install on Windows")],
+        ),
+        plan("notes", &["grep Windows"], "grep -i windows"),
+        Reply::text(
+            serde_json::json!({"reason": "grep found no Windows; the notes cover workspaces and PDFs only",
+                "command": "absent"})
+            .to_string(),
+        )
+        .when(&worker_tag("notes")),
+        evaluation("absent", "nothing on Windows", &[]),
+    ])
+    .await;
+    let run = run(
+        &fake,
+        library(&["notes.txt"]),
+        AgentOptions::default(),
+        "How do I install it on Windows?",
+    )
+    .await
+    .unwrap();
+    fake.verify().unwrap();
+    assert!(run.answer.evidence.is_empty());
+    assert_eq!(run.answer.stats.workers[0].steps, 2);
+    let evaluate = requests_containing(&fake, EVALUATE_TAG);
+    assert!(
+        evaluate[0].contains("→ ended with absent (its document does not cover the task), saying: grep found no Windows; the notes cover workspaces and PDFs only; 0 excerpt(s)"),
+        "{}",
+        evaluate[0]
+    );
+    assert_eq!(run.verdict.verdict, docnav::agent::Outcome::Absent);
+}
+
 #[tokio::test]
 async fn insufficient_check_makes_the_worker_replan() {
     let fake = FakeModel::start(vec![

@@ -64,7 +64,7 @@ fn every_documented_example_runs() {
     for cmd in registry() {
         assert!(!cmd.examples().is_empty(), "{} has no examples", cmd.name());
         for ex in cmd.examples() {
-            let role = if matches!(cmd.name(), "check" | "done") {
+            let role = if matches!(cmd.name(), "check" | "done" | "absent") {
                 Role::Agent
             } else {
                 Role::Person
@@ -249,10 +249,11 @@ fn every_command_ends_its_options_at_double_dash() {
     }
     assert_eq!(run(&mut agent, "check --").effect, Effect::Check);
     assert_eq!(run(&mut agent, "done --").effect, Effect::Done);
+    assert_eq!(run(&mut agent, "absent --").effect, Effect::Absent);
     assert!(
         registry().iter().all(|c| [
             "ls", "cd", "pwd", "cat", "head", "find", "findtree", "grep", "tree", "wc", "help",
-            "check", "done"
+            "check", "done", "absent"
         ]
         .contains(&c.name())),
         "a new command needs a line above"
@@ -322,6 +323,11 @@ fn check_and_done_belong_to_the_agent() {
     let out = run(&mut agent, "check");
     assert_eq!((out.text.as_str(), out.effect), ("", Effect::Check));
     assert_eq!(run(&mut agent, "done").effect, Effect::Done);
+    assert_eq!(
+        error(&mut person, "absent"),
+        "absent: only the agent can run this"
+    );
+    assert_eq!(run(&mut agent, "absent").effect, Effect::Absent);
 }
 
 /// Parse `[chars A–B of T shown; read on: cat -o B PATH …]` into the next command.

@@ -61,6 +61,7 @@ static REGISTRY: &[&dyn Command] = &[
     &wc::Wc,
     &check::Check,
     &done::Done,
+    &done::Absent,
     &help::Help,
 ];
 
