@@ -48,7 +48,7 @@ use analyze::analyze;
 
 #[path = "orchestrator_evaluate.rs"]
 mod evaluate;
-use evaluate::evaluate;
+use evaluate::{evaluate, Pass};
 
 /// Run the whole pipeline for `question`.
 ///
@@ -186,6 +186,8 @@ pub async fn ask_in_conversation(
     let mut outcomes: Vec<WorkerOutcome> = Vec::new();
     let mut rounds = 0;
     let last_round = options.rounds.max(1);
+    // Whether evaluate's "absent" has had its catalog search.
+    let mut searched = false;
     let verdict = if tasks.is_empty() {
         // Analyze said no listed document covers the question: nothing to search.
         AnswerVerdict {
@@ -222,7 +224,7 @@ pub async fn ask_in_conversation(
                 &pre,
                 &outcomes,
                 &collected,
-                false,
+                Pass::First,
             )
             .await?;
             // Zero evidence never answers a question: a "sufficient" over none is overruled, said
@@ -249,7 +251,7 @@ pub async fn ask_in_conversation(
                         &pre,
                         &outcomes,
                         &collected,
-                        true,
+                        Pass::Overruled,
                     )
                     .await?;
                 }
@@ -257,6 +259,41 @@ pub async fn ask_in_conversation(
                     evaluation.verdict = Outcome::Insufficient;
                     evaluation.missing = NO_EVIDENCE.to_string();
                     evaluation.tasks.clear();
+                }
+            }
+            // "Absent" only after a search of the catalog: once per question, while a round is
+            // left, for documents no Worker searched.
+            if evaluation.verdict == Outcome::Absent && rounds < last_round && !searched {
+                searched = true;
+                let mut queries = vec![question.to_string()];
+                if !evaluation.missing.trim().is_empty() {
+                    queries.push(evaluation.missing.trim().to_string());
+                }
+                let ran: HashSet<&str> = outcomes.iter().map(|o| o.doc_id.as_str()).collect();
+                let mut found =
+                    cards::catalog_search(library.as_ref(), &queries, options.max_cards);
+                found.docs.retain(|d| !ran.contains(d.as_str()));
+                orchestrator.decision(
+                    "catalog_search",
+                    &serde_json::json!({"queries": queries, "found": found.docs.len()}),
+                );
+                if !found.docs.is_empty() {
+                    evaluation = evaluate(
+                        model.as_ref(),
+                        &orchestrator,
+                        library.as_ref(),
+                        options,
+                        (rounds, last_round),
+                        question,
+                        &pre,
+                        &outcomes,
+                        &collected,
+                        Pass::AfterSearch {
+                            queries: &queries,
+                            found: &found,
+                        },
+                    )
+                    .await?;
                 }
             }
             let next = if rounds < last_round && evaluation.verdict == Outcome::Insufficient {

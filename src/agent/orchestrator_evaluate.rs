@@ -7,6 +7,11 @@
 //! nothing and its leads (sections of other documents its text links to, issue 14.5); then every
 //! excerpt, fenced; then, when a round is left, the documents best ranked for the question, one
 //! line each (the same pre-rank as analyze), plus those the leads name.
+//!
+//! "Absent" means searched and not there (issue 25.1): when evaluate says absent while a round is
+//! left, the catalog is searched for the question and what evaluate said is not covered, and
+//! evaluate is asked again with the documents found that no Worker searched ([`Pass::AfterSearch`]);
+//! when the search finds none, the verdict stands without another call.
 
 use std::fmt::Write as _;
 
@@ -29,8 +34,26 @@ pub(super) const OVERRULED_NOTE: &str = "\nYour previous verdict was \"sufficien
 evidence has been collected: nothing can answer the question yet. Reply \"insufficient\" with the \
 next round's tasks, or \"absent\" if the documents do not cover it.\n";
 
-/// Evaluate after round `round` of `rounds` (1-based); `overruled`: asked again because its
-/// "sufficient" came over zero evidence ([`OVERRULED_NOTE`] is added).
+/// Why evaluate is asked (again).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Pass<'a> {
+    /// After a round.
+    First,
+    /// Asked again because its "sufficient" came over zero evidence ([`OVERRULED_NOTE`] is
+    /// added).
+    Overruled,
+    /// Asked again because it said "absent" while a round was left: the catalog was searched for
+    /// `queries`, and `found` lists the documents found that no Worker searched yet (the next
+    /// round's candidates instead of the pre-rank's).
+    AfterSearch {
+        /// What was searched.
+        queries: &'a [String],
+        /// What the search found, minus the documents already searched.
+        found: &'a PreRank,
+    },
+}
+
+/// Evaluate after round `round` of `rounds` (1-based), for the reason `pass` says.
 ///
 /// Errors: [`AgentError::Llm`] when the model call fails or its reply does not parse after the
 /// repair round.
@@ -45,7 +68,7 @@ pub(super) async fn evaluate(
     pre: &PreRank,
     outcomes: &[WorkerOutcome],
     collected: &[CollectedEvidence],
-    overruled: bool,
+    pass: Pass<'_>,
 ) -> Result<Evaluation, AgentError> {
     let cap = options.prompt_cap_tokens;
     let system = system_prompt(Prompt::Evaluate, options, &[("round", round.to_string())]);
@@ -53,7 +76,18 @@ pub(super) async fn evaluate(
         "Question: {question}\n\nTasks run (round {round} of {rounds}):\n{}\n",
         tasks_block(library, outcomes)
     );
-    let documents = if round < rounds {
+    let documents = if let Pass::AfterSearch { queries, found } = pass {
+        let quoted: Vec<String> = queries.iter().map(|q| format!("\"{q}\"")).collect();
+        format!(
+            "\nYou said the documents do not cover the question. Before that answer stands, the \
+             catalog was searched for {}: {} document(s) found that no Worker searched yet, one \
+             line each. Give the next round's tasks in those that may cover it, or confirm \
+             \"absent\" with tasks [].\n{}\n",
+            quoted.join(", "),
+            found.docs.len(),
+            one_line_cards(&ranked_cards(library, found, EVALUATE_CARDS))
+        )
+    } else if round < rounds {
         format!(
             "\nDocuments for the next round's tasks (best first for the question, one line each):\n{}\n",
             one_line_cards(&next_round_cards(library, pre, outcomes))
@@ -66,7 +100,7 @@ pub(super) async fn evaluate(
         "{head}Evidence:\n{}{documents}",
         evidence_block(library, collected, room)
     );
-    if overruled {
+    if matches!(pass, Pass::Overruled) {
         user.push_str(OVERRULED_NOTE);
     }
     let messages = vec![ChatMessage::system(system), ChatMessage::user(user)];

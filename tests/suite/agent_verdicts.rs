@@ -121,6 +121,10 @@ async fn absent_stops_the_worker_and_the_question() {
         command("notes", "check"),
         check("notes", "absent", "nothing on Helm or Kubernetes"),
         evaluation("absent", "Helm charts are not covered", &[]),
+        // "Absent" stands only after a catalog search, which finds the document no Worker
+        // searched; evaluate confirms.
+        evaluation("absent", "Helm charts are not covered", &[])
+            .when("Before that answer stands, the catalog was searched"),
     ])
     .await;
     let run = run(
@@ -132,6 +136,12 @@ async fn absent_stops_the_worker_and_the_question() {
     .await
     .unwrap();
     fake.verify().unwrap();
+    let after_search = &requests_containing(&fake, "the catalog was searched for")[0];
+    assert!(
+        after_search.contains("\"How do I install the Helm chart?\", \"Helm charts are not covered\": 1 document(s) found that no Worker searched yet")
+            && after_search.contains("- `multilingual` — "),
+        "{after_search}"
+    );
     assert!(run.answer.evidence.is_empty());
     assert_eq!(
         run.answer.verdict.as_ref().map(|v| v.line()),
