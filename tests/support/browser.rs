@@ -104,9 +104,10 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no element `{css}`: {e}"))
     }
 
-    /// Wait (up to 10 s) until the JavaScript expression `js` is truthy; panics with `what`.
+    /// Wait (up to 30 s: a loaded 2-core CI machine has taken over 10) until the JavaScript
+    /// expression `js` is truthy; panics with `what`.
     pub async fn until(&self, js: &str, what: &str) {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let v = self
                 .client
