@@ -2,13 +2,18 @@
 //! [`EventRecord`] per line — and replayed without a model ([`replay`]) or shown as a readable
 //! transcript ([`show`]).
 //!
-//! Format version 3. Line 1: `{"type":"header","format_version":3,…}`. Then one event per line:
+//! Format version 4. Line 1: `{"type":"header","format_version":4,…}`. Then one event per line:
 //! `{"actor":"r1-w1-guide","seq":3,"type":"command","line":"ls"}`. Events carry the actor id and a
 //! per-actor sequence number, so replay does not depend on task scheduling. Observations are cut to
 //! [`crate::agent::events::OBSERVATION_EVENT_CHARS`] chars with their full length and sha256 kept.
 //! A model call is a `model_request` written when it is sent, then its `model_response` (usage,
 //! latency) or `model_error`; a request with neither after it was in flight when the recording
 //! stopped. API keys and HTTP headers never enter a trace: events hold only messages and replies.
+//!
+//! Version 4 (issue 23): the same events; a header of a workspace of more than
+//! [`LISTED_DOCUMENTS_MAX`] documents has `catalog` (a count and a digest) and no `documents`
+//! list, and a follow-up's header carries the conversation `memory`. Version 3 recordings replay
+//! as before.
 //!
 //! Version 3 (issue 14): the same events; the decisions changed shape — `analyze` also carries
 //! the understanding (`intent`, `key_concepts`, `strategy`), `plan` its first `command`,
@@ -38,7 +43,12 @@ use crate::agent::EventRecord;
 pub use writer::TraceWriter;
 
 /// Trace format version written by this build.
-pub const TRACE_FORMAT_VERSION: u32 = 3;
+pub const TRACE_FORMAT_VERSION: u32 = 4;
+
+/// A workspace of more documents than this is recorded in a trace header by a digest of its
+/// catalog ([`CatalogDigest`]) instead of one entry per document: at 10,000 documents the list
+/// made every header 1.3 MB, and every `ask` is recorded.
+pub const LISTED_DOCUMENTS_MAX: usize = 500;
 
 /// The oldest format version this build re-runs with `docnav replay`: older recordings were made
 /// with other prompts and decisions, so only `--show` reads them.
@@ -56,6 +66,38 @@ pub struct DocFingerprint {
     pub fingerprint: String,
 }
 
+/// The catalog a run saw, when it is too large to list document by document
+/// ([`LISTED_DOCUMENTS_MAX`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogDigest {
+    /// Documents in the workspace.
+    pub documents: usize,
+    /// sha256 hex over `doc_id \t fingerprint \n` of every document in catalog order.
+    pub sha256: String,
+}
+
+impl CatalogDigest {
+    /// The digest of `library`'s catalog.
+    pub fn of(library: &dyn crate::workspace::Library) -> CatalogDigest {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        for card in library.cards() {
+            hasher.update(card.doc_id.as_bytes());
+            hasher.update(b"\t");
+            hasher.update(card.fingerprint.as_bytes());
+            hasher.update(b"\n");
+        }
+        CatalogDigest {
+            documents: library.cards().len(),
+            sha256: hasher
+                .finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+        }
+    }
+}
+
 /// The first line of a trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceHeader {
@@ -69,8 +111,12 @@ pub struct TraceHeader {
     pub model: String,
     /// The agent options, as JSON (`max_steps`, `rounds`, `doc_ids`, …).
     pub options: serde_json::Value,
-    /// Every document of the workspace at recording time with its fingerprint.
+    /// Every document of the workspace at recording time with its fingerprint — empty when the
+    /// workspace held more than [`LISTED_DOCUMENTS_MAX`]; then `catalog` describes it.
     pub documents: Vec<DocFingerprint>,
+    /// The catalog's size and digest, for a workspace too large to list (format version 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<CatalogDigest>,
     /// Unix time of the start, ms.
     pub started_unix_ms: u64,
     /// The conversation memory the question was asked in (a follow-up in the shell), oldest
@@ -89,7 +135,8 @@ pub fn now_unix_ms() -> u64 {
 }
 
 impl TraceHeader {
-    /// The header of a run over `library` (every document's fingerprint), started at `unix_ms`.
+    /// The header of a run over `library` (every document's fingerprint, or past
+    /// [`LISTED_DOCUMENTS_MAX`] documents the catalog's digest), started at `unix_ms`.
     pub fn for_run(
         library: &dyn crate::workspace::Library,
         question: &str,
@@ -103,17 +150,30 @@ impl TraceHeader {
             question: question.to_string(),
             model: model.to_string(),
             options: serde_json::to_value(options).unwrap_or_default(),
-            documents: library
-                .cards()
-                .iter()
-                .map(|c| DocFingerprint {
-                    doc_id: c.doc_id.clone(),
-                    fingerprint: c.fingerprint.clone(),
-                })
-                .collect(),
+            documents: if library.cards().len() > LISTED_DOCUMENTS_MAX {
+                Vec::new()
+            } else {
+                library
+                    .cards()
+                    .iter()
+                    .map(|c| DocFingerprint {
+                        doc_id: c.doc_id.clone(),
+                        fingerprint: c.fingerprint.clone(),
+                    })
+                    .collect()
+            },
+            catalog: (library.cards().len() > LISTED_DOCUMENTS_MAX)
+                .then(|| CatalogDigest::of(library)),
             started_unix_ms: unix_ms,
             memory: Vec::new(),
         }
+    }
+
+    /// How many documents the workspace held when the run was recorded.
+    pub fn document_count(&self) -> usize {
+        self.catalog
+            .as_ref()
+            .map_or(self.documents.len(), |c| c.documents)
     }
 
     /// This header with the conversation memory the question is asked in.

@@ -236,7 +236,12 @@ fn actor_divergence(
 /// model. Check the documents first with [`check_documents`]: a missing one makes the run fail,
 /// a changed one diverge.
 pub async fn replay(trace: &Trace, library: Arc<dyn Library>) -> ReplayOutcome {
-    let library: Arc<dyn Library> = Arc::new(TraceLibrary::new(&trace.header, library));
+    // A catalog recorded by its digest is the whole workspace (checked by `check_documents`).
+    let library: Arc<dyn Library> = if trace.header.catalog.is_some() {
+        library
+    } else {
+        Arc::new(TraceLibrary::new(&trace.header, library))
+    };
     let options: AgentOptions =
         serde_json::from_value(trace.header.options.clone()).unwrap_or_default();
     let sink = Arc::new(MemorySink::default());

@@ -270,11 +270,15 @@ pub fn render_transcript(trace: &Trace) -> String {
         h.model,
         h.format_version,
         h.docnav_version,
-        h.documents
-            .iter()
-            .map(|d| d.doc_id.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        match &h.catalog {
+            Some(c) => format!("{} (catalog sha256 {})", c.documents, &c.sha256[..12]),
+            None => h
+                .documents
+                .iter()
+                .map(|d| d.doc_id.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
     );
     let mut current = String::new();
     for line in transcript(trace) {

@@ -19,6 +19,7 @@ fn header() -> TraceHeader {
         documents: vec![],
         started_unix_ms: 0,
         memory: Vec::new(),
+        catalog: None,
     }
 }
 
@@ -353,16 +354,16 @@ fn other_format_versions_are_refused_naming_both() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("format version 0; this docnav reads format versions 1 to 3")
+        err.contains("format version 0; this docnav reads format versions 1 to 4")
             && err.contains("re-record it"),
         "{err}"
     );
-    h.format_version = 4;
+    h.format_version = 5;
     let err = parse_trace(Path::new("new.jsonl"), &header_line(&h))
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("format version 4; this docnav reads format versions 1 to 3")
+        err.contains("format version 5; this docnav reads format versions 1 to 4")
             && err.contains("newer docnav"),
         "{err}"
     );

@@ -199,6 +199,7 @@ mod tests {
             documents: vec![],
             started_unix_ms: 0,
             memory: Vec::new(),
+            catalog: None,
         }
     }
 

@@ -257,7 +257,7 @@ fn a_trace_from_another_format_version_is_refused_clearly() {
     assert_eq!(r.code, 1);
     assert!(
         r.stderr
-            .contains("format version 0; this docnav reads format versions 1 to 3"),
+            .contains("format version 0; this docnav reads format versions 1 to 4"),
         "{}",
         r.stderr
     );
@@ -278,5 +278,73 @@ fn a_missing_trace_is_one_line_naming_it_and_its_os_error_once() {
             "error: trace `{}`: No such file or directory (os error 2)\n",
             missing.display()
         )
+    );
+}
+
+/// Past 500 documents a trace header records the catalog by a digest, not one entry per
+/// document (format version 4): the header stays small, the trace replays identically over the
+/// same workspace, and a changed workspace is noted (which document, unknown).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_large_workspace_is_recorded_by_its_catalog_digest_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::copy(fixture("notes.txt"), src.join("notes.txt")).unwrap();
+    for i in 0..docnav::trace::LISTED_DOCUMENTS_MAX {
+        std::fs::write(
+            src.join(format!("filler-{i:03}.md")),
+            format!("# Filler {i}\n\nNothing here but filler number {i}.\n"),
+        )
+        .unwrap();
+    }
+    let ws = dir.path().join("ws");
+    let r = run(&ws, &["index", src.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let fake = FakeModel::start(vec![
+        analysis(
+            &["workspace"],
+            &[("notes", "how to keep several indexes apart")],
+        ),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        command("notes", "done"),
+        evaluation("sufficient", "", &[]),
+    ])
+    .await;
+    let trace = dir.path().join("t.jsonl");
+    let question = "How do I keep two indexes apart?";
+    let args = ["--rounds", "1", "--trace", trace.to_str().unwrap()];
+    let r = output(ask_cmd(&ws, &fake, &[&[question][..], &args[..]].concat())).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    fake.verify().unwrap();
+    let header = docnav::trace::read_trace(&trace).unwrap().header;
+    assert_eq!(header.format_version, 4);
+    assert!(header.documents.is_empty());
+    assert_eq!(
+        header.document_count(),
+        docnav::trace::LISTED_DOCUMENTS_MAX + 1
+    );
+    let first_line = std::fs::read_to_string(&trace).unwrap();
+    let first_line = first_line.lines().next().unwrap();
+    assert!(first_line.len() < 2_000, "{} bytes", first_line.len());
+
+    let r = run(&ws, &["replay", trace.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.starts_with("replay identical: "), "{}", r.stdout);
+    let shown = run(&ws, &["replay", "--show", trace.to_str().unwrap()]);
+    assert!(
+        shown.stdout.contains("documents: 501 (catalog sha256 "),
+        "{}",
+        shown.stdout
+    );
+
+    std::fs::write(src.join("one-more.md"), "# One more\n\nA new document.\n").unwrap();
+    assert_eq!(run(&ws, &["index", src.to_str().unwrap()]).code, 0);
+    let r = run(&ws, &["replay", trace.to_str().unwrap()]);
+    assert!(
+        r.stderr.contains(
+            "note: the workspace changed since the recording (501 documents then, 502 now;"
+        ),
+        "{}",
+        r.stderr
     );
 }

@@ -391,7 +391,7 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
             trace.header.format_version
         ),
         options: shown(&serde_json::to_string_pretty(&trace.header.options).unwrap_or_default()),
-        documents: trace.header.documents.len(),
+        documents: trace.header.document_count(),
         verdict: summary.verdict,
         missing: shown(&missing),
         error: summary.error.as_deref().map(shown),

@@ -1,7 +1,8 @@
 //! The documents a replay sees: exactly those the trace header names (issue 14), so a recording
 //! replays identically in any workspace that holds them — a workspace with more documents would
 //! otherwise change the DocCards analyze reads, the pre-rank, `find` and `grep` at `/`, and make
-//! the replay diverge at its first request.
+//! the replay diverge at its first request. A recording over a catalog too large to list
+//! (format version 4, a digest instead) replays over the whole workspace.
 
 use std::sync::Arc;
 
@@ -17,6 +18,15 @@ pub enum DocumentCheck {
     Missing {
         /// Its id.
         doc_id: String,
+    },
+    /// The recording's catalog was too large to list ([`crate::trace::CatalogDigest`]) and this
+    /// workspace's differs from it: which documents changed is unknown; the replay runs and shows
+    /// where the run now differs.
+    CatalogChanged {
+        /// Documents when recorded.
+        recorded: usize,
+        /// Documents now.
+        current: usize,
     },
     /// Its source changed since the recording (another fingerprint): the replay runs and shows
     /// where the run now differs.
@@ -37,6 +47,13 @@ impl std::fmt::Display for DocumentCheck {
                 f,
                 "document `{doc_id}` of the recording is not in this workspace"
             ),
+            DocumentCheck::CatalogChanged { recorded, current } => write!(
+                f,
+                "the workspace changed since the recording ({recorded} documents then, {current} \
+                 now; a recording over more than {} documents keeps a digest of the catalog, not \
+                 each document): the replay may diverge",
+                crate::trace::LISTED_DOCUMENTS_MAX
+            ),
             DocumentCheck::Changed {
                 doc_id,
                 recorded,
@@ -51,8 +68,21 @@ impl std::fmt::Display for DocumentCheck {
     }
 }
 
-/// The documents of `header` that are missing from `library` or changed in it, in header order.
+/// The documents of `header` that are missing from `library` or changed in it, in header order;
+/// for a header with a catalog digest, one [`DocumentCheck::CatalogChanged`] when the digest
+/// differs.
 pub fn check_documents(header: &TraceHeader, library: &dyn Library) -> Vec<DocumentCheck> {
+    if let Some(recorded) = &header.catalog {
+        let current = crate::trace::CatalogDigest::of(library);
+        return if &current == recorded {
+            Vec::new()
+        } else {
+            vec![DocumentCheck::CatalogChanged {
+                recorded: recorded.documents,
+                current: current.documents,
+            }]
+        };
+    }
     header
         .documents
         .iter()

@@ -114,7 +114,7 @@ pub fn missing_refusal(trace: &Trace, label: &str, library: &dyn Library) -> Opt
     (missing > 0).then(|| Refusal {
         error: format!(
             "cannot replay `{label}`: {missing} of its {} document(s) not in this workspace",
-            trace.header.documents.len()
+            trace.header.document_count()
         ),
         hint: "index them (`docnav index <files>`), or replay in the workspace it was recorded \
                in"
