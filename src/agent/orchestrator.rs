@@ -214,19 +214,22 @@ pub async fn ask_in_conversation(
             if let Some(v) = judged_by_its_only_worker(&plan, &outcomes) {
                 break v;
             }
-            let mut evaluation = evaluate(
-                model.as_ref(),
-                &orchestrator,
-                library.as_ref(),
-                options,
-                (rounds, last_round),
-                question,
-                &pre,
-                &outcomes,
-                &collected,
-                Pass::First,
-            )
-            .await?;
+            // Every evaluate of this round sees the same run so far; only why it is asked differs.
+            let evaluate_round = |pass| {
+                evaluate(
+                    model.as_ref(),
+                    &orchestrator,
+                    library.as_ref(),
+                    options,
+                    (rounds, last_round),
+                    question,
+                    &pre,
+                    &outcomes,
+                    &collected,
+                    pass,
+                )
+            };
+            let mut evaluation = evaluate_round(Pass::First).await?;
             // Zero evidence never answers a question: a "sufficient" over none is overruled, said
             // in the trace, and evaluate is asked again while a round is left.
             let mut overruled = false;
@@ -241,19 +244,7 @@ pub async fn ask_in_conversation(
                     }),
                 );
                 if rounds < last_round {
-                    evaluation = evaluate(
-                        model.as_ref(),
-                        &orchestrator,
-                        library.as_ref(),
-                        options,
-                        (rounds, last_round),
-                        question,
-                        &pre,
-                        &outcomes,
-                        &collected,
-                        Pass::Overruled,
-                    )
-                    .await?;
+                    evaluation = evaluate_round(Pass::Overruled).await?;
                 }
                 if evaluation.verdict == Outcome::Sufficient {
                     evaluation.verdict = Outcome::Insufficient;
@@ -278,21 +269,10 @@ pub async fn ask_in_conversation(
                     &serde_json::json!({"queries": queries, "found": found.docs.len()}),
                 );
                 if !found.docs.is_empty() {
-                    evaluation = evaluate(
-                        model.as_ref(),
-                        &orchestrator,
-                        library.as_ref(),
-                        options,
-                        (rounds, last_round),
-                        question,
-                        &pre,
-                        &outcomes,
-                        &collected,
-                        Pass::AfterSearch {
-                            queries: &queries,
-                            found: &found,
-                        },
-                    )
+                    evaluation = evaluate_round(Pass::AfterSearch {
+                        queries: &queries,
+                        found: &found,
+                    })
                     .await?;
                 }
             }

@@ -7,6 +7,19 @@ use super::common::{fixture, run};
 use super::shell::{start_tmux, tmux_available};
 use crate::support::fake_model::{FakeModel, Reply};
 
+/// `docnav shell` over `ws` in tmux, its model the fake at its prompt at `/`.
+fn shell_with_model(ws: &std::path::Path, fake: &FakeModel) -> super::shell::Tmux {
+    let shell = format!(
+        "env -u PAGER NO_COLOR=1 TERM=xterm DOCNAV_MODEL=fake-model OPENAI_BASE_URL={} {} --workspace {} shell; echo EXITED:$?; sleep 60",
+        fake.base_url(),
+        env!("CARGO_BIN_EXE_docnav"),
+        ws.display()
+    );
+    let t = start_tmux(&shell);
+    t.wait_for("docnav:/> ");
+    t
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn shell_ask_goto_suggest_and_replay() {
     if !tmux_available() {
@@ -26,14 +39,7 @@ async fn shell_ask_goto_suggest_and_replay() {
         Reply::text(r#"{"reason": "the section that answers it", "command": "cat ."}"#),
     ])
     .await;
-    let shell = format!(
-        "env -u PAGER NO_COLOR=1 TERM=xterm DOCNAV_MODEL=fake-model OPENAI_BASE_URL={} {} --workspace {} shell; echo EXITED:$?; sleep 60",
-        fake.base_url(),
-        env!("CARGO_BIN_EXE_docnav"),
-        ws.display()
-    );
-    let t = start_tmux(&shell);
-    t.wait_for("docnav:/> ");
+    let t = shell_with_model(&ws, &fake);
     t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
     t.wait_for("[r1-w1-notes] $ cat '#1.1'");
     t.wait_for("[1] notes › 1 Getting started › 1.1 Choosing a workspace");
@@ -147,14 +153,7 @@ async fn a_follow_up_is_rewritten_to_stand_alone_and_new_forgets() {
         evaluation("sufficient", "", &[]),
     ])
     .await;
-    let shell = format!(
-        "env -u PAGER NO_COLOR=1 TERM=xterm DOCNAV_MODEL=fake-model OPENAI_BASE_URL={} {} --workspace {} shell; echo EXITED:$?; sleep 60",
-        fake.base_url(),
-        env!("CARGO_BIN_EXE_docnav"),
-        ws.display()
-    );
-    let t = start_tmux(&shell);
-    t.wait_for("docnav:/> ");
+    let t = shell_with_model(&ws, &fake);
     t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
     t.wait_for("goto N");
     t.keys(&["ask and with three?", "Enter"]);
