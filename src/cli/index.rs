@@ -86,9 +86,25 @@ impl IndexProgress for Bar {
     }
 }
 
+/// Have the kernel back this process's memory with 4 KiB pages only. mimalloc asks for
+/// transparent huge pages, so each first touch of a fresh 2 MiB region zeroes all of it; an index
+/// run allocates and frees much short-lived memory (sources, inflated XML, trees, index
+/// entries) on several threads, and the zeroing was a tenth of its CPU time (`perf`: the
+/// kernel's `clear_page_erms` under huge-page faults). Without them: half the system time and a
+/// third less peak memory, the same user time (BENCHMARKS.md, "Formats").
+#[cfg(target_os = "linux")]
+fn without_huge_pages() {
+    // Best effort: an older kernel without the setting just keeps its huge pages.
+    let _ = rustix::thread::disable_transparent_huge_pages(true);
+}
+
+#[cfg(not(target_os = "linux"))]
+fn without_huge_pages() {}
+
 /// Run `docnav index`. Exit 1 when any input failed (after indexing all the others); exit 2
 /// without paths when there is no workspace to refresh.
 pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
+    without_huge_pages();
     let nothing_to_refresh =
         || Workspace::open_or_empty(&global.workspace).is_ok_and(|w| w.cards().is_empty());
     if args.paths.is_empty() && nothing_to_refresh() {

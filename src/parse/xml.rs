@@ -12,22 +12,36 @@ pub fn reader(text: &str) -> Reader<&[u8]> {
     reader
 }
 
-/// The element's name without its prefix (`w:p` → `p`).
+/// The element's name without its prefix (`w:p` → `p`): the tag's first word (up to any
+/// Unicode whitespace) after its last `:`.
+///
+/// Called for every element of a document body, so it reads the name quick-xml already
+/// delimited (at XML's four whitespace bytes) and looks at bytes; a name with other bytes that
+/// Unicode counts as whitespace (vertical tab, form feed, anything non-ASCII) takes the
+/// char-by-char split, which cuts there too.
 pub fn local<'a>(e: &'a BytesStart<'_>) -> &'a str {
-    let name: &str = e;
-    let name = name.split(|c: char| c.is_whitespace()).next().unwrap_or("");
-    name.rsplit(':').next().unwrap_or(name)
+    let name = e.name().into_inner();
+    if name.bytes().all(|b| b.is_ascii() && b != 0x0B && b != 0x0C) {
+        return local_end(name);
+    }
+    let tag: &str = e;
+    local_end(tag.split(char::is_whitespace).next().unwrap_or(""))
 }
 
-/// The name of an end tag without its prefix.
+/// The name of an end tag without its prefix (what follows its last `:`).
 pub fn local_end(name: &str) -> &str {
-    name.rsplit(':').next().unwrap_or(name)
+    match name.bytes().rposition(|b| b == b':') {
+        Some(colon) => name.get(colon + 1..).unwrap_or(name),
+        None => name,
+    }
 }
 
 /// The value of the attribute whose local name is `name` (`w:val`, `val`), unescaped; `None`
 /// when absent or malformed.
 pub fn attr(e: &BytesStart<'_>, name: &str) -> Option<String> {
-    e.attributes().flatten().find_map(|a| {
+    // Without the duplicate check (a list of keys allocated per call): the first attribute of
+    // a name is returned before any duplicate of it could be reported.
+    e.attributes().with_checks(false).flatten().find_map(|a| {
         let key: &str = a.key.local_name().into_inner();
         (key == name).then(|| {
             a.normalized_value(quick_xml::XmlVersion::Implicit1_0)

@@ -71,6 +71,7 @@ pub fn walk(xml: &str, parts: &mut Parts) -> Body {
         pending_ids: Vec::new(),
         paragraphs: 0,
         last_was_item: false,
+        roles: HashMap::new(),
     };
     let mut r = reader(xml);
     let mut para: Option<Paragraph> = None;
@@ -218,6 +219,9 @@ struct Walker<'p> {
     paragraphs: u32,
     /// The last text written was a list item (the next item follows on the next line).
     last_was_item: bool,
+    /// The role of each paragraph style met so far: every paragraph asks, and working it out
+    /// lowercases the style's name.
+    roles: HashMap<String, Role>,
 }
 
 impl Walker<'_> {
@@ -257,7 +261,17 @@ impl Walker<'_> {
             self.keep(ids, p.links, p.notes);
             return;
         }
-        let role = self.parts.styles.role(p.style.as_deref(), p.outline);
+        let role = match (p.style.as_deref(), p.outline) {
+            (Some(style), None) => match self.roles.get(style) {
+                Some(role) => *role,
+                None => {
+                    let role = self.parts.styles.role(Some(style), None);
+                    self.roles.insert(style.to_string(), role);
+                    role
+                }
+            },
+            (style, outline) => self.parts.styles.role(style, outline),
+        };
         let numbering = p
             .num_id
             .clone()

@@ -20,83 +20,114 @@
 //! their chrome (Sphinx's `headerlink` ¶ marks, DocBook's `navheader`, tables of contents,
 //! cookie banners…).
 
+use html5ever::{local_name, ns};
 use rustc_hash::FxHashMap;
 use scraper::Node;
 
-use super::dom::{attr, element, has_class, tag, Dom, NodeRef};
+use super::dom::{element, has_class, tag, Dom, NodeRef};
 
 /// A child holding at least this share of its parent's text (outside links and chrome) is where
 /// the content is, for pages without any marked container.
 pub const DOMINANT_SHARE: f64 = 0.7;
 
 /// Tags that are never text.
-const CHROME_TAGS: &[&str] = &[
-    "script", "style", "noscript", "template", "nav", "footer", "button", "select", "input",
-    "textarea", "iframe", "object", "embed", "svg", "canvas", "form", "head", "link", "meta",
-    "dialog", "menu",
-];
+fn chrome_tag(name: &str) -> bool {
+    matches!(
+        name,
+        "script"
+            | "style"
+            | "noscript"
+            | "template"
+            | "nav"
+            | "footer"
+            | "button"
+            | "select"
+            | "input"
+            | "textarea"
+            | "iframe"
+            | "object"
+            | "embed"
+            | "svg"
+            | "canvas"
+            | "form"
+            | "head"
+            | "link"
+            | "meta"
+            | "dialog"
+            | "menu"
+    )
+}
 
 /// ARIA roles of page chrome.
-const CHROME_ROLES: &[&str] = &[
-    "navigation",
-    "banner",
-    "contentinfo",
-    "search",
-    "complementary",
-    "menu",
-    "menubar",
-    "dialog",
-    "alertdialog",
-];
+fn chrome_role(name: &str) -> bool {
+    matches!(
+        name,
+        "navigation"
+            | "banner"
+            | "contentinfo"
+            | "search"
+            | "complementary"
+            | "menu"
+            | "menubar"
+            | "dialog"
+            | "alertdialog"
+    )
+}
 
 /// Classes generators give their chrome.
-const CHROME_CLASSES: &[&str] = &[
-    "headerlink",
-    "sphinxsidebar",
-    "sphinxsidebarwrapper",
-    "related",
-    "navheader",
-    "navfooter",
-    "breadcrumb",
-    "breadcrumbs",
-    "wy-breadcrumbs",
-    "rst-footer-buttons",
-    "footer",
-    "md-sidebar",
-    "md-header",
-    "md-footer",
-    "md-source",
-    "md-top",
-    "toc",
-    "localtoc",
-    "cookie",
-    "cookies",
-    "cookie-banner",
-    "cookie-consent",
-    "consent",
-    "skip-link",
-    "skiplink",
-    "navbar",
-    "pagination-nav",
-    "theme-edit-this-page",
-    "edit-this-page",
-    "prev-next",
-    "copybutton",
-];
+fn chrome_class(name: &str) -> bool {
+    matches!(
+        name,
+        "headerlink"
+            | "sphinxsidebar"
+            | "sphinxsidebarwrapper"
+            | "related"
+            | "navheader"
+            | "navfooter"
+            | "breadcrumb"
+            | "breadcrumbs"
+            | "wy-breadcrumbs"
+            | "rst-footer-buttons"
+            | "footer"
+            | "md-sidebar"
+            | "md-header"
+            | "md-footer"
+            | "md-source"
+            | "md-top"
+            | "toc"
+            | "localtoc"
+            | "cookie"
+            | "cookies"
+            | "cookie-banner"
+            | "cookie-consent"
+            | "consent"
+            | "skip-link"
+            | "skiplink"
+            | "navbar"
+            | "pagination-nav"
+            | "theme-edit-this-page"
+            | "edit-this-page"
+            | "prev-next"
+            | "copybutton"
+    )
+}
 
 /// Ids of chrome.
-const CHROME_IDS: &[&str] = &[
-    "footer",
-    "toc",
-    "sidebar",
-    "navigation",
-    "nav",
-    "navbar",
-    "breadcrumbs",
-    "cookie-banner",
-    "cookie-consent",
-    "searchbox",
-];
+fn chrome_id(name: &str) -> bool {
+    matches!(
+        name,
+        "footer"
+            | "toc"
+            | "sidebar"
+            | "navigation"
+            | "nav"
+            | "navbar"
+            | "breadcrumbs"
+            | "cookie-banner"
+            | "cookie-consent"
+            | "searchbox"
+    )
+}
 
 /// DocBook's division classes: the content of a DocBook page is one of these.
 const DOCBOOK_DIVISIONS: &[&str] = &[
@@ -120,31 +151,44 @@ const DOCBOOK_DIVISIONS: &[&str] = &[
 ];
 
 /// True when `node` is an element that is page chrome (see the module doc), never text.
+///
+/// Asked of every element, several times over, so it reads the attributes in one pass instead
+/// of looking each up (a lookup interns its name and binary-searches the attributes by
+/// qualified name), and tests names with `match` rather than by scanning lists.
 pub fn is_chrome(node: NodeRef<'_>) -> bool {
     let Some(e) = element(&node) else {
         return false;
     };
     let name = e.name();
-    if CHROME_TAGS.contains(&name) {
+    if chrome_tag(name) {
         return true;
     }
-    if name == "header" && attr(&node, "role") == Some("banner") {
-        return true;
+    let mut role = None;
+    for (qualified, value) in &e.attrs {
+        // The attributes `Element::attr` finds: no namespace, no prefix.
+        if qualified.ns != ns!() || qualified.prefix.is_some() {
+            continue;
+        }
+        match qualified.local {
+            local_name!("hidden") => return true,
+            local_name!("aria-hidden") if &**value == "true" => return true,
+            local_name!("role") => role = Some(&**value),
+            _ => {}
+        }
     }
-    if e.attr("hidden").is_some() || e.attr("aria-hidden") == Some("true") {
-        return true;
+    if let Some(role) = role {
+        if (name == "header" && role == "banner") || chrome_role(role) {
+            return true;
+        }
     }
-    if e.attr("role").is_some_and(|r| CHROME_ROLES.contains(&r)) {
-        return true;
-    }
-    if e.id().is_some_and(|id| CHROME_IDS.contains(&id)) {
+    if e.id().is_some_and(chrome_id) {
         return true;
     }
     // Sphinx's in-page table of contents: `contents local`.
     if e.classes().any(|c| c == "contents") && e.classes().any(|c| c == "local") {
         return true;
     }
-    e.classes().any(|c| CHROME_CLASSES.contains(&c))
+    e.classes().any(chrome_class)
 }
 
 /// The page's `<body>`, else the document root.
