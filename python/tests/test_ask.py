@@ -7,6 +7,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import json
+import signal
 import threading
 import time
 from pathlib import Path
@@ -107,23 +108,19 @@ def test_ctrl_c_cancels_the_run_and_finishes_its_trace(
 ) -> None:
     fake = fake_model(script(first_delay=30.0))
     trace = tmp_path / "cancelled.jsonl"
-    ended = threading.Event()
-
-    def press_ctrl_c() -> None:
-        # Ctrl-C after 0.5 s, pressed again every 0.5 s until the ask ends: once, under a heavily
-        # loaded CI machine, the first simulated interrupt was never raised (not reproduced since).
-        while not ended.wait(0.5):
-            _thread.interrupt_main()
-
-    presser = threading.Thread(target=press_ctrl_c, daemon=True)
+    # A process started in the background inherits SIGINT ignored, and Python then installs no
+    # KeyboardInterrupt handler, so `interrupt_main` would do nothing (a CI started with `&` failed
+    # so): Ctrl-C is Python's here whatever the test was started from.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.5, _thread.interrupt_main)
     started = time.monotonic()
-    presser.start()
+    timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, trace=trace)
     finally:
-        ended.set()
-        presser.join()
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < 5.0
     lines = trace.read_text().splitlines()
     assert json.loads(lines[0])["type"] == "header" and len(lines) > 1
