@@ -33,6 +33,9 @@ pub struct ShellAgent {
     runtime: Option<tokio::runtime::Runtime>,
     /// Earlier questions and their key points: a follow-up is rewritten to stand alone from it.
     memory: Conversation,
+    /// The index generation of the catalog the shell opened: what its runs read, so what a kept
+    /// answer is valid for (`None`: not a workspace; answers are then not reused).
+    index_generation: Option<u64>,
     last_answer: Option<Answer>,
     last_question: Option<String>,
     /// The trace of this session's last `ask`, for `replay` without a file.
@@ -52,10 +55,18 @@ impl ShellAgent {
             traces_dir,
             runtime: None,
             memory: Conversation::new(),
+            index_generation: None,
             last_answer: None,
             last_question: None,
             last_trace: None,
         }
+    }
+
+    /// This agent over a workspace opened at index `generation`: its answers are kept for reuse
+    /// and reused ([`crate::trace::cache`]).
+    pub fn with_index_generation(mut self, generation: u64) -> ShellAgent {
+        self.index_generation = Some(generation);
+        self
     }
 
     fn runtime(&mut self) -> Result<&tokio::runtime::Runtime, String> {
@@ -152,15 +163,16 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, line: &str) -> (S
         Err(msg) => return (msg.clone(), Status::Error),
     };
     let library = session.library().clone();
+    let generation = agent.index_generation;
     let cache = agent
         .traces_dir
         .parent()
+        .filter(|_| generation.is_some())
         .map(crate::trace::cache::AnswerCache::new);
     let key = CacheKey::new(question, model.model_id(), &options);
     if let (Some(cache), true, false) = (&cache, agent.memory.is_empty(), asked.no_cache) {
         let reused = cache.reuse(&key, question, |cache, entry| {
-            crate::workspace::read_index_generation(cache.workspace())
-                .is_ok_and(|generation| cache.confirm(entry, library.as_ref(), generation))
+            generation.is_some_and(|g| cache.confirm(entry, library.as_ref(), g))
         });
         if let Some(answer) = reused {
             let text = shown_answer(&answer, "");
@@ -216,23 +228,23 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, line: &str) -> (S
         Some(Err(e)) => (format!("ask failed: {e}{recorded}"), Status::Error),
         Some(Ok(run)) => {
             // A question asked on its own, answered completely, is kept for reuse.
-            if let (Some(cache), Some(w), true, true) = (
+            if let (Some(cache), Some(w), Some(generation), true, true) = (
                 &cache,
                 &writer,
+                generation,
                 memory.is_empty(),
                 run.worker_errors.is_empty(),
             ) {
-                if let Ok(generation) = crate::workspace::read_index_generation(cache.workspace()) {
-                    if let Err(e) = cache.store(
-                        key,
-                        &run.answer,
-                        w.path(),
-                        unix_ms,
-                        library.as_ref(),
-                        generation,
-                    ) {
-                        eprintln!("warning: the answer is not kept for reuse: {e}");
-                    }
+                let kept = cache.store(
+                    key,
+                    &run.answer,
+                    w.path(),
+                    unix_ms,
+                    library.as_ref(),
+                    generation,
+                );
+                if let Err(e) = kept {
+                    eprintln!("warning: the answer is not kept for reuse: {e}");
                 }
             }
             let text = shown_answer(&run.answer, &recorded);

@@ -18,6 +18,23 @@ async fn text_of(browser: &Browser, css: &str) -> String {
     browser.find(css).await.text().await.unwrap()
 }
 
+/// On the Ask page: ask "How do I search compressed files?" of `ripgrep-faq` only.
+async fn ask_about_compressed_files(browser: &Browser) {
+    browser
+        .find("#question")
+        .await
+        .send_keys("How do I search compressed files?")
+        .await
+        .unwrap();
+    browser
+        .find("#doc-ids")
+        .await
+        .send_keys("ripgrep-faq")
+        .await
+        .unwrap();
+    browser.find("#ask-button").await.click().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn library_search_reader_references_and_keyboard() {
     if !browser_available() {
@@ -224,19 +241,7 @@ async fn ask_shows_worker_lanes_and_evidence_then_its_trace_replays() {
     let browser = Browser::start().await;
     let c = &browser.client;
     c.goto(&served.at("/ask")).await.unwrap();
-    browser
-        .find("#question")
-        .await
-        .send_keys("How do I search compressed files?")
-        .await
-        .unwrap();
-    browser
-        .find("#doc-ids")
-        .await
-        .send_keys("ripgrep-faq")
-        .await
-        .unwrap();
-    browser.find("#ask-button").await.click().await.unwrap();
+    ask_about_compressed_files(&browser).await;
     browser
         .until(
             "document.querySelectorAll('#evidence li').length > 0",
@@ -458,19 +463,7 @@ async fn ask_follows_up_on_the_last_answer_and_writes_a_cited_answer() {
             .await,
         Value::Bool(true)
     );
-    browser
-        .find("#question")
-        .await
-        .send_keys("How do I search compressed files?")
-        .await
-        .unwrap();
-    browser
-        .find("#doc-ids")
-        .await
-        .send_keys("ripgrep-faq")
-        .await
-        .unwrap();
-    browser.find("#ask-button").await.click().await.unwrap();
+    ask_about_compressed_files(&browser).await;
     browser
         .until(
             "!document.querySelector('#conversation').hidden",

@@ -337,6 +337,7 @@ pub async fn ask(
         .record_traces
         .then(|| TraceDestination::NewIn(opened.workspace.traces_dir()));
     let library: Arc<dyn Library> = opened.workspace.clone();
+    let generation = opened.workspace.index_generation();
 
     if !stream {
         // Dropping this future (the client went away) drops the run with it.
@@ -355,7 +356,7 @@ pub async fn ask(
         .await;
         drop(permit);
         if let (Ok(done), true) = (&result, reusable) {
-            keep_for_reuse(&cache, key, done, opened.workspace.as_ref());
+            keep_for_reuse(&cache, key, done, opened.workspace.as_ref(), generation);
         }
         return match result {
             Ok(done) => render(&done.run.answer, AnswerFormat::Json)
@@ -386,7 +387,7 @@ pub async fn ask(
         match result {
             Ok(done) => {
                 if reusable {
-                    keep_for_reuse(&cache, key, &done, library.as_ref());
+                    keep_for_reuse(&cache, key, &done, library.as_ref(), generation);
                 }
                 let trace = done.trace.as_deref().and_then(file_name);
                 let answer = render(&done.run.answer, AnswerFormat::Json).unwrap_or_default();
@@ -419,17 +420,16 @@ pub async fn ask(
 }
 
 /// Keep a finished run's answer for reuse ([`AnswerCache::store`]) when it was recorded and no
-/// Worker failed. Best effort: a failure is logged, the answer stands.
+/// Worker failed; `generation` is the index generation of the catalog the run read (a re-index
+/// during the run must not make its answer look current). Best effort: a failure is logged, the answer stands.
 fn keep_for_reuse(
     cache: &AnswerCache,
     key: CacheKey,
     done: &crate::trace::record::RecordedRun,
     library: &dyn Library,
+    generation: u64,
 ) {
     let (Some(trace), true) = (&done.trace, done.run.worker_errors.is_empty()) else {
-        return;
-    };
-    let Ok(generation) = crate::workspace::read_index_generation(cache.workspace()) else {
         return;
     };
     let kept = cache.store(
