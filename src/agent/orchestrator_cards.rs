@@ -4,7 +4,7 @@
 //! document list of evaluate. Titles, outlines and summaries are document text, so every card
 //! and hit is fenced as untrusted data.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use crate::agent::budget::clip;
@@ -124,22 +124,34 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
         }
     }
     // Documents the question names (a package, product or tool whose name is in their file
-    // name) go first: a question about "Commander" sees every Commander document.
-    let named = named_documents(library, question);
+    // name) go first, best ranked first: a question about "Commander" sees the Commander
+    // documents, the changelog its words match before the others.
+    let named: HashSet<String> = named_documents(library, question).into_iter().collect();
     if !named.is_empty() {
-        let first: HashSet<&str> = named.iter().map(String::as_str).collect();
-        let rest: Vec<String> = docs
-            .into_iter()
-            .filter(|d| !first.contains(d.as_str()))
-            .collect();
-        docs = named;
-        docs.extend(rest);
+        let mut per_name: HashMap<String, usize> = HashMap::new();
+        let (mut first, mut rest) = (Vec::new(), Vec::new());
+        for d in docs {
+            let boosted = named.contains(&d)
+                && library.card(&d).is_some_and(|card| {
+                    let taken = per_name.entry(document_name(card)).or_default();
+                    *taken += 1;
+                    *taken <= NAMED_MAX
+                });
+            if boosted {
+                first.push(d);
+            } else {
+                rest.push(d);
+            }
+        }
+        first.extend(rest);
+        docs = first;
     }
     PreRank { docs, hits }
 }
 
-/// Most documents one name in a question ranks up (a name matching more is too common to say
-/// which documents the question means).
+/// Most documents one name in a question ranks up: a name with more documents (the 50 of
+/// `eslint-plugin-import__*` in `bench/npm`, rule pages and all) ranks up its best
+/// `NAMED_MAX` for the question, so the cards shown keep room for other documents.
 pub const NAMED_MAX: usize = 12;
 
 /// The name a document's file gives it: the file stem's part before `__` (`commander__CHANGELOG.md`
@@ -158,8 +170,8 @@ pub fn document_name(card: &DocCard) -> String {
 
 /// The documents whose name ([`document_name`]) is a word of
 /// `question` as the section index tokenizes it (`eslint-plugin-import` stays whole), in
-/// catalog order; names of fewer than 3 chars and names shared by more than [`NAMED_MAX`]
-/// documents are left out.
+/// catalog order; names of fewer than 3 chars are left out. [`pre_rank`] ranks at most
+/// [`NAMED_MAX`] of one name up.
 pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
     let mut words: HashSet<String> = HashSet::new();
     crate::index::tokenize::Tokenizer::default().for_each(question, |t| {
@@ -174,7 +186,7 @@ pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
             words.insert(w);
         }
     }
-    let mut by_name: std::collections::HashMap<String, Vec<String>> = Default::default();
+    let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
     for card in library.cards() {
         // The file's name only: titles are too often generic ("Changelog", "README").
         let name = document_name(card);
@@ -182,15 +194,11 @@ pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
             by_name.entry(name).or_default().push(card.doc_id.clone());
         }
     }
-    let mut named: Vec<String> = by_name
-        .into_values()
-        .filter(|ids| ids.len() <= NAMED_MAX)
-        .flatten()
-        .collect();
+    let mut named: Vec<String> = by_name.into_values().flatten().collect();
     named.sort();
     named.dedup();
     // Catalog order.
-    let order: std::collections::HashMap<&str, usize> = library
+    let order: HashMap<&str, usize> = library
         .cards()
         .iter()
         .enumerate()
@@ -616,7 +624,9 @@ mod tests {
             ["commander-changelog", "commander-readme"]
         );
         let pre = pre_rank(&lib, "Which Commander release added flags?");
-        assert_eq!(&pre.docs[..2], ["commander-changelog", "commander-readme"]);
+        let mut first_two = pre.docs[..2].to_vec();
+        first_two.sort();
+        assert_eq!(first_two, ["commander-changelog", "commander-readme"]);
         assert_eq!(
             named_documents(&lib, "which eslint-plugin-import release added rule X"),
             ["eslint-plugin-import-changelog"]
@@ -630,5 +640,42 @@ mod tests {
             "{:?}",
             found.docs
         );
+    }
+
+    /// A name with more documents than [`NAMED_MAX`] ranks up its best ones for the question,
+    /// not all of them and not none (`eslint-plugin-import` has 50 documents in `bench/npm`).
+    #[test]
+    fn a_frequent_name_ranks_up_its_best_documents() {
+        let mut files: Vec<(String, String, String)> = (0..NAMED_MAX + 3)
+            .map(|i| {
+                (
+                    format!("plugin__rule-{i:02}.md"),
+                    format!("plugin-rule-{i:02}"),
+                    format!("# Rule {i}\n\nA rule about imports.\n"),
+                )
+            })
+            .collect();
+        files.push((
+            "plugin__CHANGELOG.md".into(),
+            "plugin-changelog".into(),
+            "# Changelog\n\n## 2.27.0\n\nAdded the flat config support.\n".into(),
+        ));
+        files.push((
+            "other__README.md".into(),
+            "other-readme".into(),
+            "# Other\n\nNothing here.\n".into(),
+        ));
+        let refs: Vec<(&str, &str, &str)> = files
+            .iter()
+            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+            .collect();
+        let lib = library_of_files(&refs);
+        let question = "Which plugin release added flat config support?";
+        assert_eq!(named_documents(&lib, question).len(), NAMED_MAX + 4);
+        let pre = pre_rank(&lib, question);
+        assert_eq!(pre.docs[0], "plugin-changelog", "{:?}", pre.docs);
+        assert!(pre.docs[..NAMED_MAX]
+            .iter()
+            .all(|d| d.starts_with("plugin-")));
     }
 }

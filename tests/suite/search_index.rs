@@ -43,7 +43,14 @@ fn assert_search_agrees_with_catalog(ws: &Path, query: &str, context: &str) {
     assert!(!found.stdout.trim().is_empty(), "{context}: no find output");
     for line in found.stdout.lines().filter(|l| l.starts_with('/')) {
         let path = line.split("  ").next().unwrap();
-        let title = line.split("  ").nth(2).unwrap().split(": ").next().unwrap();
+        let rest = line.split("  ").nth(2).unwrap();
+        let title = rest
+            .split(" — line ")
+            .next()
+            .unwrap()
+            .split(": ")
+            .next()
+            .unwrap();
         let doc = path.trim_start_matches('/').split('/').next().unwrap();
         assert!(
             ids.contains(doc),
@@ -339,6 +346,31 @@ fn find_shows_the_passage_around_the_match_not_the_sections_first_words() {
     ));
     let line = r.stdout.lines().next().unwrap();
     assert!(line.starts_with("/ripgrep-guide/1/12  "), "{line}");
-    assert!(line.contains("Common options: … "), "{line}");
+    assert!(line.contains("Common options — line "), "{line}");
     assert!(line.contains("`-z/--search-zip`"), "{line}");
+    // The hit's line is where its passage starts, numbered as `cat path:N-M` reads: the line
+    // and the next hold the passage's match.
+    let n: usize = line
+        .split(" — line ")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no line number in {line}"));
+    let snippet_start = line
+        .split(": … ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    let read = ok(run(
+        &ws,
+        &["exec", &format!("cat /ripgrep-guide/1/12:{n}-{}", n + 1)],
+    ));
+    let body: Vec<&str> = read.stdout.lines().skip(1).take(2).collect();
+    assert!(
+        body[0].contains(snippet_start),
+        "{snippet_start:?} not on line {n}: {body:?}"
+    );
+    assert!(body.join(" ").contains("--search-zip"), "{body:?}");
 }

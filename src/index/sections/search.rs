@@ -454,6 +454,12 @@ impl PreparedSearch {
     /// matter most there (tantivy's `SnippetGenerator`), `…` marking cut ends; the start of the
     /// text when none of the terms occurs in it.
     pub fn snippet(&self, text: &str, max_chars: usize) -> String {
+        self.snippet_at(text, max_chars).0
+    }
+
+    /// [`Self::snippet`] and the byte offset in `text` where the passage starts (`None` when
+    /// none of the terms occurs in `text` and the snippet is its start).
+    pub fn snippet_at(&self, text: &str, max_chars: usize) -> (String, Option<usize>) {
         let fragment = match self.snippet_generator(max_chars) {
             Ok(generator) => {
                 let snippet = generator.snippet(text);
@@ -466,6 +472,7 @@ impl PreparedSearch {
             }
             Err(_) => None,
         };
+        let at = fragment.as_ref().map(|(start, _)| *start);
         let (start, fragment) = fragment.unwrap_or_else(|| (0, text.to_string()));
         let mut line = fragment.split_whitespace().collect::<Vec<_>>().join(" ");
         if line.chars().count() > max_chars {
@@ -475,7 +482,7 @@ impl PreparedSearch {
         if start > 0 && !text[..start].trim().is_empty() {
             line.insert_str(0, "… ");
         }
-        line
+        (line, at)
     }
 
     /// What tantivy's `SnippetGenerator::create` builds — each query term weighted

@@ -1,10 +1,12 @@
 //! `find [-n N] <keywords…>`: BM25 search in the workspace's section index
 //! ([`SectionIndex`](crate::index::SectionIndex)) over the current document (with that
 //! document's own statistics), or over all documents at `/`. Each hit shows the passage around
-//! its matched terms (tantivy's `SnippetGenerator`). Hits are ranked and named from the index
+//! its matched terms (tantivy's `SnippetGenerator`) and the line it starts on, numbered as `grep`
+//! and `cat path:N-M` number lines, so the passage can be read alone. Hits are ranked and named from the index
 //! alone; the snippets are cut from the hits' own text, which only their trees hold, so `find`
 //! at `/` loads the trees of the documents it shows (at most `-n` of them).
 
+use super::grep::ContentLines;
 use super::{options, try_out, usage_error, Command, Example};
 use crate::index::Scope;
 use crate::nav::args::OptSpec;
@@ -40,7 +42,7 @@ impl Command for Find {
         "find [-n HITS] <keywords…>"
     }
     fn summary(&self) -> &'static str {
-        "keyword search (BM25) in this document, or all documents at /: `path  score  title: snippet`"
+        "keyword search (BM25) in this document, or all documents at /: `path  score  title — line N: snippet` (N as `cat path:N-M` reads it)"
     }
     fn examples(&self) -> &'static [Example] {
         EXAMPLES
@@ -91,19 +93,24 @@ impl Command for Find {
                     doc_id: hit.doc_id.clone(),
                     source,
                 })?;
-            let content = document
-                .tree
-                .get(hit.node)
-                .map_or("", |node| node.content.as_str());
-            let snippet = if content.trim().is_empty() {
-                String::new()
+            let node = document.tree.get(hit.node);
+            let content = node.map_or("", |node| node.content.as_str());
+            let (snippet, at) = if content.trim().is_empty() {
+                (String::new(), None)
             } else {
-                prepared.snippet(content, SNIPPET_CHARS)
+                prepared.snippet_at(content, SNIPPET_CHARS)
             };
-            lines.push(if snippet.is_empty() {
-                format!("{path}  {:.2}  {title}", hit.score)
-            } else {
-                format!("{path}  {:.2}  {title}: {snippet}", hit.score)
+            // The line where the passage starts, numbered as `grep` and `cat path:N-M` number
+            // them: the model can read just those lines.
+            let line = node.zip(at).map(|(node, at)| {
+                ContentLines::of(node).rendered(content[..at].matches('\n').count())
+            });
+            lines.push(match (snippet.is_empty(), line) {
+                (true, _) => format!("{path}  {:.2}  {title}", hit.score),
+                (false, Some(line)) => {
+                    format!("{path}  {:.2}  {title} — line {line}: {snippet}", hit.score)
+                }
+                (false, None) => format!("{path}  {:.2}  {title}: {snippet}", hit.score),
             });
         }
         Ok(CommandOutput::ok(lines.join("\n")))

@@ -192,7 +192,7 @@ impl Scan {
 
 /// Where a node's own content sits in [`crate::tree::Tree::text_of`] of that node: its heading
 /// line and a blank line (when it has a title), then the content without its leading blank lines.
-struct ContentLines {
+pub(super) struct ContentLines {
     /// Rendered line of the content's first shown line (3 under a heading, else 1).
     first: usize,
     /// Blank lines at the start of the raw content, not shown.
@@ -202,7 +202,7 @@ struct ContentLines {
 }
 
 impl ContentLines {
-    fn of(node: &Node) -> ContentLines {
+    pub(super) fn of(node: &Node) -> ContentLines {
         let raw = node.content.as_str();
         let trimmed = raw.trim_start_matches(['\n', '\r']);
         let skipped = raw[..raw.len() - trimmed.len()].matches('\n').count();
@@ -216,7 +216,7 @@ impl ContentLines {
 
     /// The rendered line of raw content line `raw` (0-based); a blank line outside the shown
     /// text (before or after it) counts as the nearest shown line.
-    fn rendered(&self, raw: usize) -> usize {
+    pub(super) fn rendered(&self, raw: usize) -> usize {
         let shown = raw
             .saturating_sub(self.skipped)
             .min(self.shown.saturating_sub(1));
