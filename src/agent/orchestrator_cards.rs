@@ -281,13 +281,27 @@ pub fn card_body(card: &DocCard) -> String {
 
 /// `Title (markdown, 40.7 KB, 16 sections)`.
 fn card_head(card: &DocCard) -> String {
-    format!(
+    let head = format!(
         "{} ({}, {}, {} sections)",
         one_line(&card.title, 120),
         card.format.as_str(),
         human_bytes(card.bytes),
         card.node_count
-    )
+    );
+    // A changelog's card says which releases it covers (issue 25.2); a card shown in one line
+    // keeps that, so three changelogs of one package can be told apart.
+    match release_range(&card.summary) {
+        Some(range) => format!("{head}, {range}"),
+        None => head,
+    }
+}
+
+/// `releases 7.2.0 (newest) to 5.0.0 (oldest)` when `summary` starts with the release range
+/// [`crate::index::doccard`] writes for a changelog; `None` otherwise.
+fn release_range(summary: &str) -> Option<&str> {
+    let rest = summary.strip_prefix("releases ")?;
+    let end = rest.find(" (oldest)")? + " (oldest)".len();
+    Some(&summary[..end + "releases ".len()])
 }
 
 /// A card as the analyze prompt shows it in full: the id line (the id is what the model must
@@ -677,5 +691,21 @@ mod tests {
         assert!(pre.docs[..NAMED_MAX]
             .iter()
             .all(|d| d.starts_with("plugin-")));
+    }
+
+    #[test]
+    fn a_changelog_shown_in_one_line_says_which_releases_it_covers() {
+        let lib = library_of_files(&[(
+            "commander__CHANGELOG.md",
+            "commander-changelog",
+            "# Changelog\n\n## [7.2.0] (2021-03-26)\n\nFixed.\n\n## [7.0.0] (2021-01-15)\n\nBreaking.\n\n## [5.0.0] (2020-03-14)\n\nOld.\n",
+        )]);
+        let card = lib.card("commander-changelog").unwrap();
+        let line = one_line_cards(&[card]);
+        assert!(
+            line.contains("sections), releases 7.2.0 (newest) to 5.0.0 (oldest)"),
+            "{line}"
+        );
+        assert_eq!(release_range("Just a summary."), None);
     }
 }
