@@ -1,7 +1,7 @@
 //! Other documents named in the text (`except those listed in FHS, section 4.9`): kept as
 //! written at build time, resolved by `cat` against the catalog, and followed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
@@ -13,13 +13,20 @@ use docnav::workspace::{InMemoryLibrary, Library, Workspace};
 
 use super::common::fixture;
 
-/// The Debian Policy paragraph that cites the FHS, beside `fhs-3.0.pdf`.
+/// The Debian Policy excerpt that cites `FHS, section 4.9` (section 9.1.2 as `pdftotext`
+/// extracts it; see `fixtures/SOURCES.md`).
+fn policy_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/named/debian-policy-9.1.2.txt")
+}
+
+/// The policy excerpt beside `fhs-3.0.pdf`.
 fn policy_and_fhs() -> Arc<dyn Library> {
-    let policy =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/named/debian-policy-9.1.2.txt");
     Arc::new(
-        InMemoryLibrary::from_paths(&[policy, fixture("fhs-3.0.pdf")], &BuildOptions::default())
-            .unwrap(),
+        InMemoryLibrary::from_paths(
+            &[policy_path(), fixture("fhs-3.0.pdf")],
+            &BuildOptions::default(),
+        )
+        .unwrap(),
     )
 }
 
@@ -65,14 +72,55 @@ fn cat_follows_a_named_document_section_into_the_fhs() {
 /// Without the FHS indexed, nothing is named: the mention stays in the tree unresolved.
 #[test]
 fn a_named_document_that_is_not_indexed_is_left_out() {
-    let policy =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/named/debian-policy-9.1.2.txt");
     let lib: Arc<dyn Library> = Arc::new(
-        InMemoryLibrary::from_paths(&[policy, fixture("R-intro.pdf")], &BuildOptions::default())
-            .unwrap(),
+        InMemoryLibrary::from_paths(
+            &[policy_path(), fixture("R-intro.pdf")],
+            &BuildOptions::default(),
+        )
+        .unwrap(),
     );
     let out = exec(&lib, "cat /debian-policy-9-1-2");
     assert!(!out.contains("see also"), "{out}");
+}
+
+/// The CLI, indexing into a workspace, and the web Reader's section view show the same
+/// reference (the server's `see_also` is `cat`'s list).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_and_the_server_show_a_named_document_section() {
+    use crate::support::server::{client, Served};
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let policy = policy_path();
+    let fhs = fixture("fhs-3.0.pdf");
+    let r = super::common::run(
+        &ws,
+        &["index", policy.to_str().unwrap(), fhs.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let cat = super::common::run(&ws, &["exec", "cat /debian-policy-9-1-2"]);
+    assert_eq!(
+        cat.stdout.lines().last(),
+        Some("[see also: /fhs-3-0/#4.9 4.9. /usr/local : Local hierarchy]"),
+        "{}",
+        cat.stdout
+    );
+    let served = Served::start(&ws, &[], &[]);
+    let section: serde_json::Value = client()
+        .get(served.at("/api/v1/docs/debian-policy-9-1-2/section?structure="))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        section["see_also"],
+        serde_json::json!([{
+            "doc_id": "fhs-3-0",
+            "structure": "4.9",
+            "title": "4.9. /usr/local : Local hierarchy"
+        }])
+    );
 }
 
 /// Every mention of another document in a workspace that resolves, with its target, for a
