@@ -144,7 +144,14 @@ const WEAK: &[&str] = &[
     "a", "an", "as", "per", "see", "also", "under", "from", "with", "by", "then", "at",
 ];
 
+/// A word longer than this many bytes is no word of a name (a path, a URL, a hostile run):
+/// names stay small in the tree file.
+const MAX_WORD: usize = 60;
+
 fn classify(word: &str, quoted: bool) -> Option<Word> {
+    if word.len() > MAX_WORD && !quoted {
+        return None;
+    }
     let lower = word.to_lowercase();
     if !quoted && (WEAK.contains(&lower.as_str()) || CONNECTORS.contains(&lower.as_str())) {
         return (word != lower || CONNECTORS.contains(&word)).then_some(Word::Connector);
@@ -196,12 +203,24 @@ fn quoted_at_start(text: &str) -> Option<(&str, usize)> {
     let open = text.chars().next()?;
     let close = closing_quote(open)?;
     let body = &text[open.len_utf8()..];
-    let end = body.find(close)?;
+    // Looked for within the bound only: a stray quote must not scan the rest of the text.
+    let end = body[..floor_boundary(body, MAX_QUOTED + 1)].find(close)?;
     let inner = &body[..end];
     if end > MAX_QUOTED || inner.contains("\n\n") || inner.trim().is_empty() {
         return None;
     }
     Some((inner.trim(), open.len_utf8() + end + close.len_utf8()))
+}
+
+/// The largest char boundary of `text` at or below byte `at` (its length when shorter).
+fn floor_boundary(text: &str, at: usize) -> usize {
+    if at >= text.len() {
+        return text.len();
+    }
+    (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0)
 }
 
 /// The name `text` starts with (after a "see" cue or `of`): an optional article `the`, then a
@@ -287,7 +306,11 @@ pub(super) fn name_before(before: &str) -> Option<String> {
     if let Some(close) = text.chars().next_back() {
         if let Some(open) = opening_quote(close) {
             let body = &text[..text.len() - close.len_utf8()];
-            let start = body.rfind(open)?;
+            let from = body.len().saturating_sub(MAX_QUOTED + 1);
+            let from = (from..=body.len())
+                .find(|&i| body.is_char_boundary(i))
+                .unwrap_or(body.len());
+            let start = from + body[from..].rfind(open)?;
             let inner = body[start + open.len_utf8()..].trim();
             let ok = !inner.is_empty() && inner.len() <= MAX_QUOTED && !inner.contains("\n\n");
             return ok.then(|| collapse(inner));
@@ -389,6 +412,8 @@ mod tests {
         assert_eq!(n("below for details"), None);
         assert_eq!(n("of the Section"), None);
         assert_eq!(n("FHS\n\nSection 2 starts"), Some("FHS".into()));
+        assert_eq!(n(&format!("‘{}’", "é".repeat(100))), None);
+        assert_eq!(n(&format!("Ab{} doc", "c".repeat(80))), None);
     }
 
     #[test]
@@ -410,5 +435,7 @@ mod tests {
         assert_eq!(n("FHS,\n"), Some("FHS".into()));
         assert_eq!(n("Table of Contents\n"), None);
         assert_eq!(n("Harvester Wheatsheaf. "), None);
+        let long = format!("see ‘{}’ ", "x ".repeat(200));
+        assert_eq!(n(&long), None);
     }
 }
