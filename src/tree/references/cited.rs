@@ -7,7 +7,7 @@
 //!   of the FHS`, `Section 5 of the ‘Sweave User Manual’` (keywords `section`, `chapter`, `§`
 //!   with an Arabic number, any case);
 //! - **"see" and a name**: `see the FHS for a definition`, `see ‘An Introduction to R’`, `See
-//!   Also An Introduction to R for more`, `see the Node.js `fs` documentation`.
+//!   Also An Introduction to R for more`, ``see the Node.js `fs` documentation``.
 //!
 //! A name is a quoted or code span (`‘…’`, `“…”`, `"…"`, `` `…` ``), or a run of at most
 //! [`MAX_WORDS`] words that each start with a capital letter or are code spans, joined by
@@ -47,7 +47,7 @@ const MAX_QUOTED: usize = 120;
 /// Lowercase words that may join the capitalized words of a title.
 const CONNECTORS: &[&str] = &["of", "to", "and", "for", "the", "in", "on"];
 
-/// Lowercase nouns that may end a name (`the Node.js fs documentation`); kept in the name, so the
+/// Lowercase nouns that may end a name (``the Node.js `fs` documentation``); kept in the name, so the
 /// reader knows the text said it names a document.
 pub(super) const GENERIC_NOUNS: &[&str] =
     &["documentation", "docs", "manual", "guide", "reference"];
