@@ -200,6 +200,28 @@ pub struct Links {
     /// section) and the node each names, headings first; GitHub heading slugs are not stored (they
     /// follow from the titles, [`references::external::anchor_node`]).
     pub anchors: Vec<(String, NodeId)>,
+    /// Other documents named in the text (`except those listed in FHS, section 4.9`, `see
+    /// ‘An Introduction to R’`), in reading order of the naming nodes and, within a node, of
+    /// first mention; each `(from, name, section)` once. Which document a name means depends
+    /// on the catalog: resolved when read ([`references::named`]). Absent (empty) in trees
+    /// serialized before it existed.
+    #[serde(default)]
+    pub named: Vec<DocumentMention>,
+}
+
+/// A node's text naming another document by its title, an acronym of it or its file name,
+/// possibly with one of its sections; kept as written (see [`references::cited`] for what is
+/// found).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentMention {
+    /// The node whose own content holds the mention.
+    pub from: NodeId,
+    /// The name as written, without quotes or code marks and with whitespace collapsed: `FHS`,
+    /// `An Introduction to R`, `Node.js fs documentation`.
+    pub name: String,
+    /// The section as written, keyword and number (`section 4.9`, `Chapter 3`, `§2.1`);
+    /// `None` when the mention names the whole document.
+    pub section: Option<String>,
 }
 
 /// A link from a node to another file, possibly to an anchor in it.

@@ -22,13 +22,20 @@
 //! the tree is read with. They are kept in [`Tree::links`](super::Tree::links) with the document's
 //! explicit anchors, and resolved when read ([`external`]).
 //!
+//! **Other documents named in the text** (`except those listed in FHS, section 4.9`, `see
+//! ‘An Introduction to R’`) are the same case: found in every format (`cited`), kept as written
+//! in [`Links::named`](super::Links::named), and resolved when read against the catalog's
+//! titles, acronyms, file names and title pages ([`named`]).
+//!
 //! Cost: one [`regex`] scan per kind over each node's content, with literal prefilters (GB/s on
 //! text without mentions; see `scan`); slugs and number tables are built only for documents
 //! with mentions. Over the corpus Markdown (27 files, 4.1 MB) it runs at ~500 MB/s, about 3.5%
 //! of parse + build + keyword index + card (`tests/suite/references.rs`,
 //! `reference_resolution_cost`).
 
+mod cited;
 pub mod external;
+pub mod named;
 mod numbers;
 mod scan;
 mod slug;
@@ -116,6 +123,7 @@ pub fn resolve_references(tree: &mut Tree, headings: &HeadingNodes) {
     tree.links = super::Links {
         external: Vec::new(),
         anchors: explicit_anchors(headings, &anchors),
+        named: cited::scan(tree, markdown),
     };
     if mentions.is_empty() {
         return;

@@ -66,7 +66,9 @@ pub const FORMAT_VERSION: u32 = 4;
 /// 7: a fixed-pitch PDF font without widths measures 0.6 em per glyph (FHS's paths no longer
 /// take a space before the punctuation after them); a PDF section's printed heading is not
 /// repeated as the first line of its text.
-pub const TREE_BUILDER_VERSION: u32 = 7;
+/// 8: `Links::named`, other documents named in the text (`FHS, section 4.9`); tree files of
+/// builder 7 lack the field and do not decode (postcard), so `docnav index` rebuilds them.
+pub const TREE_BUILDER_VERSION: u32 = 8;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose

@@ -16,6 +16,7 @@ pub mod llm;
 pub mod mcp;
 pub mod mcp_ask;
 pub mod mcp_resources;
+pub mod named_documents;
 pub mod nav;
 pub mod nav_props;
 pub mod parse_docx;

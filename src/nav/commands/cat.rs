@@ -12,12 +12,15 @@
 //! ([`Node::references`](crate::tree::Node::references): "see Section 2.1", links to headings), so
 //! a reader can follow them: `[see also: #2.1 Searching, #3 End]`.
 
+use std::collections::HashMap;
+
 use super::{one_path, options, target, try_out, usage_error, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::{char_to_byte, location_header, page, Page};
 use crate::nav::{CommandOutput, Effect, Evidence, NavError, Session, Status};
 use crate::tree::references::external::{anchor_node, target_document};
+use crate::tree::references::named::{named_document, section_node};
 use crate::tree::{NodeId, Tree};
 
 /// At most this many sections are named in a `see also` line; the rest are counted.
@@ -326,10 +329,10 @@ fn line_of(text: &str, at: usize) -> usize {
 /// [`SEE_ALSO_MAX`] (then `(+N more)`); `None` when there are none.
 ///
 /// A section of this document is `#2.1 Title` (its root `/doc_id Title`). A link to another
-/// indexed document (issue 14.5) is resolved now, against the library's catalog
-/// ([`target_document`], [`anchor_node`]) and shown as `/doc_id/#2.1 Title` (`/doc_id Title` for
-/// its root, or when the anchor names no heading there); links to files that are not indexed, or
-/// whose tree cannot be loaded, are left out.
+/// indexed document (issue 14.5), or another document named in the text (`FHS, section 4.9`),
+/// is resolved now, against the library's catalog ([`see_also_targets`]) and shown as
+/// `/doc_id/#2.1 Title` (`/doc_id Title` for its root, or when the anchor or section names no
+/// heading there); what does not resolve is left out.
 fn see_also(session: &Session, doc_id: &str, tree: &Tree, node: NodeId) -> Option<String> {
     let targets = see_also_targets(session.library().as_ref(), doc_id, tree, node);
     if targets.is_empty() {
@@ -368,8 +371,10 @@ pub struct SeeAlso {
 /// refers to outside `node`'s subtree, each once, in reading order of the referring nodes
 /// (within one, its references to this document first): what `cat` lists as `[see also: …]`
 /// and the web Reader shows as links. A link to another indexed document is resolved against
-/// `library`'s catalog ([`target_document`], [`anchor_node`]); links to files that are not
-/// indexed, or whose tree cannot be loaded, are left out.
+/// `library`'s catalog ([`target_document`], [`anchor_node`]), and so is another document named
+/// in the text, `FHS, section 4.9` ([`named_document`], [`section_node`]; the whole document
+/// when the section is not found there); links to files that are not indexed, names that no
+/// single other document answers to, and documents whose tree cannot be loaded are left out.
 pub fn see_also_targets(
     library: &dyn crate::workspace::Library,
     doc_id: &str,
@@ -383,11 +388,10 @@ pub fn see_also_targets(
         .collect();
     let source = library.card(doc_id).map_or("", |c| c.source.as_str());
     let mut targets: Vec<SeeAlso> = Vec::new();
-    let mut push = |t: SeeAlso| {
-        if !targets.contains(&t) {
-            targets.push(t);
-        }
-    };
+    // Names resolved so far (one catalog pass per distinct name), and the documents the
+    // current node links to.
+    let mut named: HashMap<(&str, bool), Option<&str>> = HashMap::new();
+    let mut linked: Vec<&str> = Vec::new();
     let local = |r: NodeId| {
         let target = tree.node(r);
         SeeAlso {
@@ -399,13 +403,15 @@ pub fn see_also_targets(
     for n in tree.preorder(node) {
         for &r in &tree.node(n).references {
             if !tree.is_ancestor_or_self(node, r) {
-                push(local(r));
+                push(&mut targets, local(r));
             }
         }
+        linked.clear();
         for link in tree.links.external.iter().filter(|l| l.from == n) {
             let Some(other) = target_document(source, &link.file, &catalog) else {
                 continue;
             };
+            linked.push(other);
             if other == doc_id {
                 let r = link
                     .anchor
@@ -413,28 +419,64 @@ pub fn see_also_targets(
                     .and_then(|a| anchor_node(tree, a))
                     .unwrap_or(NodeId::ROOT);
                 if !tree.is_ancestor_or_self(node, r) {
-                    push(local(r));
+                    push(&mut targets, local(r));
                 }
                 continue;
             }
             let Ok(doc) = library.document(other) else {
                 continue;
             };
-            let t = &doc.tree;
-            let r = link.anchor.as_deref().and_then(|a| anchor_node(t, a));
-            push(match r.map(|r| t.node(r)) {
-                Some(n) if !n.structure.is_empty() => SeeAlso {
-                    doc_id: other.to_string(),
-                    structure: n.structure.clone(),
-                    title: n.title.clone(),
-                },
-                _ => SeeAlso {
-                    doc_id: other.to_string(),
-                    structure: String::new(),
-                    title: t.title().to_string(),
-                },
-            });
+            let r = link
+                .anchor
+                .as_deref()
+                .and_then(|a| anchor_node(&doc.tree, a));
+            push(&mut targets, other_document(other, &doc.tree, r));
+        }
+        for mention in tree.links.named.iter().filter(|m| m.from == n) {
+            let key = (mention.name.as_str(), mention.section.is_some());
+            let other = *named
+                .entry(key)
+                .or_insert_with(|| named_document(mention, doc_id, tree, library.cards()));
+            let Some(other) = other else {
+                continue;
+            };
+            let Ok(doc) = library.document(other) else {
+                continue;
+            };
+            let r = mention
+                .section
+                .as_deref()
+                .and_then(|s| section_node(&doc.tree, s));
+            // `[See the FAQ for details.](FAQ.md#colors)`: the link already says where.
+            let named_elsewhere = r.is_none() && linked.contains(&other);
+            if !named_elsewhere {
+                push(&mut targets, other_document(other, &doc.tree, r));
+            }
         }
     }
     targets
+}
+
+/// Add `t` to `targets` unless it is there.
+fn push(targets: &mut Vec<SeeAlso>, t: SeeAlso) {
+    if !targets.contains(&t) {
+        targets.push(t);
+    }
+}
+
+/// The see-also entry for node `r` of another document `doc_id` whose tree is `t`: its root
+/// (the document's title) when `r` is `None` or the root.
+fn other_document(doc_id: &str, t: &Tree, r: Option<NodeId>) -> SeeAlso {
+    match r.map(|r| t.node(r)) {
+        Some(n) if !n.structure.is_empty() => SeeAlso {
+            doc_id: doc_id.to_string(),
+            structure: n.structure.clone(),
+            title: n.title.clone(),
+        },
+        _ => SeeAlso {
+            doc_id: doc_id.to_string(),
+            structure: String::new(),
+            title: t.title().to_string(),
+        },
+    }
 }

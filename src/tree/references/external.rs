@@ -94,7 +94,7 @@ pub fn anchor_node(tree: &Tree, anchor: &str) -> Option<NodeId> {
 
 /// A `Part N` child that the build stage split off a large leaf: titled `Part N` among siblings
 /// all titled so, under a parent without text of its own.
-fn is_split_part(tree: &Tree, id: NodeId) -> bool {
+pub(super) fn is_split_part(tree: &Tree, id: NodeId) -> bool {
     let Some(parent) = tree.node(id).parent.map(|p| tree.node(p)) else {
         return false;
     };

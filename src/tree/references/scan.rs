@@ -302,7 +302,7 @@ fn anchor_target(
 }
 
 /// Byte ranges of fenced code blocks (``` or ~~~) in Markdown `content`, fence lines included.
-fn fenced_ranges(content: &str) -> Vec<Range<usize>> {
+pub(super) fn fenced_ranges(content: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut open: Option<(char, usize, usize)> = None;
     let mut offset = 0;

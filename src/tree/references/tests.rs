@@ -244,3 +244,231 @@ fn headings_named_by_title_as_man_pages_do() {
         ])
     );
 }
+
+/// `(node title, name, section)` of every other document named in `tree`.
+fn named(tree: &Tree) -> Vec<(String, String, Option<String>)> {
+    tree.links
+        .named
+        .iter()
+        .map(|m| {
+            let title = tree.node(m.from).title.clone();
+            (title, m.name.clone(), m.section.clone())
+        })
+        .collect()
+}
+
+fn mention(title: &str, name: &str, section: Option<&str>) -> (String, String, Option<String>) {
+    (title.into(), name.into(), section.map(String::from))
+}
+
+#[test]
+fn other_documents_named_in_the_text_are_kept_as_written() {
+    let tree = md("# Policy\n\n\
+        Packages must not create subdirectories in /usr/local itself, except those listed in\n\
+        FHS, section 4.9. As mandated by the FHS, nothing else (see the FHS web site).\n\n\
+        ## Libraries\n\n\
+        Triplet directories (see the FHS for a definition); see section 4.9 of the\n\
+        Filesystem Hierarchy Standard; In FHS section 3.2 too; see the FHS for a definition.\n\n\
+        ## R\n\n\
+        Lower limit: see ‘An Introduction to R’). For more, see the ‘Introduction to R’ manual.\n\
+        See Also\nAn Introduction to R for more command-line options. Read the Node.js `fs`\n\
+        docs; see the Node.js `fs` documentation.\n\n\
+        ## Not names\n\n\
+        See Section 2.1, see below, see the documentation, see chmod(2), Chapter 3 of this\n\
+        manual, New York. Sections 3.3, and\nTable of Contents\nChapter 1: Overview . . . . 5\n\n\
+        ```\nsee the FHS\n```\n");
+    assert_eq!(
+        named(&tree),
+        vec![
+            mention("Policy", "FHS", Some("section 4.9")),
+            mention("Libraries", "FHS", None),
+            mention(
+                "Libraries",
+                "Filesystem Hierarchy Standard",
+                Some("section 4.9")
+            ),
+            mention("Libraries", "FHS", Some("section 3.2")),
+            mention("R", "An Introduction to R", None),
+            mention("R", "Introduction to R manual", None),
+            mention("R", "Introduction to R", None),
+            mention("R", "Node.js fs documentation", None),
+        ]
+    );
+    // Plain text and PDFs are scanned too.
+    let text = build_tree(
+        parse_text("Manual\n\n1 Start\n\nSee the Stream documentation.\n"),
+        &BuildOptions::default(),
+    );
+    assert_eq!(
+        named(&text),
+        vec![mention("1 Start", "Stream documentation", None)]
+    );
+}
+
+/// A card for `source` titled `title` whose summary starts with `summary`.
+fn card(doc_id: &str, source: &str, title: &str, summary: &str) -> crate::index::DocCard {
+    let mut card = crate::index::DocCard::new(doc_id, source, 1, "f", &md("# x\n\ny\n"));
+    card.title = title.into();
+    card.summary = summary.into();
+    card
+}
+
+#[test]
+fn named_documents_resolve_by_title_acronym_file_name_and_title_page() {
+    use super::named::named_document;
+    let cards = vec![
+        card(
+            "policy",
+            "/c/debian-policy.pdf",
+            "Debian Policy Manual",
+            "Debian Policy",
+        ),
+        card(
+            "fhs",
+            "/c/fhs-3.0.pdf",
+            "fhs-3.0",
+            "LSB Workgroup, The Linux Foundation Filesystem Hierarchy Standard LSB Workgroup, \
+             The Linux Foundation Version 3.0",
+        ),
+        card(
+            "r-intro",
+            "/c/R-intro.pdf",
+            "R-intro",
+            "An Introduction to R Notes on R: A Programming Environment for Data Analysis",
+        ),
+        card(
+            "glpk",
+            "/c/glpk.pdf",
+            "GNU Linear Programming Kit",
+            "Reference Manual",
+        ),
+        card(
+            "fs",
+            "/c/nodejs-doc__fs.md",
+            "File system",
+            "The node:fs module",
+        ),
+        card(
+            "stream",
+            "/c/nodejs-doc__stream.md",
+            "Stream",
+            "A stream is",
+        ),
+        card(
+            "run",
+            "/c/docker-doc__run.md",
+            "Docker run reference",
+            "Docker runs",
+        ),
+        card(
+            "toc",
+            "/c/python-markdown__toc.md",
+            "Table of Contents",
+            "Summary",
+        ),
+        card("guide-a", "/c/a__GUIDE.md", "Guide", "A"),
+        card("guide-b", "/c/b__GUIDE.md", "Guide", "B"),
+    ];
+    let policy = md("# Debian Policy Manual\n\n## Stream\n\nx\n");
+    let resolve = |from: &str, name: &str, section: Option<&str>| {
+        let m = crate::tree::DocumentMention {
+            from: NodeId::ROOT,
+            name: name.into(),
+            section: section.map(String::from),
+        };
+        named_document(&m, from, &policy, &cards)
+    };
+    // Title page (a PDF titled by its file name): acronym, then phrase.
+    assert_eq!(resolve("policy", "FHS", Some("section 4.9")), Some("fhs"));
+    assert_eq!(resolve("policy", "FHS", None), Some("fhs"));
+    assert_eq!(
+        resolve("policy", "Filesystem Hierarchy Standard", None),
+        Some("fhs")
+    );
+    assert_eq!(
+        resolve("policy", "An Introduction to R", None),
+        Some("r-intro")
+    );
+    assert_eq!(
+        resolve("policy", "Introduction to R manual", None),
+        Some("r-intro")
+    );
+    assert_eq!(resolve("policy", "The Linux", None), None);
+    // Title and its acronym.
+    let debian = crate::tree::DocumentMention {
+        from: NodeId::ROOT,
+        name: "Debian Policy Manual".into(),
+        section: None,
+    };
+    assert_eq!(
+        named_document(
+            &debian,
+            "fhs",
+            &md("# fhs-3.0
+"),
+            &cards
+        ),
+        Some("policy")
+    );
+    assert_eq!(resolve("policy", "GLPK", None), Some("glpk"));
+    assert_eq!(resolve("policy", "glpk", None), None);
+    assert_eq!(
+        resolve("policy", "File system documentation", None),
+        Some("fs")
+    );
+    // File names need a generic noun or a section.
+    assert_eq!(
+        resolve("policy", "Node.js fs documentation", None),
+        Some("fs")
+    );
+    assert_eq!(
+        resolve("policy", "Node.js fs", Some("section 2")),
+        Some("fs")
+    );
+    assert_eq!(resolve("policy", "Node.js fs", None), None);
+    assert_eq!(resolve("policy", "docker run", None), None);
+    // One word needs a noun or a section; the mentioning document's own heading wins.
+    assert_eq!(resolve("fhs", "Stream documentation", None), None);
+    assert_eq!(resolve("fs", "Stream", None), None);
+    // Itself, parts of a document, and ambiguous names name nothing.
+    assert_eq!(resolve("fhs", "FHS", None), None);
+    assert_eq!(resolve("policy", "Table of Contents", None), None);
+    assert_eq!(resolve("policy", "Guide documentation", None), None);
+    let from_a = vec![card("faq-a", "/c/a__FAQ.md", "FAQ", "Q")];
+    let all: Vec<_> = cards.iter().cloned().chain(from_a).collect();
+    let m = crate::tree::DocumentMention {
+        from: NodeId::ROOT,
+        name: "Guide documentation".into(),
+        section: None,
+    };
+    assert_eq!(
+        named_document(&m, "faq-a", &md("# FAQ\n"), &all),
+        Some("guide-a")
+    );
+}
+
+#[test]
+fn a_named_section_is_a_printed_number_of_an_agreeing_keyword() {
+    use super::named::section_node;
+    let fhs = md("# FHS\n\n## Chapter 4. The /usr Hierarchy\n\nx\n\n\
+        ### 4.9. /usr/local : Local hierarchy\n\ny\n\n#### Purpose\n\nz\n");
+    let title = |s: Option<NodeId>| s.map(|id| fhs.node(id).title.clone());
+    assert_eq!(
+        title(section_node(&fhs, "section 4.9")),
+        Some("4.9. /usr/local : Local hierarchy".into())
+    );
+    assert_eq!(
+        title(section_node(&fhs, "§4.9")),
+        Some("4.9. /usr/local : Local hierarchy".into())
+    );
+    assert_eq!(
+        title(section_node(&fhs, "Section 4.9.1")),
+        Some("Purpose".into())
+    );
+    assert_eq!(
+        title(section_node(&fhs, "Chapter 4")),
+        Some("Chapter 4. The /usr Hierarchy".into())
+    );
+    assert_eq!(title(section_node(&fhs, "section 4")), None);
+    assert_eq!(title(section_node(&fhs, "section 7.1")), None);
+}

@@ -84,7 +84,7 @@ pub(super) fn textual(content: &str, caps: &Captures<'_>) -> Option<Mention> {
 /// True when the rest of a line ends like a table-of-contents entry: a dot leader of at least
 /// three dots (spaced or not) and then a page number, Arabic or lowercase Roman (`. . . 78`,
 /// `.....xii`).
-fn table_of_contents_entry(line_rest: &str) -> bool {
+pub(super) fn table_of_contents_entry(line_rest: &str) -> bool {
     let t = line_rest.trim_end();
     let without_page = t.trim_end_matches(|c: char| c.is_ascii_digit());
     let without_page = if without_page.len() == t.len() {
