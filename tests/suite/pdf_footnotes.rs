@@ -145,3 +145,26 @@ fn small_type_at_the_page_bottom_without_a_raised_reference_stays_in_place() {
         "A sentence with a note[^1]\nthat goes on.\n\n2 listing line\n\n[^1]: The note text."
     );
 }
+
+#[test]
+fn two_references_side_by_side_drawn_in_pieces_are_two_footnotes() {
+    // debian-policy's `hard links,²³`: the raised 6 pt `2` and `3` are two strings; "hard links,"
+    // in 10 pt ends at 72 + 11 × 5.5 = 132.5, `2` spans 132.5–135.8, `3` follows at once. The
+    // body needs more text than the notes, or the notes' size would be the body size.
+    let content = "BT /F1 10 Tf 1 0 0 1 72 720 Tm (hard links,) Tj ET \
+                   BT /F1 6 Tf 1 0 0 1 132.5 724 Tm (2) Tj ET \
+                   BT /F1 6 Tf 1 0 0 1 135.8 724 Tm (3) Tj ET \
+                   BT /F1 10 Tf 1 0 0 1 141 720 Tm (device files, sockets or setuid files.) Tj ET \
+                   BT /F1 8 Tf 1 0 0 1 72 110 Tm (2 First note.) Tj ET \
+                   BT /F1 8 Tf 1 0 0 1 72 100 Tm (3 Second note.) Tj ET";
+    let doc = parse_pdf(Path::new("f.pdf"), &save(one_page_content(content))).unwrap();
+    let all: Vec<&str> = std::iter::once(&doc.preamble)
+        .chain(&doc.sections)
+        .map(|s| s.content.as_str())
+        .collect();
+    assert_eq!(
+        all.concat(),
+        "hard links,[^2][^3] device files, sockets or setuid files.\n\n[^2]: First note.\n\n\
+         [^3]: Second note."
+    );
+}

@@ -57,18 +57,17 @@ fn body_size(pages: &[Vec<TextLine>]) -> Option<f32> {
         .map(|(size, _)| size as f32 / 10.0)
 }
 
-/// `text`'s leading footnote mark and the text after it, when `text` starts with one followed
-/// by a space or a letter.
+/// `text`'s leading footnote mark and the text after it, when `text` starts with one (not `0`)
+/// followed by a space or a letter and more text.
 fn leading_mark(text: &str) -> Option<(&str, &str)> {
     let end = text
         .char_indices()
         .find(|&(_, c)| c.is_whitespace() || c.is_alphabetic() || !is_mark(&c.to_string()))
         .map_or(text.len(), |(i, _)| i);
     let (mark, rest) = text.split_at(end);
-    let digits = mark.chars().all(|c| c.is_ascii_digit());
     let ok = is_mark(mark)
-        && (rest.starts_with(char::is_whitespace)
-            || (rest.starts_with(char::is_alphabetic) && (!digits || mark != "0")));
+        && mark != "0"
+        && (rest.starts_with(char::is_whitespace) || rest.starts_with(char::is_alphabetic));
     ok.then(|| (mark, rest.trim_start()))
         .filter(|(_, r)| !r.is_empty())
 }

@@ -235,6 +235,23 @@ mod tests {
     }
 
     #[test]
+    fn raised_marks_move_with_the_joined_word_and_the_shortened_line() {
+        // `appro-` / `priate,2 and more 3`: mark 2 goes up with `priate,2`, mark 3 (offset 17,
+        // at its space) stays on the line, now 9 bytes shorter.
+        let mut pages = vec![lines(&["be appro-", "priate,2 and more 3", "appropriate"])];
+        pages[0][1].marks = vec![(7, "2".into()), (17, "3".into())];
+        join_hyphens(&mut pages);
+        assert_eq!(
+            texts(&pages),
+            vec![vec!["be appropriate,2", "and more 3", "appropriate"]]
+        );
+        assert_eq!(pages[0][0].marks, vec![(15, "2".to_string())]);
+        assert_eq!(pages[0][1].marks, vec![(8, "3".to_string())]);
+        assert_eq!(&pages[0][0].text[15..], "2");
+        assert_eq!(&pages[0][1].text[8..], " 3");
+    }
+
+    #[test]
     fn hyphenation_after_two_letters_counts() {
         assert_eq!(hyphenated_tail("a com-"), Some(("com", false)));
         assert_eq!(hyphenated_tail("SHELL BUILTIN COM-"), Some(("COM", false)));
