@@ -68,7 +68,9 @@ pub const FORMAT_VERSION: u32 = 4;
 /// repeated as the first line of its text.
 /// 8: `Links::named`, other documents named in the text (`FHS, section 4.9`); tree files of
 /// builder 7 lack the field and do not decode (postcard), so `docnav index` rebuilds them.
-pub const TREE_BUILDER_VERSION: u32 = 8;
+/// 9: PDF footnotes leave the running text and follow the section that refers to them, marked
+/// `[^N]` (issue 25.5).
+pub const TREE_BUILDER_VERSION: u32 = 9;
 
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose

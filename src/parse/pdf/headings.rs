@@ -449,6 +449,8 @@ mod tests {
             size,
             bold,
             para_before: false,
+            marks: Vec::new(),
+            notes: Vec::new(),
         }
     }
 

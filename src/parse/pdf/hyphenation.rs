@@ -5,7 +5,7 @@
 //! the same case (`com-` / `pression`, `COM-` / `MANDS`), is joined when the joined word
 //! (lowercased) occurs elsewhere in the document — so real compounds broken at their own hyphen (`sh-` / `compatible`) keep it, as
 //! `shcompatible` occurs nowhere. The rest of the next line's first word (`pression,`) moves up
-//! to the hyphenated line; a line left empty is dropped. The next line may be the first line of
+//! to the hyphenated line (with its raised marks, [`TextLine::marks`]); a line left empty is dropped. The next line may be the first line of
 //! the next page. A soft hyphen (U+00AD) at a line end is always joined.
 //!
 //! One pass collects the joined words wanted, a second pass over the document's words (runs of
@@ -76,8 +76,21 @@ pub fn join_hyphens(pages: &mut [Vec<TextLine>]) -> Joined {
         let (first, rest) = next.split_once(char::is_whitespace).unwrap_or((&next, ""));
         let line = &mut pages[p][l].text;
         line.pop(); // the hyphen
+        let joined_at = line.len();
         line.push_str(first);
-        pages[np][nl].text = rest.trim_start().to_string();
+        let rest = rest.trim_start();
+        let cut = next.len() - rest.len();
+        pages[np][nl].text = rest.to_string();
+        // Raised marks move with the text: those in the moved word go up with it.
+        let marks = std::mem::take(&mut pages[np][nl].marks);
+        for (at, mark) in marks {
+            if at < first.len() {
+                pages[p][l].marks.push((joined_at + at, mark));
+            } else {
+                // A mark at the space before it starts where the rest now starts.
+                pages[np][nl].marks.push((at.saturating_sub(cut), mark));
+            }
+        }
         out.joined += 1;
     }
     for lines in pages.iter_mut() {
@@ -161,6 +174,8 @@ mod tests {
                 size: 10.0,
                 bold: false,
                 para_before: false,
+                marks: Vec::new(),
+                notes: Vec::new(),
             })
             .collect()
     }
@@ -217,6 +232,23 @@ mod tests {
             texts(&pages),
             vec![vec!["the filesystem"], vec!["filesystem"]]
         );
+    }
+
+    #[test]
+    fn raised_marks_move_with_the_joined_word_and_the_shortened_line() {
+        // `appro-` / `priate,2 and more 3`: mark 2 goes up with `priate,2`, mark 3 (offset 17,
+        // at its space) stays on the line, now 9 bytes shorter.
+        let mut pages = vec![lines(&["be appro-", "priate,2 and more 3", "appropriate"])];
+        pages[0][1].marks = vec![(7, "2".into()), (17, "3".into())];
+        join_hyphens(&mut pages);
+        assert_eq!(
+            texts(&pages),
+            vec![vec!["be appropriate,2", "and more 3", "appropriate"]]
+        );
+        assert_eq!(pages[0][0].marks, vec![(15, "2".to_string())]);
+        assert_eq!(pages[0][1].marks, vec![(8, "3".to_string())]);
+        assert_eq!(&pages[0][0].text[15..], "2");
+        assert_eq!(&pages[0][1].text[8..], " 3");
     }
 
     #[test]

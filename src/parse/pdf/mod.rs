@@ -12,8 +12,9 @@
 //!   a warning.
 //!
 //! Before sections are cut, running headers, footers and page numbers are removed from the
-//! page lines ([`furniture`]), so they never start a section nor sit inside one, and line-end
-//! hyphenation is joined ([`hyphenation`]). Every page is read under a work bound
+//! page lines ([`furniture`]), so they never start a section nor sit inside one, line-end
+//! hyphenation is joined ([`hyphenation`]), and footnotes are taken out of the running text
+//! and written at the end of the section referring to them ([`footnotes`]). Every page is read under a work bound
 //! ([`budget`]): a page whose content inflates or runs past it makes the document an error
 //! naming the page.
 //!
@@ -42,6 +43,7 @@
 
 mod budget;
 mod fonts;
+mod footnotes;
 mod furniture;
 mod headings;
 mod hyphenation;
@@ -190,7 +192,8 @@ pub fn page_lines(bytes: &[u8], options: &PdfOptions) -> Result<Vec<Vec<TextLine
 }
 
 /// The lines of every page after running headers, footers and page numbers are removed
-/// ([`furniture`]) and line-end hyphenation is joined ([`hyphenation`]): the text sections are
+/// ([`furniture`]), line-end hyphenation is joined ([`hyphenation`]) and footnotes are moved
+/// to the lines referring to them ([`TextLine::notes`], [`footnotes`]): the text sections are
 /// cut from. Errors: as [`parse_pdf`], one line.
 pub fn body_lines(bytes: &[u8], options: &PdfOptions) -> Result<Vec<Vec<TextLine>>, String> {
     let mut pages = page_lines(bytes, options)?;
@@ -198,10 +201,13 @@ pub fn body_lines(bytes: &[u8], options: &PdfOptions) -> Result<Vec<Vec<TextLine
     Ok(pages)
 }
 
-/// Furniture removal, then hyphenation joining.
+/// Furniture removal, hyphenation joining, then footnotes moved to their references (after
+/// the joining, so a word hyphenated inside a footnote is joined like the body's: measured on
+/// debian-policy, the other order lost two such joins and gained none across pages).
 fn clean(pages: &mut [Vec<TextLine>]) {
     furniture::remove_furniture(pages);
     hyphenation::join_hyphens(pages);
+    footnotes::separate_footnotes(pages);
 }
 
 fn parse_inner(bytes: &[u8], options: &PdfOptions) -> Result<ParsedDoc, String> {

@@ -24,6 +24,9 @@ pub struct Rendered {
     pub pages: Vec<Range<usize>>,
     /// Byte offset in `full` of every line, all pages, in reading order.
     pub line_starts: Vec<usize>,
+    /// Footnotes (`[^N]: text`, [`TextLine::notes`]) with the offset in `full` of the line
+    /// referring to them, in reading order: a section's footnotes follow its text.
+    pub notes: Vec<(usize, String)>,
 }
 
 impl Rendered {
@@ -45,6 +48,7 @@ pub fn render(pages: &[Vec<TextLine>]) -> Rendered {
         full: String::with_capacity(size),
         pages: Vec::with_capacity(pages.len()),
         line_starts: Vec::with_capacity(pages.iter().map(Vec::len).sum()),
+        notes: Vec::new(),
     };
     for (i, lines) in pages.iter().enumerate() {
         if i > 0 {
@@ -57,6 +61,9 @@ pub fn render(pages: &[Vec<TextLine>]) -> Rendered {
                     .push_str(if line.para_before { "\n\n" } else { "\n" });
             }
             out.line_starts.push(out.full.len());
+            for note in &line.notes {
+                out.notes.push((out.full.len(), note.clone()));
+            }
             out.full.push_str(&line.text);
         }
         out.pages.push(start..out.full.len());
@@ -96,10 +103,11 @@ pub fn page_sections(doc: &Rendered) -> Vec<RawSection> {
                 Some(line) => clip_title(line),
                 None => format!("Page {n}"),
             };
+            let range = doc.pages.get(n as usize - 1).cloned().unwrap_or(0..0);
             RawSection {
                 level: 1,
                 title,
-                content: text.to_string(),
+                content: with_notes(text.to_string(), doc, range),
                 content_first_line: None,
                 lines: None,
                 pages: Some(n..n + 1),
@@ -214,6 +222,22 @@ fn without_printed_heading(content: String, title: &str) -> String {
     }
 }
 
+/// `content` followed by the footnotes of `doc` referred to from `range` (byte offsets in
+/// `doc.full`), each after a blank line.
+fn with_notes(mut content: String, doc: &Rendered, range: Range<usize>) -> String {
+    let from = doc.notes.partition_point(|(at, _)| *at < range.start);
+    for (_, note) in doc.notes[from..]
+        .iter()
+        .take_while(|(at, _)| *at < range.end)
+    {
+        if !content.is_empty() {
+            content.push_str("\n\n");
+        }
+        content.push_str(note);
+    }
+    content
+}
+
 /// Cut `doc` into a preamble and one section per `(level, title)` of `heads`, section `i`
 /// starting at byte `starts[i]` (`None`: where the next located one starts, i.e. empty) and
 /// running to the next start. Pages are those the trimmed text touches.
@@ -244,6 +268,7 @@ fn cut(
     };
     let first_start = resolved.first().copied().unwrap_or(full.len());
     let (pre_text, pre_pages) = span(0, first_start);
+    let pre_text = with_notes(pre_text, doc, 0..first_start);
     let preamble = RawSection {
         pages: (!pre_text.is_empty()).then_some(pre_pages).flatten(),
         content: pre_text,
@@ -256,6 +281,7 @@ fn cut(
             let (content, pages) = span(resolved[i], end.max(resolved[i]));
             // The pages still count the printed heading's line.
             let content = without_printed_heading(content, &title);
+            let content = with_notes(content, doc, resolved[i]..end.max(resolved[i]));
             RawSection {
                 level,
                 title,

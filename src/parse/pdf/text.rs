@@ -64,6 +64,25 @@ pub struct TextLine {
     pub bold: bool,
     /// True when a paragraph gap ([`PARAGRAPH_GAP_EM`]) separates it from the line before.
     pub para_before: bool,
+    /// Raised marks set after other text on the line (see [`is_mark`]): the byte offset in
+    /// `text` where the mark starts (at the space put before it, if any) and the mark
+    /// (`12`, `*`). A footnote reference is one of these; so is an exponent (`10²`).
+    pub marks: Vec<(usize, String)>,
+    /// Footnotes whose reference sits on this line, each written `[^N]: text`
+    /// ([`super::footnotes`]): moved here from the page bottom, rendered at the end of the
+    /// section holding the line.
+    pub notes: Vec<String>,
+}
+
+/// True for a string that can be a footnote mark: one to three ASCII digits, or one of the
+/// symbols `*†‡§¶` (a symbol possibly doubled: `**`, `††`).
+pub fn is_mark(s: &str) -> bool {
+    let n = s.chars().count();
+    (1..=3).contains(&n)
+        && (s.chars().all(|c| c.is_ascii_digit())
+            || (n <= 2
+                && s.chars()
+                    .all(|c| "*\u{2020}\u{2021}\u{a7}\u{b6}".contains(c))))
 }
 
 /// Why a page gave no text.
@@ -104,6 +123,7 @@ struct LineBuf {
     sizes: Vec<(f32, usize)>,
     bold_chars: usize,
     chars: usize,
+    marks: Vec<(usize, String)>,
 }
 
 /// The lines written so far and where the last string ended, in device space.
@@ -130,6 +150,7 @@ impl Pen {
             sizes: Vec::new(),
             bold_chars: 0,
             chars: 0,
+            marks: Vec::new(),
         });
     }
 }
@@ -437,6 +458,8 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
         return;
     }
     let mut separate = false;
+    let mut mark = false;
+    let mut extends_mark = false;
     if let Some((last_x, last_y, last_size)) = pen.last {
         let em = size.max(last_size);
         let dy = (y - last_y).abs();
@@ -450,6 +473,7 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
                     l.text.clear();
                     (l.x, l.y) = (x, y);
                     l.sizes.clear();
+                    l.marks.clear();
                     (l.bold_chars, l.chars) = (0, 0);
                 }
             } else {
@@ -458,16 +482,36 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
         } else {
             let gap = x - last_x;
             let line = pen.current(x, y, false);
-            let footnote = size <= FOOTNOTE_SIZE_RATIO * last_size
+            mark = size <= FOOTNOTE_SIZE_RATIO * last_size
                 && y > last_y + 0.1 * last_size
+                && is_mark(text.trim())
+                && !line.text.trim().is_empty();
+            // A mark drawn in pieces (`2`, then `3`: two references side by side) is one.
+            if let Some((at, m)) = line.marks.last() {
+                extends_mark = line.text[*at..].trim_start() == m.as_str()
+                    && (y - last_y).abs() < 0.1 * last_size
+                    && (size - last_size).abs() < 0.05 * last_size
+                    && gap <= SPACE_GAP_EM * em
+                    && !text.starts_with(char::is_whitespace)
+                    && is_mark(&format!("{m}{}", text.trim_end()));
+            }
+            let footnote = mark
                 && text.chars().all(|c| c.is_ascii_digit())
                 && line.text.ends_with(char::is_alphabetic);
-            separate = (footnote || gap > SPACE_GAP_EM * em || gap < -3.0 * em)
+            separate = !extends_mark
+                && (footnote || gap > SPACE_GAP_EM * em || gap < -3.0 * em)
                 && !line.text.ends_with(char::is_whitespace)
                 && !text.starts_with(char::is_whitespace);
         }
     }
     let line = pen.current(x, y, false);
+    if extends_mark {
+        if let Some((_, m)) = line.marks.last_mut() {
+            m.push_str(text.trim_end());
+        }
+    } else if mark {
+        line.marks.push((line.text.len(), text.trim().to_string()));
+    }
     if separate {
         line.text.push(' ');
     }
@@ -514,6 +558,7 @@ fn finish(raw: Vec<LineBuf>) -> Vec<TextLine> {
     let mut pending_para = false;
     for l in raw {
         let text = l.text.trim();
+        let lead = l.text.len() - l.text.trim_start().len();
         if text.is_empty() {
             pending_para |= l.para_before;
             continue;
@@ -530,6 +575,13 @@ fn finish(raw: Vec<LineBuf>) -> Vec<TextLine> {
             size,
             bold: l.chars > 0 && l.bold_chars * 100 >= l.chars * BOLD_LINE_PERCENT,
             para_before: (l.para_before || pending_para) && !out.is_empty(),
+            marks: l
+                .marks
+                .into_iter()
+                .filter_map(|(at, m)| Some((at.checked_sub(lead)?, m)))
+                .filter(|(at, _)| *at < text.len())
+                .collect(),
+            notes: Vec::new(),
         });
         pending_para = false;
     }
@@ -565,6 +617,7 @@ mod tests {
             sizes: vec![(10.0, 3), (12.0, 1)],
             bold_chars: 2,
             chars: 4,
+            marks: Vec::new(),
         }
     }
 

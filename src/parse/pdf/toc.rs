@@ -129,6 +129,8 @@ mod tests {
             size: 10.0,
             bold: false,
             para_before: false,
+            marks: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
