@@ -145,6 +145,10 @@ struct Forms {
     explicit: bool,
     /// The name is an acronym (three or more capital letters, digits after the first allowed).
     acronym: Option<String>,
+    /// The name is one capitalized word alone (`AUTHORS`, `FHS`): it matches a title only as
+    /// written, so `see AUTHORS` (a file of the mentioning package) is not the document titled
+    /// "Authors" of another package (found over the 2,350 documents of `bench/npm`).
+    bare_acronym: bool,
 }
 
 impl Forms {
@@ -177,7 +181,8 @@ impl Forms {
             [one] if is_acronym(one) => Some((*one).to_string()),
             _ => None,
         };
-        if acronym.is_some() && names.is_empty() {
+        let bare_acronym = acronym.is_some() && names.is_empty();
+        if bare_acronym {
             names.push(base.join(" "));
         }
         let part = base.join(" ").to_lowercase();
@@ -188,13 +193,18 @@ impl Forms {
             names,
             explicit: noun || with_section,
             acronym,
+            bare_acronym,
         }
     }
 
     /// The best rule (1–4 of [`named_document`]) by which `card` answers to one of the forms.
     fn rule(&self, card: &DocCard) -> Option<u8> {
         let title = strip_article(&card.title);
-        if self.names.iter().any(|n| same_words(title, n, true)) {
+        if self
+            .names
+            .iter()
+            .any(|n| same_words(title, n, !self.bare_acronym))
+        {
             return Some(1);
         }
         if let Some(acronym) = &self.acronym {

@@ -368,6 +368,12 @@ fn named_documents_resolve_by_title_acronym_file_name_and_title_page() {
         ),
         card("guide-a", "/c/a__GUIDE.md", "Guide", "A"),
         card("guide-b", "/c/b__GUIDE.md", "Guide", "B"),
+        card(
+            "buffer-authors",
+            "/c/buffer__AUTHORS.md",
+            "Authors",
+            "Names",
+        ),
     ];
     let policy = md("# Debian Policy Manual\n\n## Stream\n\nx\n");
     let resolve = |from: &str, name: &str, section: Option<&str>| {
@@ -411,6 +417,13 @@ fn named_documents_resolve_by_title_acronym_file_name_and_title_page() {
         Some("policy")
     );
     assert_eq!(resolve("policy", "GLPK", None), Some("glpk"));
+    // A capitalized word alone matches a title only as written: `see AUTHORS` in one
+    // package's notices is not another package's document titled "Authors".
+    assert_eq!(resolve("policy", "AUTHORS", None), None);
+    assert_eq!(
+        resolve("policy", "Authors documentation", None),
+        Some("buffer-authors")
+    );
     assert_eq!(resolve("policy", "glpk", None), None);
     assert_eq!(
         resolve("policy", "File system documentation", None),
