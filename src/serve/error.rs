@@ -102,7 +102,9 @@ impl From<WorkspaceError> for ApiError {
         let detail = e.to_string();
         match e {
             WorkspaceError::NotFound(_) => ApiError::not_found(detail),
-            WorkspaceError::Missing(_) | WorkspaceError::Outdated { .. } => {
+            WorkspaceError::Missing(_)
+            | WorkspaceError::Outdated { .. }
+            | WorkspaceError::OutdatedTree { .. } => {
                 ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "no_workspace", detail)
             }
             WorkspaceError::Busy { .. } => {

@@ -72,6 +72,11 @@ pub const FORMAT_VERSION: u32 = 4;
 /// `[^N]` (issue 25.5).
 pub const TREE_BUILDER_VERSION: u32 = 9;
 
+/// The builder part of a [`build_key`] (`builder 9`); "" for an empty key.
+fn builder_of(build_key: &str) -> &str {
+    build_key.split(',').next().unwrap_or("")
+}
+
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose
 /// bytes are unchanged is still rebuilt when this differs.
@@ -163,6 +168,19 @@ pub enum WorkspaceError {
         path: PathBuf,
         /// The parse error.
         reason: String,
+    },
+    /// A tree file written by another tree builder (an older docnav) no longer decodes.
+    #[error(
+        "workspace file `{path}` was written by an older docnav ({built_by}; this one is \
+         {current}) (hint: run `docnav index` to rebuild the documents it changed)"
+    )]
+    OutdatedTree {
+        /// The tree file.
+        path: PathBuf,
+        /// The builder its catalog row names (`builder 7`).
+        built_by: String,
+        /// This docnav's builder.
+        current: String,
     },
     /// A file was written by a different format version.
     #[error(
@@ -379,6 +397,10 @@ pub struct Workspace {
     cards: Vec<DocCard>,
     /// Tree file name of each card, in the same order.
     tree_files: Vec<String>,
+    /// The builder that wrote each tree file (`builder 7`, from its catalog row's build key;
+    /// "" for rows older than build keys), in the same order: a tree file of another builder
+    /// that does not decode is outdated, not damaged.
+    builders: Vec<String>,
     index_generation: u64,
     cache: Mutex<cache::TreeCache>,
     /// The open index, or why it could not be opened (reported by [`Library::sections`]).
@@ -495,15 +517,20 @@ impl Workspace {
         catalog: Catalog,
         sections: Result<SectionIndex, String>,
     ) -> Workspace {
+        let mut builders = Vec::with_capacity(catalog.documents.len());
         let (cards, tree_files) = catalog
             .documents
             .into_iter()
-            .map(|e| (e.card, e.tree_file))
+            .map(|e| {
+                builders.push(builder_of(&e.build_key).to_string());
+                (e.card, e.tree_file)
+            })
             .unzip();
         Workspace {
             dir: dir.to_path_buf(),
             cards,
             tree_files,
+            builders,
             index_generation: catalog.index_generation,
             cache: Mutex::new(cache::TreeCache::new(cache::DEFAULT_TREE_CACHE_BYTES)),
             sections,
@@ -540,6 +567,16 @@ impl Workspace {
             .binary_search_by(|c| c.doc_id.as_str().cmp(doc_id))
             .ok()
             .and_then(|i| self.tree_files.get(i))
+            .map(String::as_str)
+    }
+
+    /// The builder (`builder 9`) that wrote `doc_id`'s tree file, from its catalog row; "" for a
+    /// row older than build keys; `None` for an unknown id.
+    fn builder(&self, doc_id: &str) -> Option<&str> {
+        self.cards
+            .binary_search_by(|c| c.doc_id.as_str().cmp(doc_id))
+            .ok()
+            .and_then(|i| self.builders.get(i))
             .map(String::as_str)
     }
 
@@ -613,6 +650,21 @@ impl Library for Workspace {
             {
                 let missing = WorkspaceError::Io { path, source };
                 self.load_from_fresh_catalog(doc_id, tree_file, missing)?
+            }
+            Err(WorkspaceError::Corrupt { path, reason }) => {
+                let current = format!("builder {TREE_BUILDER_VERSION}");
+                return Err(match self.builder(doc_id) {
+                    Some(built_by) if built_by != current => WorkspaceError::OutdatedTree {
+                        path,
+                        built_by: if built_by.is_empty() {
+                            "a docnav before build keys".to_string()
+                        } else {
+                            built_by.to_string()
+                        },
+                        current,
+                    },
+                    _ => WorkspaceError::Corrupt { path, reason },
+                });
             }
             other => other?,
         };

@@ -225,3 +225,51 @@ fn unchanged_sources_are_rebuilt_when_the_build_differs() {
     assert_eq!(node_count(), 2);
     assert_eq!(index(&options), (0, 1));
 }
+
+/// A tree file that no longer decodes is "outdated" when its catalog row names another builder
+/// (an older docnav wrote it: run `docnav index`), and "damaged" when this builder wrote it;
+/// `docnav index` then rebuilds the outdated one without `--force`.
+#[test]
+fn an_undecodable_tree_of_an_older_builder_is_outdated_not_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("notes.txt");
+    std::fs::write(&src, "1 Start\n\nText.\n").unwrap();
+    let ws_dir = dir.path().join("ws");
+    let args = [src.to_string_lossy().into_owned()];
+    let progress = indexer::NoProgress;
+    Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress).unwrap();
+    let file = ws_dir.join("docs").join(
+        Workspace::open(&ws_dir)
+            .unwrap()
+            .tree_file("notes")
+            .unwrap(),
+    );
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() - 3]).unwrap();
+    let err = Workspace::open(&ws_dir)
+        .unwrap()
+        .document("notes")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("is damaged"), "{err}");
+
+    let path = catalog_path(&ws_dir);
+    let mut catalog = decode_catalog(&path, &std::fs::read(&path).unwrap()).unwrap();
+    catalog.documents[0].build_key = "builder 7, max leaf 4000 tokens".into();
+    std::fs::write(&path, encode_catalog(&catalog).unwrap()).unwrap();
+    let err = Workspace::open(&ws_dir)
+        .unwrap()
+        .document("notes")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!(
+            "was written by an older docnav (builder 7; this one is builder {TREE_BUILDER_VERSION})"
+        )) && err.contains("hint: run `docnav index`"),
+        "{err}"
+    );
+    let report = Workspace::index(&ws_dir, &[], &IndexOptions::default(), &progress).unwrap();
+    assert_eq!(report.indexed, 1);
+    let ws = Workspace::open(&ws_dir).unwrap();
+    assert!(ws.document("notes").is_ok());
+}
