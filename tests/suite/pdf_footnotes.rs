@@ -26,6 +26,15 @@ fn section<'a>(doc: &'a ParsedDoc, title: &str) -> &'a RawSection {
 }
 
 /// How many times `needle` occurs in the preamble and all sections.
+/// The text of a one-page PDF drawn by `content`: its preamble and sections, concatenated.
+fn one_page_text(content: &str) -> String {
+    let doc = parse_pdf(Path::new("f.pdf"), &save(one_page_content(content))).unwrap();
+    std::iter::once(&doc.preamble)
+        .chain(&doc.sections)
+        .map(|s| s.content.as_str())
+        .collect()
+}
+
 fn occurrences(doc: &ParsedDoc, needle: &str) -> usize {
     std::iter::once(&doc.preamble)
         .chain(&doc.sections)
@@ -135,13 +144,8 @@ fn small_type_at_the_page_bottom_without_a_raised_reference_stays_in_place() {
                    BT /F1 10 Tf 1 0 0 1 72 708 Tm (that goes on.) Tj ET \
                    BT /F1 8 Tf 1 0 0 1 72 110 Tm (2 listing line) Tj ET \
                    BT /F1 8 Tf 1 0 0 1 72 100 Tm (1 The note text.) Tj ET";
-    let doc = parse_pdf(Path::new("f.pdf"), &save(one_page_content(content))).unwrap();
-    let all: Vec<&str> = std::iter::once(&doc.preamble)
-        .chain(&doc.sections)
-        .map(|s| s.content.as_str())
-        .collect();
     assert_eq!(
-        all.concat(),
+        one_page_text(content),
         "A sentence with a note[^1]\nthat goes on.\n\n2 listing line\n\n[^1]: The note text."
     );
 }
@@ -157,13 +161,8 @@ fn two_references_side_by_side_drawn_in_pieces_are_two_footnotes() {
                    BT /F1 10 Tf 1 0 0 1 141 720 Tm (device files, sockets or setuid files.) Tj ET \
                    BT /F1 8 Tf 1 0 0 1 72 110 Tm (2 First note.) Tj ET \
                    BT /F1 8 Tf 1 0 0 1 72 100 Tm (3 Second note.) Tj ET";
-    let doc = parse_pdf(Path::new("f.pdf"), &save(one_page_content(content))).unwrap();
-    let all: Vec<&str> = std::iter::once(&doc.preamble)
-        .chain(&doc.sections)
-        .map(|s| s.content.as_str())
-        .collect();
     assert_eq!(
-        all.concat(),
+        one_page_text(content),
         "hard links,[^2][^3] device files, sockets or setuid files.\n\n[^2]: First note.\n\n\
          [^3]: Second note."
     );
