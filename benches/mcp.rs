@@ -72,7 +72,7 @@ fn call(name: &str, args: Value) -> CallToolRequestParams {
 /// The path (`/doc/2/1`) of the section whose text is closest to 100 KB, and its size in bytes.
 fn section_near_100k(ws: &Workspace) -> (String, usize) {
     let mut best: Option<(usize, String, usize)> = None;
-    for card in ws.cards() {
+    for card in ws.all_cards() {
         let doc = ws.document(&card.doc_id).unwrap();
         for node in doc.tree.preorder(NodeId::ROOT) {
             let len = doc.tree.text_of(node).len();
@@ -108,7 +108,7 @@ fn bench(c: &mut Criterion) {
     let (big_path, big_len) = section_near_100k(&workspace);
     eprintln!(
         "{} documents; cat target {big_path} ({big_len} bytes)",
-        workspace.cards().len()
+        workspace.all_cards().len()
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

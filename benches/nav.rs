@@ -52,7 +52,7 @@ fn bench(c: &mut Criterion) {
                 continue;
             }
         };
-        let doc_id = lib.cards()[0].doc_id.clone();
+        let doc_id = lib.cards_page(0, 1)[0].doc_id.clone();
         let doc = lib.document(&doc_id).unwrap();
         let tree = &doc.tree;
         // The node whose rendered text is closest to 100 KB, and a deep node to cd into.

@@ -106,7 +106,11 @@ fn main() -> ExitCode {
     let base = Path::new(qa_path).parent().unwrap_or(Path::new("."));
     let qa = parse_qa(&text);
     let (library, _warnings) = library_from_qa(&qa.items, base, &BuildOptions::default());
-    let all: Vec<String> = library.cards().iter().map(|c| c.doc_id.clone()).collect();
+    let all: Vec<String> = library
+        .all_cards()
+        .iter()
+        .map(|c| c.doc_id.clone())
+        .collect();
     let sections: HashMap<String, Sections> = all
         .iter()
         .filter_map(|id| Some((id.clone(), Sections::new(&library, id)?)))

@@ -313,7 +313,11 @@ fn concepts(root: &Path) -> HashMap<String, Vec<String>> {
 /// The gold document of each question in `library` (items whose gold section is not there are
 /// left out): a named `doc` by its file stem's slug, else the one document holding the gold path.
 fn gold_docs(library: &dyn Library, items: &[QaItem]) -> Vec<(QaItem, String)> {
-    let all: Vec<String> = library.cards().iter().map(|c| c.doc_id.clone()).collect();
+    let all: Vec<String> = library
+        .all_cards()
+        .iter()
+        .map(|c| c.doc_id.clone())
+        .collect();
     let mut gold = GoldIndex::new();
     let mut out = Vec::new();
     for item in items {
@@ -367,7 +371,7 @@ pub async fn run(root: &Path, corpus: Arc<dyn Library>, fixtures: Arc<dyn Librar
     let n = costs.len();
     println!(
         "| single-document factual question, scripted typical path | corpus ({} docs), {n} questions of fixtures/qa.jsonl | {} sequential calls (median; max {}) | {} calls; median {} prompt tokens per question (max {}) |",
-        corpus.cards().len(),
+        corpus.document_count(),
         median(costs.iter().map(|c| c.sequential).collect()),
         costs.iter().map(|c| c.sequential).max().unwrap_or(0),
         median(costs.iter().map(|c| c.calls).collect()),
@@ -376,7 +380,7 @@ pub async fn run(root: &Path, corpus: Arc<dyn Library>, fixtures: Arc<dyn Librar
     );
     println!(
         "| analyze prompt | corpus ({} docs), same questions | {} est. tokens (median; max {}) | target ≤ 4,000 |",
-        corpus.cards().len(),
+        corpus.document_count(),
         median(costs.iter().map(|c| c.analyze_tokens).collect()),
         costs.iter().map(|c| c.analyze_tokens).max().unwrap_or(0),
     );
@@ -457,7 +461,7 @@ pub async fn run(root: &Path, corpus: Arc<dyn Library>, fixtures: Arc<dyn Librar
             }
             println!(
                 "| routing: gold document among the first {k} listed | {name} ({} docs), {} cross-document questions | {hits} of {} | scripted model picks the first listed |",
-                library.cards().len(),
+                library.document_count(),
                 golds.len(),
                 golds.len()
             );

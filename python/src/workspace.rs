@@ -154,7 +154,7 @@ impl Workspace {
     fn docs_json(&self, py: Python<'_>) -> PyResult<String> {
         py.detach(|| {
             let opened = self.opened()?;
-            serde_json::to_string(opened.workspace.cards())
+            serde_json::to_string(&opened.workspace.all_cards())
                 .map_err(|e| errors::other(e.to_string()))
         })
     }

@@ -86,7 +86,7 @@ pub async fn ask_in_conversation(
     let cap = options.prompt_cap_tokens;
     let orchestrator = Emitter::new(ORCHESTRATOR, sink.clone());
     let model = models.model_for(ORCHESTRATOR);
-    if library.cards().is_empty() {
+    if library.document_count() == 0 {
         return Err(AgentError::NoDocuments);
     }
     for id in &options.doc_ids {

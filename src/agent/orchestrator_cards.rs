@@ -4,8 +4,10 @@
 //! document list of evaluate. Titles, outlines and summaries are document text, so every card
 //! and hit is fenced as untrusted data.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use crate::agent::budget::clip;
 use crate::agent::lexical::rank_sections;
@@ -13,6 +15,7 @@ use crate::agent::prompts::untrusted;
 use crate::index::doccard::human_bytes;
 use crate::index::DocCard;
 use crate::nav::render::one_line;
+use crate::tree::references::name_key;
 use crate::workspace::Library;
 
 /// Cards the analyze prompt shows in full (the best ranked); the others get one line each.
@@ -48,8 +51,8 @@ pub struct SectionHit {
 /// The catalog ranked for one question.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PreRank {
-    /// Every document id of the library, best first (those nothing matched last, in catalog
-    /// order).
+    /// Document ids of the library, best first (those nothing matched last, in catalog order),
+    /// at most [`PRE_RANK_DOCS`].
     pub docs: Vec<String>,
     /// The best sections across the workspace, best first (at most [`HIT_POOL`]).
     pub hits: Vec<SectionHit>,
@@ -70,7 +73,8 @@ pub struct PreRank {
 /// cards, 37 and 28 with the two fused by reciprocal rank. An unusable index leaves the ranking
 /// in catalog order (logged); the agent itself then fails at its Workers' `find`, loudly.
 pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
-    let cards = library.cards();
+    let total = library.document_count();
+    let ranked_max = total.min(PRE_RANK_DOCS);
     let hits: Vec<SectionHit> = match rank_sections(library, question, None, HIT_POOL) {
         Ok(ranked) => ranked
             .into_iter()
@@ -93,34 +97,42 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
             Vec::new()
         }
     };
-    let mut docs: Vec<String> = Vec::with_capacity(cards.len());
-    let mut placed: HashSet<&str> = HashSet::with_capacity(cards.len());
+    let mut docs: Vec<String> = Vec::with_capacity(ranked_max);
+    let mut placed: HashSet<String> = HashSet::with_capacity(ranked_max);
     for hit in &hits {
-        if let Some(card) = library.card(&hit.doc_id) {
-            if placed.insert(card.doc_id.as_str()) {
-                docs.push(card.doc_id.clone());
-            }
+        if library.card(&hit.doc_id).is_some() && placed.insert(hit.doc_id.clone()) {
+            docs.push(hit.doc_id.clone());
         }
     }
     let by_card = library.sections().map_err(|e| e.to_string()).and_then(|s| {
-        s.rank_cards(question, cards.len())
+        s.rank_cards(question, ranked_max)
             .map_err(|e| e.to_string())
     });
     match by_card {
         Ok(ranked) => {
             for (id, _) in ranked {
-                if let Some(card) = library.card(&id) {
-                    if placed.insert(card.doc_id.as_str()) {
-                        docs.push(card.doc_id.clone());
-                    }
+                if docs.len() >= ranked_max {
+                    break;
+                }
+                if library.card(&id).is_some() && placed.insert(id.clone()) {
+                    docs.push(id);
                 }
             }
         }
         Err(e) => tracing::warn!("pre-rank without card ranking: {e}"),
     }
-    for card in cards {
-        if placed.insert(card.doc_id.as_str()) {
-            docs.push(card.doc_id.clone());
+    // Then documents nothing matched, in catalog order, up to the cap.
+    let mut offset = 0;
+    while docs.len() < ranked_max && offset < total {
+        let page = library.cards_page(offset, ranked_max);
+        if page.is_empty() {
+            break;
+        }
+        offset += page.len();
+        for card in page {
+            if docs.len() < ranked_max && placed.insert(card.doc_id.clone()) {
+                docs.push(card.doc_id.clone());
+            }
         }
     }
     // Documents the question names (a package, product or tool whose name is in their file
@@ -133,7 +145,7 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
         for d in docs {
             let boosted = named.contains(&d)
                 && library.card(&d).is_some_and(|card| {
-                    let taken = per_name.entry(document_name(card)).or_default();
+                    let taken = per_name.entry(document_name(&card)).or_default();
                     *taken += 1;
                     *taken <= NAMED_MAX
                 });
@@ -149,6 +161,11 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
     PreRank { docs, hits }
 }
 
+/// Most documents [`pre_rank`] ranks (every document of a smaller library): the prompts show
+/// at most `max_cards` of them, and ranking all of 100,000 documents cost more than the rest of
+/// an `ask` (issue 24).
+pub const PRE_RANK_DOCS: usize = 1_000;
+
 /// Most documents one name in a question ranks up: a name with more documents (the 50 of
 /// `eslint-plugin-import__*` in `bench/npm`, rule pages and all) ranks up its best
 /// `NAMED_MAX` for the question, so the cards shown keep room for other documents.
@@ -158,14 +175,7 @@ pub const NAMED_MAX: usize = 12;
 /// → `commander`; `eslint-plugin-import__README.md` → `eslint-plugin-import`), else the whole stem;
 /// lowercase. The corpus and the npm collections name files `PACKAGE__FILE`.
 pub fn document_name(card: &DocCard) -> String {
-    let file = card
-        .source
-        .rsplit(['/', '\\'])
-        .next()
-        .unwrap_or(&card.source);
-    let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
-    let name = stem.split_once("__").map_or(stem, |(n, _)| n);
-    name.to_lowercase()
+    card.name()
 }
 
 /// The documents whose name ([`document_name`]) is a word of
@@ -186,26 +196,19 @@ pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
             words.insert(w);
         }
     }
-    let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
-    for card in library.cards() {
-        // The file's name only: titles are too often generic ("Changelog", "README").
-        let name = document_name(card);
-        if name.chars().count() >= 3 && words.contains(&name) {
-            by_name.entry(name).or_default().push(card.doc_id.clone());
-        }
-    }
-    let mut named: Vec<String> = by_name.into_values().flatten().collect();
-    named.sort();
-    named.dedup();
-    // Catalog order.
-    let order: HashMap<&str, usize> = library
-        .cards()
+    // The file's name only: titles are too often generic ("Changelog", "README").
+    let keys: Vec<String> = words
         .iter()
-        .enumerate()
-        .map(|(i, c)| (c.doc_id.as_str(), i))
+        .filter(|w| w.chars().count() >= 3)
+        .map(|w| name_key(w))
         .collect();
-    named.sort_by_key(|id| order.get(id.as_str()).copied().unwrap_or(usize::MAX));
-    named
+    // Catalog order (the cards come in it); a key matches the name itself, so no other filter.
+    library
+        .cards_with_keys(&keys)
+        .into_iter()
+        .filter(|card| words.contains(&document_name(card)))
+        .map(|card| card.doc_id.clone())
+        .collect()
 }
 
 /// A search of the catalog for `queries` (what analyze asked for, or the question itself): the
@@ -319,16 +322,17 @@ pub fn card_for_prompt(card: &DocCard, max_body_chars: usize) -> String {
 }
 
 /// Cards one line each, `- \`id\` — Title (pdf, 632.0 KB, 145 sections)`, in one fence.
-pub fn one_line_cards(cards: &[&DocCard]) -> String {
+pub fn one_line_cards<C: Borrow<DocCard>>(cards: &[C]) -> String {
     let lines: String = cards
         .iter()
-        .map(|c| format!("- `{}` — {}\n", c.doc_id, card_head(c)))
+        .map(Borrow::borrow)
+        .map(|c: &DocCard| format!("- `{}` — {}\n", c.doc_id, card_head(c)))
         .collect();
     untrusted("doccards, one line each", &lines)
 }
 
 /// The cards of `pre` in rank order, at most `max`.
-pub fn ranked_cards<'a>(library: &'a dyn Library, pre: &PreRank, max: usize) -> Vec<&'a DocCard> {
+pub fn ranked_cards(library: &dyn Library, pre: &PreRank, max: usize) -> Vec<Arc<DocCard>> {
     pre.docs
         .iter()
         .filter_map(|id| library.card(id))
@@ -372,7 +376,7 @@ pub fn analyze_block(
         );
     }
     let cards = ranked_cards(library, pre, max_cards.max(1));
-    let total = library.cards().len();
+    let total = library.document_count();
     let shown_hits = &pre.hits[..pre.hits.len().min(SECTION_HITS)];
     let hit_docs = cards
         .iter()
@@ -411,7 +415,7 @@ pub fn analyze_block(
                 break;
             }
             used += cost;
-            fit.push(*card);
+            fit.push(card.clone());
         }
         shown += fit.len();
         if !fit.is_empty() {
@@ -521,11 +525,17 @@ mod tests {
     }
 
     /// Cards only: enough for the prompt blocks.
-    struct Cards(Vec<DocCard>);
+    struct Cards(crate::workspace::CardList);
 
     impl Library for Cards {
-        fn cards(&self) -> &[DocCard] {
-            &self.0
+        fn document_count(&self) -> usize {
+            self.0.len()
+        }
+        fn cards_page(&self, offset: usize, limit: usize) -> Vec<Arc<DocCard>> {
+            self.0.page(offset, limit)
+        }
+        fn card(&self, doc_id: &str) -> Option<Arc<DocCard>> {
+            self.0.get(doc_id)
         }
         fn document(
             &self,

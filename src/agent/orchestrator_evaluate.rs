@@ -14,6 +14,7 @@
 //! when the search finds none, the verdict stands without another call.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use super::cards::{one_line_cards, ranked_cards, PreRank, EVALUATE_CARDS};
 use crate::agent::budget::clip;
@@ -189,11 +190,11 @@ fn tasks_block(library: &dyn Library, outcomes: &[WorkerOutcome]) -> String {
 }
 
 /// The [`EVALUATE_CARDS`] best documents for the question, then any other a lead names.
-fn next_round_cards<'a>(
-    library: &'a dyn Library,
+fn next_round_cards(
+    library: &dyn Library,
     pre: &PreRank,
     outcomes: &[WorkerOutcome],
-) -> Vec<&'a DocCard> {
+) -> Vec<Arc<DocCard>> {
     let mut cards = ranked_cards(library, pre, EVALUATE_CARDS);
     for lead in outcomes.iter().flat_map(|o| &o.leads) {
         let id = lead

@@ -68,14 +68,14 @@ impl DocEntry {
 /// The documents `offset..offset + limit` of `library` (catalog order: by doc id). An `offset`
 /// past the end gives an empty page with the right `total`; `limit` 0 gives an empty page.
 pub fn docs_page(library: &dyn Library, offset: usize, limit: usize) -> DocsPage {
-    let cards = library.cards();
-    let start = offset.min(cards.len());
-    let end = start.saturating_add(limit).min(cards.len());
+    let total = library.document_count();
+    let cards = library.cards_page(offset, limit);
+    let end = offset.min(total) + cards.len();
     DocsPage {
-        total: cards.len(),
+        total,
         offset,
-        next_offset: (end < cards.len() && limit > 0).then_some(end),
-        documents: cards[start..end].iter().map(DocEntry::of).collect(),
+        next_offset: (end < total && limit > 0).then_some(end),
+        documents: cards.iter().map(|c| DocEntry::of(c)).collect(),
     }
 }
 

@@ -1,51 +1,104 @@
-//! `docnav docs`: the catalog as a table, or `--json` (an array of DocCards).
+//! `docnav docs`: the catalog as a table, `--json` (an array of DocCards) or `--count`. Both
+//! listings stream the catalog a page at a time ([`Library::for_each_card`]), so `docs | head`
+//! prints its first lines without the rest being read (issue 24).
 
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 
 use super::{output, GlobalArgs};
 use crate::index::doccard::human_bytes;
+use crate::index::DocCard;
 use crate::workspace::{Library, Workspace};
 
 /// Arguments of `docnav docs`.
 #[derive(Debug, clap::Args)]
 pub struct DocsArgs {
-    /// Print a JSON array of DocCards.
-    #[arg(long)]
+    /// Print a JSON array of DocCards (streamed in catalog order).
+    #[arg(long, conflicts_with = "count")]
     json: bool,
+    /// Print only how many documents the workspace holds.
+    #[arg(long)]
+    count: bool,
 }
+
+/// Ids wider than this do not widen the table's first column (the table is streamed, so the
+/// width cannot come from the widest id of the whole catalog).
+const ID_COLUMN_MAX: usize = 40;
 
 /// Run `docnav docs`.
 pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
     let ws = Workspace::open(&global.workspace)?;
+    if args.count {
+        output::print(&format!("{}\n", ws.document_count()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut failed: Option<std::io::Error> = None;
+    // `print` returns Ok(false) when the reader closed the pipe: stop quietly.
+    let mut emit = |text: &str| -> ControlFlow<()> {
+        match output::print(text) {
+            Ok(true) => ControlFlow::Continue(()),
+            Ok(false) => ControlFlow::Break(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    };
     if args.json {
-        let mut s = serde_json::to_string_pretty(ws.cards())?;
-        s.push('\n');
-        output::print(&s)?;
+        stream_json(&ws, &mut emit);
     } else {
         let width = ws
-            .cards()
+            .cards_page(0, 100)
             .iter()
             .map(|c| c.doc_id.chars().count())
             .max()
             .unwrap_or(6)
-            .max(6);
-        let mut s = format!(
+            .clamp(6, ID_COLUMN_MAX);
+        let head = format!(
             "{:<width$}  {:<8}  {:>9}  {:>6}  TITLE\n",
             "DOC_ID", "FORMAT", "SIZE", "NODES"
         );
-        for c in ws.cards() {
-            let _ = writeln!(
-                s,
-                "{:<width$}  {:<8}  {:>9}  {:>6}  {}",
-                c.doc_id,
-                c.format.as_str(),
-                human_bytes(c.bytes),
-                c.node_count,
-                c.title
-            );
+        if emit(&head).is_continue() {
+            ws.for_each_card(&mut |c| {
+                let line = format!(
+                    "{:<width$}  {:<8}  {:>9}  {:>6}  {}\n",
+                    c.doc_id,
+                    c.format.as_str(),
+                    human_bytes(c.bytes),
+                    c.node_count,
+                    c.title
+                );
+                // Shown as `print_human` shows text: control characters made visible.
+                emit(&output::for_display(&line))
+            });
         }
-        output::print_human(&s)?;
+    }
+    if let Some(e) = failed {
+        return Err(e.into());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Write the catalog as a pretty-printed JSON array (the bytes `serde_json::to_string_pretty`
+/// gives for the whole array), one card at a time.
+fn stream_json(ws: &Workspace, emit: &mut dyn FnMut(&str) -> ControlFlow<()>) {
+    let mut first = true;
+    let mut flow = ControlFlow::Continue(());
+    ws.for_each_card(&mut |card: &DocCard| {
+        let mut chunk = String::from(if first { "[\n" } else { ",\n" });
+        first = false;
+        let body = serde_json::to_string_pretty(card).unwrap_or_else(|_| "null".into());
+        for (i, line) in body.lines().enumerate() {
+            if i > 0 {
+                chunk.push('\n');
+            }
+            let _ = write!(chunk, "  {line}");
+        }
+        flow = emit(&chunk);
+        flow
+    });
+    if flow.is_continue() {
+        let _ = emit(if first { "[]\n" } else { "\n]\n" });
+    }
 }

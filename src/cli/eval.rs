@@ -137,7 +137,7 @@ fn open_library(
     }
     eprintln!(
         "note: indexed {} document(s) named in `{}` in memory (no workspace used)",
-        library.cards().len(),
+        library.document_count(),
         args.qa.display()
     );
     Ok((Arc::new(library), warnings))

@@ -106,7 +106,7 @@ fn without_huge_pages() {}
 pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
     without_huge_pages();
     let nothing_to_refresh =
-        || Workspace::open_or_empty(&global.workspace).is_ok_and(|w| w.cards().is_empty());
+        || Workspace::open_or_empty(&global.workspace).is_ok_and(|w| w.document_count() == 0);
     if args.paths.is_empty() && nothing_to_refresh() {
         eprintln!(
             "error: no paths given, and no documents in workspace `{}` to refresh\n\

@@ -98,7 +98,8 @@ impl DocResolver {
     /// question file's folder) first, then the current directory.
     pub fn new(library: &dyn Library, base_dir: &Path) -> DocResolver {
         let mut sources = HashMap::new();
-        for card in library.cards() {
+        let cards = library.all_cards();
+        for card in &cards {
             let source = PathBuf::from(&card.source);
             if let Ok(canonical) = source.canonicalize() {
                 sources.insert(canonical, card.doc_id.clone());
@@ -106,7 +107,7 @@ impl DocResolver {
             sources.insert(source, card.doc_id.clone());
         }
         DocResolver {
-            ids: library.cards().iter().map(|c| c.doc_id.clone()).collect(),
+            ids: cards.iter().map(|c| c.doc_id.clone()).collect(),
             sources,
             failed: HashMap::new(),
             base_dir: base_dir.to_path_buf(),
@@ -327,7 +328,7 @@ mod tests {
         ];
         let (library, warnings) = library_from_qa(&items, &base, &BuildOptions::default());
         assert_eq!(warnings, Vec::<(String, String)>::new());
-        assert_eq!(library.cards().len(), 1);
+        assert_eq!(library.document_count(), 1);
         let resolver = DocResolver::new(&library, &base);
         assert_eq!(resolver.resolve("docs/notes.txt"), Ok("notes".into()));
         assert_eq!(resolver.resolve("notes"), Ok("notes".into()));

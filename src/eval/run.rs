@@ -203,7 +203,11 @@ pub fn run_eval(
     navigator: &dyn Navigator,
 ) -> EvalReport {
     let mut gold = GoldIndex::new();
-    let all_ids: Vec<String> = library.cards().iter().map(|c| c.doc_id.clone()).collect();
+    let all_ids: Vec<String> = library
+        .all_cards()
+        .iter()
+        .map(|c| c.doc_id.clone())
+        .collect();
     let mut questions: Vec<QuestionResult> = qa
         .errors
         .iter()

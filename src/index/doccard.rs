@@ -48,6 +48,21 @@ pub struct DocCard {
 }
 
 impl DocCard {
+    /// The name the document's file gives it: the file stem's part before `__`
+    /// (`commander__CHANGELOG.md` → `commander`; `eslint-plugin-import__README.md` →
+    /// `eslint-plugin-import`), else the whole stem; lowercase. The corpus and the npm
+    /// collections name files `PACKAGE__FILE`.
+    pub fn name(&self) -> String {
+        let file = self
+            .source
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(&self.source);
+        let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+        let name = stem.split_once("__").map_or(stem, |(n, _)| n);
+        name.to_lowercase()
+    }
+
     /// Make the card of a built document: `doc_id`, `source` path, source size in `bytes` and
     /// `fingerprint` as given; the rest from `tree`. Never fails.
     pub fn new(doc_id: &str, source: &str, bytes: u64, fingerprint: &str, tree: &Tree) -> DocCard {

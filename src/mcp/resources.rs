@@ -172,10 +172,8 @@ pub fn list(
         None => (0, 0),
         Some(c) => parse_cursor(c).ok_or_else(|| format!("bad resources/list cursor '{c}'"))?,
     };
-    let cards = library.cards();
     let mut out = Vec::new();
-    while d < cards.len() {
-        let card = &cards[d];
+    while let Some(card) = library.cards_page(d, 1).pop() {
         let mime = mime(card.format);
         let mut items = vec![
             Resource::new(section_uri(&card.doc_id, ""), card.doc_id.clone())

@@ -27,28 +27,28 @@ pub const SEARCH_TEXT_CHARS: usize = 800;
 
 /// `docs`: one page of the catalog.
 pub fn docs(library: &dyn Library, a: DocsArgs) -> ToolText {
-    let cards = library.cards();
+    let total = library.document_count();
     let offset = a.offset.unwrap_or(0);
     let limit = match a.limit {
         Some(0) => return ToolText::error("docs: limit must be at least 1"),
         Some(n) => n,
         None => DOCS_PAGE,
     };
-    if cards.is_empty() {
+    if total == 0 {
         return ToolText::error(
             "docs: the workspace has no documents (run `docnav index <paths>` first)",
         );
     }
-    if offset >= cards.len() {
+    if offset >= total {
         return ToolText::error(format!(
-            "docs: offset {offset} is past the last document (there are {})",
-            cards.len()
+            "docs: offset {offset} is past the last document (there are {total})"
         ));
     }
-    let end = offset.saturating_add(limit).min(cards.len());
+    let cards = library.cards_page(offset, limit);
+    let end = offset + cards.len();
     let mut text = String::new();
     let mut documents = Vec::new();
-    for c in &cards[offset..end] {
+    for c in &cards {
         let _ = writeln!(
             text,
             "/{}  [{}, {}, {} sections]  — {}",
@@ -77,18 +77,18 @@ pub fn docs(library: &dyn Library, a: DocsArgs) -> ToolText {
         }
         documents.push(DocEntry::of(c));
     }
-    let next_offset = (end < cards.len()).then_some(end);
+    let next_offset = (end < total).then_some(end);
     if let Some(next) = next_offset {
         let _ = writeln!(
             text,
             "[documents {}–{} of {} listed; more with offset={next}]",
             offset + 1,
             end,
-            cards.len()
+            total
         );
     }
     let page = DocsPage {
-        total: cards.len(),
+        total,
         offset,
         next_offset,
         documents,

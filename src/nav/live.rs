@@ -183,7 +183,7 @@ mod tests {
         )
         .unwrap();
         let first = live.get().unwrap();
-        assert_eq!(first.workspace.cards().len(), 1);
+        assert_eq!(first.workspace.document_count(), 1);
         // Unchanged catalog: the same opened workspace (its tree cache survives).
         assert!(Arc::ptr_eq(
             &first.workspace,

@@ -318,16 +318,48 @@ fn step_root(library: &dyn Library, seg: &str) -> Result<Result<Place, String>, 
             "'{seg}' needs a document: cd into one first (try ls /)"
         )));
     }
-    let cards = library.cards();
-    let ids: Vec<&str> = cards.iter().map(|c| c.doc_id.as_str()).collect();
-    let mut picked = pick(&ids, seg);
-    if picked == Pick::None {
-        let titles: Vec<&str> = cards.iter().map(|c| c.title.as_str()).collect();
-        picked = pick(&titles, seg);
+    // Asked of the catalog in this order, each step reading only what it needs (issue 24): a
+    // number, an id, an id prefix (ids are slugs: their title keys are themselves), and only
+    // then the titles, which take a walk of the catalog.
+    let key = title_key(seg);
+    let mut found: Vec<String> = Vec::new();
+    if let Ok(n) = seg.parse::<usize>() {
+        if n >= 1 {
+            if let Some(card) = library.cards_page(n - 1, 1).pop() {
+                found.push(card.doc_id.clone());
+            }
+        }
     }
-    match picked {
-        Pick::One(i) => {
-            let doc_id = cards[i].doc_id.clone();
+    if found.is_empty() && !key.is_empty() {
+        if library.card(&key).is_some() {
+            found.push(key.clone());
+        } else {
+            found = library
+                .cards_with_id_prefix(&key, AMBIGUOUS_SHOWN)
+                .iter()
+                .map(|c| c.doc_id.clone())
+                .collect();
+        }
+        if found.is_empty() {
+            let mut exact = Vec::new();
+            library.for_each_card(&mut |card| {
+                let title = title_key(&card.title);
+                if title == key {
+                    exact.push(card.doc_id.clone());
+                } else if title.starts_with(&key) && found.len() < AMBIGUOUS_SHOWN {
+                    found.push(card.doc_id.clone());
+                }
+                std::ops::ControlFlow::Continue(())
+            });
+            if !exact.is_empty() {
+                found = exact;
+            }
+        }
+    }
+    match found.as_slice() {
+        [] => Ok(Err(format!("no document '{seg}' under / (try ls /)"))),
+        [doc_id] => {
+            let doc_id = doc_id.clone();
             let doc = load(library, &doc_id)?;
             Ok(Ok(Place::Node {
                 doc_id,
@@ -335,11 +367,13 @@ fn step_root(library: &dyn Library, seg: &str) -> Result<Result<Place, String>, 
                 node: NodeId::ROOT,
             }))
         }
-        Pick::None => Ok(Err(format!("no document '{seg}' under / (try ls /)"))),
-        Pick::Ambiguous(found) => {
-            let names: Vec<String> = found
-                .into_iter()
-                .map(|i| format!("{}. {}", i + 1, cards[i].doc_id))
+        several => {
+            let names: Vec<String> = several
+                .iter()
+                .map(|id| match library.card_position(id) {
+                    Some(i) => format!("{}. {id}", i + 1),
+                    None => id.clone(),
+                })
                 .collect();
             Ok(Err(format!(
                 "'{seg}' is ambiguous under /: {} (use the number or more of the name)",
@@ -348,6 +382,9 @@ fn step_root(library: &dyn Library, seg: &str) -> Result<Result<Place, String>, 
         }
     }
 }
+
+/// Most documents an ambiguous `cd` under `/` names.
+const AMBIGUOUS_SHOWN: usize = 10;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]

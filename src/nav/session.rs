@@ -13,6 +13,9 @@ use crate::workspace::{Document, Library};
 /// Default per-command output budget, in chars (DESIGN.md §4).
 pub const DEFAULT_BUDGET: usize = 4000;
 
+/// Most document ids a completion under `/` offers.
+const COMPLETION_MAX: usize = 200;
+
 /// Who is typing: a person at the shell, or the agent's Worker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -191,9 +194,17 @@ impl Session {
             _ => return Vec::new(),
         };
         let names: Vec<String> = match &place {
+            // Ids only, those the typed prefix starts (the catalog is not walked, issue 24);
+            // numbers complete against the first page.
+            Place::Root if prefix.chars().all(|c| c.is_ascii_digit()) => self
+                .library
+                .cards_page(0, COMPLETION_MAX)
+                .iter()
+                .map(|c| c.doc_id.clone())
+                .collect(),
             Place::Root => self
                 .library
-                .cards()
+                .cards_with_id_prefix(&super::path::title_key(prefix), COMPLETION_MAX)
                 .iter()
                 .map(|c| c.doc_id.clone())
                 .collect(),

@@ -305,16 +305,7 @@ impl AnswerCache {
 
 /// sha256 hex over the library's document ids (sorted, one per line).
 fn catalog_digest(library: &dyn Library) -> String {
-    let mut hasher = Sha256::new();
-    for card in library.cards() {
-        hasher.update(card.doc_id.as_bytes());
-        hasher.update(b"\n");
-    }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    library.catalog_ids_digest()
 }
 
 /// A source file's size in bytes and modification time in ns since the Unix epoch; `None`s when

@@ -67,36 +67,8 @@ pub struct DocFingerprint {
 }
 
 /// The catalog a run saw, when it is too large to list document by document
-/// ([`LISTED_DOCUMENTS_MAX`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CatalogDigest {
-    /// Documents in the workspace.
-    pub documents: usize,
-    /// sha256 hex over `doc_id \t fingerprint \n` of every document in catalog order.
-    pub sha256: String,
-}
-
-impl CatalogDigest {
-    /// The digest of `library`'s catalog.
-    pub fn of(library: &dyn crate::workspace::Library) -> CatalogDigest {
-        use sha2::{Digest, Sha256};
-        let mut hasher = Sha256::new();
-        for card in library.cards() {
-            hasher.update(card.doc_id.as_bytes());
-            hasher.update(b"\t");
-            hasher.update(card.fingerprint.as_bytes());
-            hasher.update(b"\n");
-        }
-        CatalogDigest {
-            documents: library.cards().len(),
-            sha256: hasher
-                .finalize()
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect(),
-        }
-    }
-}
+/// ([`LISTED_DOCUMENTS_MAX`]): [`crate::workspace::Library::catalog_digest`].
+pub use crate::workspace::CatalogDigest;
 
 /// The first line of a trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,26 +116,26 @@ impl TraceHeader {
         options: &crate::agent::AgentOptions,
         unix_ms: u64,
     ) -> TraceHeader {
+        let listed = library.document_count() <= LISTED_DOCUMENTS_MAX;
         TraceHeader {
             format_version: TRACE_FORMAT_VERSION,
             docnav_version: env!("CARGO_PKG_VERSION").to_string(),
             question: question.to_string(),
             model: model.to_string(),
             options: serde_json::to_value(options).unwrap_or_default(),
-            documents: if library.cards().len() > LISTED_DOCUMENTS_MAX {
-                Vec::new()
-            } else {
+            documents: if listed {
                 library
-                    .cards()
+                    .cards_page(0, LISTED_DOCUMENTS_MAX)
                     .iter()
                     .map(|c| DocFingerprint {
                         doc_id: c.doc_id.clone(),
                         fingerprint: c.fingerprint.clone(),
                     })
                     .collect()
+            } else {
+                Vec::new()
             },
-            catalog: (library.cards().len() > LISTED_DOCUMENTS_MAX)
-                .then(|| CatalogDigest::of(library)),
+            catalog: (!listed).then(|| library.catalog_digest()),
             started_unix_ms: unix_ms,
             memory: Vec::new(),
         }

@@ -35,6 +35,7 @@
 
 mod cited;
 pub mod external;
+mod lookup;
 pub mod named;
 mod numbers;
 mod scan;
@@ -43,6 +44,7 @@ mod textual;
 
 use std::collections::{HashMap, HashSet};
 
+pub use lookup::{lookup_keys, name_key, source_key};
 pub use numbers::{printed_number, RefKind};
 pub use slug::{github_slug, Slugger};
 

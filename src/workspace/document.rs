@@ -2,6 +2,7 @@
 //! (parse → build → card). Its search entries live in the workspace's section index.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -139,10 +140,82 @@ impl Document {
     }
 }
 
+/// Cards in catalog order (sorted by `doc_id`), held in memory: what the in-memory libraries
+/// (tests, one-off runs, replays) answer [`Library`]'s catalog questions from.
+#[derive(Debug, Clone, Default)]
+pub struct CardList {
+    cards: Vec<Arc<DocCard>>,
+}
+
+impl CardList {
+    /// The list of `cards`, sorted by `doc_id`.
+    pub fn new(cards: impl IntoIterator<Item = DocCard>) -> CardList {
+        let mut cards: Vec<Arc<DocCard>> = cards.into_iter().map(Arc::new).collect();
+        cards.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
+        CardList { cards }
+    }
+
+    /// How many cards.
+    pub fn len(&self) -> usize {
+        self.cards.len()
+    }
+
+    /// True without cards.
+    pub fn is_empty(&self) -> bool {
+        self.cards.is_empty()
+    }
+
+    /// Cards `offset..offset + limit` (fewer at the end, none past it).
+    pub fn page(&self, offset: usize, limit: usize) -> Vec<Arc<DocCard>> {
+        let start = offset.min(self.cards.len());
+        let end = start.saturating_add(limit).min(self.cards.len());
+        self.cards[start..end].to_vec()
+    }
+
+    /// The card with this id.
+    pub fn get(&self, doc_id: &str) -> Option<Arc<DocCard>> {
+        self.position(doc_id).map(|i| self.cards[i].clone())
+    }
+
+    /// The position of the card with this id (0-based, catalog order).
+    pub fn position(&self, doc_id: &str) -> Option<usize> {
+        self.cards
+            .binary_search_by(|c| c.doc_id.as_str().cmp(doc_id))
+            .ok()
+    }
+
+    /// All cards, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<DocCard>> {
+        self.cards.iter()
+    }
+}
+
+impl FromIterator<DocCard> for CardList {
+    fn from_iter<I: IntoIterator<Item = DocCard>>(cards: I) -> CardList {
+        CardList::new(cards)
+    }
+}
+
+/// How many cards [`Library::for_each_card`] reads per page.
+pub const CARD_SCAN_PAGE: usize = 1_000;
+
 /// Where the command language and the agent get documents from.
+///
+/// The catalog is asked only for what a command uses (issue 24): the count, a page, a card by
+/// id, the cards under a lookup key; a workspace answers each from its catalog store without
+/// reading the rest, so these costs do not grow with the catalog. Only commands whose work is
+/// the whole catalog (`grep` at `/`, `eval`, `docs`) walk it, through
+/// [`Library::for_each_card`].
 pub trait Library: Send + Sync {
-    /// All cards, in catalog order (sorted by `doc_id`).
-    fn cards(&self) -> &[DocCard];
+    /// How many documents the catalog holds.
+    fn document_count(&self) -> usize;
+
+    /// Cards `offset..offset + limit` in catalog order (sorted by `doc_id`); fewer at the end,
+    /// none past it.
+    fn cards_page(&self, offset: usize, limit: usize) -> Vec<Arc<DocCard>>;
+
+    /// The card with this id, `None` for an unknown id.
+    fn card(&self, doc_id: &str) -> Option<Arc<DocCard>>;
 
     /// The document with this id, loaded on first use and cached.
     ///
@@ -150,26 +223,166 @@ pub trait Library: Send + Sync {
     /// damaged tree file.
     fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError>;
 
-    /// The card with this id.
-    fn card(&self, doc_id: &str) -> Option<&DocCard> {
-        self.cards()
-            .binary_search_by(|c| c.doc_id.as_str().cmp(doc_id))
-            .ok()
-            .and_then(|i| self.cards().get(i))
-    }
-
     /// The section index every search goes through (opened on first use for a workspace).
     ///
     /// Errors: [`WorkspaceError::Search`] when the index is missing or damaged (the message
     /// names the workspace and the command that repairs it).
     fn sections(&self) -> Result<&SectionIndex, WorkspaceError>;
+
+    /// Call `f` on every card in catalog order, [`CARD_SCAN_PAGE`] at a time, until it returns
+    /// `ControlFlow::Break`. Costs the whole catalog: for commands whose work is all of it.
+    fn for_each_card(&self, f: &mut dyn FnMut(&DocCard) -> ControlFlow<()>) {
+        let mut offset = 0;
+        loop {
+            let page = self.cards_page(offset, CARD_SCAN_PAGE);
+            for card in &page {
+                if f(card).is_break() {
+                    return;
+                }
+            }
+            if page.len() < CARD_SCAN_PAGE {
+                return;
+            }
+            offset += page.len();
+        }
+    }
+
+    /// Every card in catalog order, read with [`Library::for_each_card`]: for commands whose
+    /// work is the whole catalog (`grep` at `/`, `eval`).
+    fn all_cards(&self) -> Vec<Arc<DocCard>> {
+        let mut out = Vec::with_capacity(self.document_count());
+        self.for_each_card(&mut |card| {
+            out.push(Arc::new(card.clone()));
+            ControlFlow::Continue(())
+        });
+        out
+    }
+
+    /// The cards filed under any of `keys` ([`crate::tree::references::lookup_keys`]: a
+    /// document's name, source path, file-name suffixes, title forms), each once, in catalog
+    /// order. The default walks the catalog; a workspace looks the keys up in its store.
+    fn cards_with_keys(&self, keys: &[String]) -> Vec<Arc<DocCard>> {
+        let mut out = Vec::new();
+        if keys.is_empty() {
+            return out;
+        }
+        self.for_each_card(&mut |card| {
+            if crate::tree::references::lookup_keys(card)
+                .iter()
+                .any(|k| keys.contains(k))
+            {
+                out.push(Arc::new(card.clone()));
+            }
+            ControlFlow::Continue(())
+        });
+        out
+    }
+
+    /// The 0-based position of `doc_id` in catalog order (its number in `ls /` minus one),
+    /// `None` for an unknown id.
+    fn card_position(&self, doc_id: &str) -> Option<usize> {
+        let mut position = 0;
+        let mut found = None;
+        self.for_each_card(&mut |card| {
+            if card.doc_id == doc_id {
+                found = Some(position);
+                return ControlFlow::Break(());
+            }
+            position += 1;
+            ControlFlow::Continue(())
+        });
+        found
+    }
+
+    /// The cards whose doc id starts with `prefix`, at most `limit`, in catalog order.
+    fn cards_with_id_prefix(&self, prefix: &str, limit: usize) -> Vec<Arc<DocCard>> {
+        let mut out = Vec::new();
+        self.for_each_card(&mut |card| {
+            if out.len() >= limit {
+                return ControlFlow::Break(());
+            }
+            if card.doc_id.starts_with(prefix) {
+                out.push(Arc::new(card.clone()));
+            }
+            ControlFlow::Continue(())
+        });
+        out
+    }
+
+    /// A digest of the catalog: its size and sha256 over `doc_id \t fingerprint \n` of every
+    /// document in catalog order (what a trace and the answer cache record to tell catalogs
+    /// apart).
+    fn catalog_digest(&self) -> CatalogDigest {
+        let mut hasher = Sha256::new();
+        let mut documents = 0;
+        self.for_each_card(&mut |card| {
+            documents += 1;
+            hash_catalog_row(&mut hasher, &card.doc_id, &card.fingerprint);
+            ControlFlow::Continue(())
+        });
+        CatalogDigest::finish(documents, hasher)
+    }
+
+    /// sha256 hex over the doc ids, one per line, in catalog order: tells apart catalogs with
+    /// other documents, not with changed ones (the answer cache checks the documents a run read
+    /// itself).
+    fn catalog_ids_digest(&self) -> String {
+        let mut hasher = Sha256::new();
+        self.for_each_card(&mut |card| {
+            hash_catalog_id(&mut hasher, &card.doc_id);
+            ControlFlow::Continue(())
+        });
+        hex_digest(hasher)
+    }
+}
+
+/// Feed one doc id to an ids digest ([`Library::catalog_ids_digest`]).
+pub fn hash_catalog_id(hasher: &mut Sha256, doc_id: &str) {
+    hasher.update(doc_id.as_bytes());
+    hasher.update(b"\n");
+}
+
+/// Lowercase hex of a finished sha256.
+pub fn hex_digest(hasher: Sha256) -> String {
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Feed one catalog row to a [`CatalogDigest`] hash.
+pub fn hash_catalog_row(hasher: &mut Sha256, doc_id: &str, fingerprint: &str) {
+    hasher.update(doc_id.as_bytes());
+    hasher.update(b"\t");
+    hasher.update(fingerprint.as_bytes());
+    hasher.update(b"\n");
+}
+
+/// A catalog's size and content digest (see [`Library::catalog_digest`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogDigest {
+    /// How many documents.
+    pub documents: usize,
+    /// sha256 hex over `doc_id \t fingerprint \n` of every document in catalog order.
+    pub sha256: String,
+}
+
+impl CatalogDigest {
+    /// The digest of `documents` rows fed to `hasher` with [`hash_catalog_row`].
+    pub fn finish(documents: usize, hasher: Sha256) -> CatalogDigest {
+        CatalogDigest {
+            documents,
+            sha256: hex_digest(hasher),
+        }
+    }
 }
 
 /// A library held in memory, with its section index in RAM (tests, benchmarks, one-off runs
 /// over files without a workspace).
 #[derive(Debug)]
 pub struct InMemoryLibrary {
-    cards: Vec<DocCard>,
+    cards: CardList,
     docs: HashMap<String, Arc<Document>>,
     /// The index, or why tantivy could not build it in memory (reported by
     /// [`Library::sections`]).
@@ -190,8 +403,7 @@ impl InMemoryLibrary {
     pub fn new(documents: Vec<Document>) -> InMemoryLibrary {
         let sections = index_in_memory(documents.iter().map(|d| (&d.card, &d.tree)))
             .map_err(|e| e.to_string());
-        let mut cards: Vec<DocCard> = documents.iter().map(|d| d.card.clone()).collect();
-        cards.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
+        let cards = CardList::new(documents.iter().map(|d| d.card.clone()));
         let docs = documents
             .into_iter()
             .map(|d| (d.card.doc_id.clone(), Arc::new(d)))
@@ -227,8 +439,16 @@ impl InMemoryLibrary {
 }
 
 impl Library for InMemoryLibrary {
-    fn cards(&self) -> &[DocCard] {
-        &self.cards
+    fn document_count(&self) -> usize {
+        self.cards.len()
+    }
+
+    fn cards_page(&self, offset: usize, limit: usize) -> Vec<Arc<DocCard>> {
+        self.cards.page(offset, limit)
+    }
+
+    fn card(&self, doc_id: &str) -> Option<Arc<DocCard>> {
+        self.cards.get(doc_id)
     }
 
     fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {

@@ -35,7 +35,10 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 pub use atomic::write_atomic;
-pub use document::{fingerprint, slugify, BuiltDocument, Document, InMemoryLibrary, Library};
+pub use document::{
+    fingerprint, hash_catalog_id, hash_catalog_row, hex_digest, slugify, BuiltDocument, CardList,
+    CatalogDigest, Document, InMemoryLibrary, Library, CARD_SCAN_PAGE,
+};
 pub use indexer::{IndexOptions, IndexReport};
 
 use crate::index::{DocCard, SectionIndex};
@@ -394,7 +397,7 @@ pub fn read_index_generation(dir: &Path) -> Result<u64, WorkspaceError> {
 pub struct Workspace {
     dir: PathBuf,
     /// Cards sorted by `doc_id`.
-    cards: Vec<DocCard>,
+    cards: CardList,
     /// Tree file name of each card, in the same order.
     tree_files: Vec<String>,
     /// The builder that wrote each tree file (`builder 7`, from its catalog row's build key;
@@ -518,7 +521,7 @@ impl Workspace {
         sections: Result<SectionIndex, String>,
     ) -> Workspace {
         let mut builders = Vec::with_capacity(catalog.documents.len());
-        let (cards, tree_files) = catalog
+        let (cards, tree_files): (Vec<DocCard>, Vec<String>) = catalog
             .documents
             .into_iter()
             .map(|e| {
@@ -526,6 +529,7 @@ impl Workspace {
                 (e.card, e.tree_file)
             })
             .unzip();
+        let cards = CardList::new(cards);
         Workspace {
             dir: dir.to_path_buf(),
             cards,
@@ -564,8 +568,7 @@ impl Workspace {
     /// The tree file (a name inside `docs/`) of `doc_id`, `None` for an unknown id.
     pub fn tree_file(&self, doc_id: &str) -> Option<&str> {
         self.cards
-            .binary_search_by(|c| c.doc_id.as_str().cmp(doc_id))
-            .ok()
+            .position(doc_id)
             .and_then(|i| self.tree_files.get(i))
             .map(String::as_str)
     }
@@ -574,8 +577,7 @@ impl Workspace {
     /// row older than build keys; `None` for an unknown id.
     fn builder(&self, doc_id: &str) -> Option<&str> {
         self.cards
-            .binary_search_by(|c| c.doc_id.as_str().cmp(doc_id))
-            .ok()
+            .position(doc_id)
             .and_then(|i| self.builders.get(i))
             .map(String::as_str)
     }
@@ -625,8 +627,16 @@ impl Workspace {
 }
 
 impl Library for Workspace {
-    fn cards(&self) -> &[DocCard] {
-        &self.cards
+    fn document_count(&self) -> usize {
+        self.cards.len()
+    }
+
+    fn cards_page(&self, offset: usize, limit: usize) -> Vec<Arc<DocCard>> {
+        self.cards.page(offset, limit)
+    }
+
+    fn card(&self, doc_id: &str) -> Option<Arc<DocCard>> {
+        self.cards.get(doc_id)
     }
 
     /// Loads the tree file named by the catalog read at [`Workspace::open`]. When that file is

@@ -132,7 +132,7 @@ fn reader_with_a_stale_catalog_loads_a_reindexed_document() {
     let titles: Vec<&str> = doc.tree.nodes.iter().map(|n| n.title.as_str()).collect();
     assert_eq!(titles, ["Guide", "New"]);
     // The reader's cards are the ones it opened with; the document carries its new card.
-    assert_ne!(reader.cards()[0].fingerprint, doc.card.fingerprint);
+    assert_ne!(reader.cards_page(0, 1)[0].fingerprint, doc.card.fingerprint);
 
     // Removed meanwhile (`--prune` after the source vanished): a clear not-found.
     std::fs::remove_file(&src).unwrap();

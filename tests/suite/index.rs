@@ -48,7 +48,7 @@ fn search_in(lib: &InMemoryLibrary, doc_id: &str, query: &str, n: usize) -> Vec<
 
 /// Title path of the best hit for `query` in the only document of `lib`.
 fn best_path(lib: &InMemoryLibrary, query: &str) -> (Vec<String>, Tree) {
-    let id = lib.cards()[0].doc_id.clone();
+    let id = lib.cards_page(0, 1)[0].doc_id.clone();
     let doc = lib.document(&id).unwrap();
     let hits = search_in(lib, &id, query, 5);
     assert!(!hits.is_empty(), "no hit for {query:?}");
@@ -67,7 +67,7 @@ fn every_fixture_card_is_under_1_kib() {
         // Every fixture builds, PDFs included (`live-manual-broken.pdf` with empty pages).
         let lib = InMemoryLibrary::from_paths(&[path], &BuildOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let card = &lib.cards()[0];
+        let card = &lib.cards_page(0, 1)[0];
         let json = serde_json::to_string(card).unwrap();
         assert!(
             json.len() < 1024,
@@ -211,8 +211,8 @@ fn a_search_in_one_document_does_not_depend_on_the_other_documents() {
 #[test]
 fn version_query_hits_its_release_section() {
     let lib = library(&["regex__CHANGELOG.md"]);
-    let doc = lib.document(&lib.cards()[0].doc_id).unwrap();
-    let hits = search_in(&lib, &lib.cards()[0].doc_id, "1.8.0", 10);
+    let doc = lib.document(&lib.cards_page(0, 1)[0].doc_id).unwrap();
+    let hits = search_in(&lib, &lib.cards_page(0, 1)[0].doc_id, "1.8.0", 10);
     assert!(!hits.is_empty());
     let node = doc.tree.node(hits[0].node);
     assert!(doc.tree.text_of(hits[0].node).contains("1.8.0"));

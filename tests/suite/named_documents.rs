@@ -136,12 +136,13 @@ fn named_documents_in_a_workspace() {
     };
     let ws = Workspace::open(Path::new(&dir)).unwrap();
     let (mut mentions, mut resolved, mut sections) = (0, 0, 0);
-    for card in ws.cards() {
+    let cards = ws.all_cards();
+    for card in &cards {
         let doc = ws.document(&card.doc_id).unwrap();
         let tree = &doc.tree;
         for m in &tree.links.named {
             mentions += 1;
-            let Some(other) = named_document(m, &card.doc_id, tree, ws.cards()) else {
+            let Some(other) = named_document(m, &card.doc_id, tree, &cards) else {
                 continue;
             };
             resolved += 1;

@@ -747,7 +747,7 @@ fn grep_i_ignores_case_and_a_zero_cap_prints_only_the_count_line() {
 fn find_hit_on_a_section_without_text_ends_at_its_title() {
     let lib = library();
     let (doc_id, doc, node) = lib
-        .cards()
+        .all_cards()
         .iter()
         .map(|c| (c.doc_id.clone(), lib.document(&c.doc_id).unwrap()))
         .find_map(|(id, doc)| {

@@ -137,7 +137,7 @@ fn all_nodes() -> &'static [(String, NodeId)] {
     NODES.get_or_init(|| {
         let lib = library();
         let mut out = Vec::new();
-        for card in lib.cards() {
+        for card in lib.all_cards() {
             let doc = lib.document(&card.doc_id).unwrap();
             for id in doc.tree.preorder(NodeId::ROOT) {
                 out.push((card.doc_id.clone(), id));

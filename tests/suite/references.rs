@@ -16,7 +16,7 @@ use super::common::fixture;
 
 fn doc(name: &str) -> Arc<Document> {
     let lib = InMemoryLibrary::from_paths(&[fixture(name)], &BuildOptions::default()).unwrap();
-    let id = lib.cards()[0].doc_id.clone();
+    let id = lib.cards_page(0, 1)[0].doc_id.clone();
     lib.document(&id).unwrap()
 }
 

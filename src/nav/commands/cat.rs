@@ -19,8 +19,8 @@ use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::{char_to_byte, location_header, page, Page};
 use crate::nav::{CommandOutput, Effect, Evidence, NavError, Session, Status};
-use crate::tree::references::external::{anchor_node, target_document};
-use crate::tree::references::named::{named_document, section_node};
+use crate::tree::references::external::{anchor_node, link_keys, target_document};
+use crate::tree::references::named::{mention_keys, named_document, section_node};
 use crate::tree::{NodeId, Tree};
 
 /// At most this many sections are named in a `see also` line; the rest are counted.
@@ -381,17 +381,13 @@ pub fn see_also_targets(
     tree: &Tree,
     node: NodeId,
 ) -> Vec<SeeAlso> {
-    let catalog: Vec<(&str, &str)> = library
-        .cards()
-        .iter()
-        .map(|c| (c.doc_id.as_str(), c.source.as_str()))
-        .collect();
-    let source = library.card(doc_id).map_or("", |c| c.source.as_str());
+    let card = library.card(doc_id);
+    let source = card.as_ref().map_or("", |c| c.source.as_str());
     let mut targets: Vec<SeeAlso> = Vec::new();
     // Names resolved so far (one catalog pass per distinct name), and the documents the
     // current node links to.
-    let mut named: HashMap<(&str, bool), Option<&str>> = HashMap::new();
-    let mut linked: Vec<&str> = Vec::new();
+    let mut named: HashMap<(&str, bool), Option<String>> = HashMap::new();
+    let mut linked: Vec<String> = Vec::new();
     let local = |r: NodeId| {
         let target = tree.node(r);
         SeeAlso {
@@ -408,10 +404,19 @@ pub fn see_also_targets(
         }
         linked.clear();
         for link in tree.links.external.iter().filter(|l| l.from == n) {
-            let Some(other) = target_document(source, &link.file, &catalog) else {
+            // The catalog is asked for the documents filed under the link's path and file name
+            // only (issue 24), then `target_document` picks among them.
+            let candidates = library.cards_with_keys(&link_keys(source, &link.file));
+            let catalog: Vec<(&str, &str)> = candidates
+                .iter()
+                .map(|c| (c.doc_id.as_str(), c.source.as_str()))
+                .collect();
+            let Some(other) = target_document(source, &link.file, &catalog).map(str::to_string)
+            else {
                 continue;
             };
-            linked.push(other);
+            linked.push(other.clone());
+            let other = other.as_str();
             if other == doc_id {
                 let r = link
                     .anchor
@@ -434,12 +439,21 @@ pub fn see_also_targets(
         }
         for mention in tree.links.named.iter().filter(|m| m.from == n) {
             let key = (mention.name.as_str(), mention.section.is_some());
-            let other = *named
-                .entry(key)
-                .or_insert_with(|| named_document(mention, doc_id, tree, library.cards()));
-            let Some(other) = other else {
+            let other = named.entry(key).or_insert_with(|| {
+                // The mentioning document and those filed under the mention's forms only
+                // (issue 24); `named_document` decides among them.
+                let mut candidates = library.cards_with_keys(&mention_keys(mention));
+                if let Some(card) = &card {
+                    if !candidates.iter().any(|c| c.doc_id == doc_id) {
+                        candidates.push(card.clone());
+                    }
+                }
+                named_document(mention, doc_id, tree, &candidates).map(str::to_string)
+            });
+            let Some(other) = other.clone() else {
                 continue;
             };
+            let other = other.as_str();
             let Ok(doc) = library.document(other) else {
                 continue;
             };
@@ -448,7 +462,7 @@ pub fn see_also_targets(
                 .as_deref()
                 .and_then(|s| section_node(&doc.tree, s));
             // `[See the FAQ for details.](FAQ.md#colors)`: the link already says where.
-            let named_elsewhere = r.is_none() && linked.contains(&other);
+            let named_elsewhere = r.is_none() && linked.iter().any(|l| l == other);
             if !named_elsewhere {
                 push(&mut targets, other_document(other, &doc.tree, r));
             }

@@ -64,7 +64,7 @@ impl Command for FindTree {
         let mut found = Vec::new();
         match &here {
             Place::Root => {
-                for card in session.library().cards() {
+                for card in session.library().all_cards() {
                     let doc = load(session.library().as_ref(), &card.doc_id)?;
                     collect(&card.doc_id, &doc.tree, NodeId::ROOT, &matcher, &mut found);
                 }

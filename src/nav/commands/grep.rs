@@ -103,7 +103,7 @@ impl Command for Grep {
         };
         match &place {
             Place::Root => {
-                for card in session.library().cards() {
+                for card in session.library().all_cards() {
                     let doc = load(session.library().as_ref(), &card.doc_id)?;
                     scan.subtree(&card.doc_id, &doc.tree, NodeId::ROOT);
                 }

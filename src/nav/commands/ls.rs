@@ -1,10 +1,16 @@
 //! `ls [path]`: list the children of a node, or the documents at `/`.
 
+use std::fmt::Write as _;
+
 use super::{one_path, options, target, try_out, usage_error, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::{human_size, ls_line, one_line};
 use crate::nav::{CommandOutput, NavError, Session};
+
+/// Most documents `ls /` reads from the catalog for one listing (the budget usually cuts it
+/// sooner).
+const ROOT_PAGE: usize = 200;
 
 /// `ls`.
 pub struct Ls;
@@ -59,25 +65,52 @@ impl Command for Ls {
 pub(crate) fn list(session: &Session, place: &Place, from: usize) -> String {
     match place {
         Place::Root => {
-            let cards = session.library().cards();
-            if cards.is_empty() {
+            let library = session.library();
+            let total = library.document_count();
+            if total == 0 {
                 return "(no documents: run `docnav index <paths>` first)".into();
             }
-            let lines: Vec<String> = cards
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    format!(
-                        "{}. {}  [{}, {}]  — {}",
-                        i + 1,
-                        c.doc_id,
-                        c.format.as_str(),
-                        human_size(c.bytes),
-                        one_line(&c.title, 120)
-                    )
-                })
-                .collect();
-            lines.join("\n")
+            // One page of the catalog, cut at the budget like a node's children: the rest is
+            // never read (issue 24).
+            let mut out = String::new();
+            let mut chars = 0;
+            let first = from - 1;
+            let cards = library.cards_page(first, ROOT_PAGE);
+            for (k, c) in cards.iter().enumerate() {
+                let i = first + k;
+                let line = format!(
+                    "{}. {}  [{}, {}]  — {}",
+                    i + 1,
+                    c.doc_id,
+                    c.format.as_str(),
+                    human_size(c.bytes),
+                    one_line(&c.title, 120)
+                );
+                chars += line.chars().count() + 1;
+                if chars > session.budget().saturating_sub(120) && i + 1 > from {
+                    let _ = write!(
+                        out,
+                        "… {} more document(s) not shown; list them with: ls --from {} /",
+                        total - i,
+                        i + 1
+                    );
+                    return out;
+                }
+                out.push_str(&line);
+                out.push('\n');
+            }
+            let listed = first + cards.len();
+            if listed < total {
+                let _ = write!(
+                    out,
+                    "… {} more document(s) not shown; list them with: ls --from {} /",
+                    total - listed,
+                    listed + 1
+                );
+                return out;
+            }
+            out.truncate(out.trim_end().len());
+            out
         }
         Place::Node { doc_id, doc, node } => {
             let tree = &doc.tree;

@@ -52,7 +52,7 @@ impl Command for TreeCmd {
         let mut lines = Vec::new();
         match &place {
             Place::Root => {
-                for card in session.library().cards() {
+                for card in session.library().all_cards() {
                     let doc = load(session.library().as_ref(), &card.doc_id)?;
                     lines.push(format!("/{} — {}", card.doc_id, one_line(&card.title, 120)));
                     outline(&doc.tree, NodeId::ROOT, depth, 1, &mut lines);

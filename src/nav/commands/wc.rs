@@ -39,7 +39,7 @@ impl Command for Wc {
         let mut counts = Counts::default();
         match &place {
             Place::Root => {
-                for card in session.library().cards() {
+                for card in session.library().all_cards() {
                     let doc = load(session.library().as_ref(), &card.doc_id)?;
                     counts.add(&doc.tree.text_of(NodeId::ROOT));
                 }

@@ -53,7 +53,7 @@ pub async fn document(
                 .ok_or_else(|| ApiError::not_found(unknown_document(&doc_id)))?;
             let doc = ws.document(&doc_id)?;
             Ok(DocumentView {
-                card: DocEntry::of(card),
+                card: DocEntry::of(&card),
                 source: card.source.clone(),
                 outline: OutlineNode::of(&doc.tree, NodeId::ROOT, u32::MAX),
             })

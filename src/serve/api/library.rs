@@ -51,7 +51,7 @@ pub async fn health(State(state): State<AppState>) -> Result<Json<Health>, ApiEr
     let opened = state.opened().await?;
     Ok(Json(Health {
         status: "ok",
-        documents: opened.workspace.cards().len(),
+        documents: opened.workspace.document_count(),
         generation: opened.workspace.index_generation(),
     }))
 }

@@ -60,12 +60,13 @@ pub async fn page(State(state): State<AppState>, Query(q): Query<LibraryQuery>) 
         Ok(o) => o,
         Err(e) => return api_error_page(&e),
     };
-    let cards = opened.workspace.cards();
-    let pages = cards.len().div_ceil(PAGE_SIZE).max(1);
+    let total = opened.workspace.document_count();
+    let pages = total.div_ceil(PAGE_SIZE).max(1);
     let page = q.page.unwrap_or(1).clamp(1, pages);
     let start = (page - 1) * PAGE_SIZE;
-    let end = (start + PAGE_SIZE).min(cards.len());
-    let rows = cards[start..end]
+    let cards = opened.workspace.cards_page(start, PAGE_SIZE);
+    let end = start + cards.len();
+    let rows = cards
         .iter()
         .map(|c| DocRow {
             href: format!("/doc/{}/", segment(&c.doc_id)),

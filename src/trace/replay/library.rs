@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::index::{DocCard, SectionIndex};
 use crate::trace::TraceHeader;
 use crate::workspace::document::index_in_memory;
-use crate::workspace::{Document, Library, WorkspaceError};
+use crate::workspace::{CardList, Document, Library, WorkspaceError};
 
 /// How one document of the recording stands in the replay's workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +73,7 @@ impl std::fmt::Display for DocumentCheck {
 /// differs.
 pub fn check_documents(header: &TraceHeader, library: &dyn Library) -> Vec<DocumentCheck> {
     if let Some(recorded) = &header.catalog {
-        let current = crate::trace::CatalogDigest::of(library);
+        let current = library.catalog_digest();
         return if &current == recorded {
             Vec::new()
         } else {
@@ -109,7 +109,7 @@ pub fn check_documents(header: &TraceHeader, library: &dyn Library) -> Vec<Docum
 /// these; a fresh index, like the recording's in tests, gives the same.)
 pub struct TraceLibrary {
     inner: Arc<dyn Library>,
-    cards: Vec<DocCard>,
+    cards: CardList,
     sections: Result<SectionIndex, String>,
 }
 
@@ -118,19 +118,20 @@ impl TraceLibrary {
     /// trees to index them; one that cannot be loaded leaves [`Library::sections`] reporting
     /// why.
     pub fn new(header: &TraceHeader, library: Arc<dyn Library>) -> TraceLibrary {
-        let cards: Vec<DocCard> = library
-            .cards()
+        let cards: Vec<DocCard> = header
+            .documents
             .iter()
-            .filter(|c| header.documents.iter().any(|d| d.doc_id == c.doc_id))
-            .cloned()
+            .filter_map(|d| library.card(&d.doc_id))
+            .map(|c| DocCard::clone(&c))
             .collect();
+        let cards = CardList::new(cards);
         let sections = cards
             .iter()
             .map(|c| library.document(&c.doc_id))
             .collect::<Result<Vec<Arc<Document>>, WorkspaceError>>()
             .map_err(|e| e.to_string())
             .and_then(|docs| {
-                index_in_memory(cards.iter().zip(&docs).map(|(c, d)| (c, &d.tree)))
+                index_in_memory(cards.iter().zip(&docs).map(|(c, d)| (&**c, &d.tree)))
                     .map_err(|e| e.to_string())
             });
         TraceLibrary {
@@ -142,12 +143,20 @@ impl TraceLibrary {
 }
 
 impl Library for TraceLibrary {
-    fn cards(&self) -> &[DocCard] {
-        &self.cards
+    fn document_count(&self) -> usize {
+        self.cards.len()
+    }
+
+    fn cards_page(&self, offset: usize, limit: usize) -> Vec<Arc<DocCard>> {
+        self.cards.page(offset, limit)
+    }
+
+    fn card(&self, doc_id: &str) -> Option<Arc<DocCard>> {
+        self.cards.get(doc_id)
     }
 
     fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {
-        if self.cards.iter().any(|c| c.doc_id == doc_id) {
+        if self.cards.get(doc_id).is_some() {
             self.inner.document(doc_id)
         } else {
             Err(WorkspaceError::NotFound(doc_id.to_string()))

@@ -106,6 +106,35 @@ pub(super) fn is_split_part(tree: &Tree, id: NodeId) -> bool {
             .all(|(i, c)| tree.node(*c).title == format!("Part {}", i + 1))
 }
 
+/// The lookup keys ([`super::lookup_keys`]) of a document whose source is `source`: its path,
+/// its file name (ASCII lowercase) and every tail of that name after a `_`, `-` or `.` — so
+/// every document [`target_document`] can pick for a link carries one of [`link_keys`].
+pub(super) fn source_keys(source: &str) -> Vec<String> {
+    let mut keys = vec![super::lookup::source_key(Path::new(source))];
+    if let Some(name) = file_name(source).map(str::to_ascii_lowercase) {
+        for (i, c) in name.char_indices() {
+            if matches!(c, '_' | '-' | '.') && i + 1 < name.len() {
+                keys.push(format!("file:{}", &name[i + 1..]));
+            }
+        }
+        keys.push(format!("file:{name}"));
+    }
+    keys
+}
+
+/// The lookup keys to ask the catalog for to resolve a link to `file` written in the document
+/// whose source is `from_source` ([`target_document`] then picks among the cards found).
+pub fn link_keys(from_source: &str, file: &str) -> Vec<String> {
+    let from = Path::new(from_source);
+    let mut keys = vec![super::lookup::source_key(
+        &from.parent().unwrap_or(Path::new("")).join(file),
+    )];
+    if let Some(name) = file_name(file) {
+        keys.push(format!("file:{}", name.to_ascii_lowercase()));
+    }
+    keys
+}
+
 /// The last component of a `/`- or `\`-separated path, if not empty.
 fn file_name(path: &str) -> Option<&str> {
     path.rsplit(['/', '\\']).next().filter(|n| !n.is_empty())
@@ -126,7 +155,7 @@ fn shared_prefix(a: &str, b: &str) -> usize {
 }
 
 /// `path` with `.` removed and `..` applied lexically (no filesystem access).
-fn normalize(path: &Path) -> PathBuf {
+pub(super) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {

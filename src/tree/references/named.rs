@@ -10,6 +10,8 @@
 //! a name resolves only when exactly one other document answers to it, and never when it could
 //! mean the mentioning document itself or one of its own headings.
 
+use std::borrow::Borrow;
+
 use super::cited::GENERIC_NOUNS;
 use super::external::is_split_part;
 use super::numbers::{NumberIndex, RefKind};
@@ -70,12 +72,13 @@ const TITLE_PAGE_WORDS: usize = 12;
 /// name shares the mentioning document's flattened package prefix (`nodejs-doc__`) is taken if
 /// it is the only one, else none is. No document is named when the mentioning document answers
 /// to the name itself (any rule) or has a heading with that title.
-pub fn named_document<'a>(
+pub fn named_document<'a, C: Borrow<DocCard>>(
     mention: &DocumentMention,
     from: &str,
     from_tree: &Tree,
-    cards: &'a [DocCard],
+    cards: &'a [C],
 ) -> Option<&'a str> {
+    let cards = cards.iter().map(Borrow::borrow);
     let forms = Forms::of(&mention.name, mention.section.is_some());
     if forms.names.is_empty() {
         return None;
@@ -87,13 +90,13 @@ pub fn named_document<'a>(
     if own_heading {
         return None;
     }
-    let from_card = cards.iter().find(|c| c.doc_id == from);
+    let from_card = cards.clone().find(|c| c.doc_id == from);
     if from_card.is_some_and(|c| forms.rule(c).is_some()) {
         return None;
     }
     let mut best: Option<u8> = None;
     let mut found: Vec<&DocCard> = Vec::new();
-    for card in cards.iter().filter(|c| c.doc_id != from) {
+    for card in cards.filter(|c| c.doc_id != from) {
         let Some(rule) = forms.rule(card) else {
             continue;
         };
@@ -114,6 +117,84 @@ pub fn named_document<'a>(
         [one] => Some(one.doc_id.as_str()),
         _ => None,
     }
+}
+
+/// The lookup keys ([`super::lookup_keys`]) of the forms a card answers to by rules 1–4 of
+/// [`named_document`]: its title's words (lowercase), its title's acronym, its file stem and the
+/// part after a `__` (lowercase), and for a card without a title of its own its title page's
+/// word pairs (lowercase) and the acronyms its capitalized runs spell.
+pub(super) fn card_keys(card: &DocCard) -> Vec<String> {
+    let mut keys = vec![format!("title:{}", lower_words(strip_article(&card.title)))];
+    if let Some(acronym) = initials(card.title.split_whitespace()) {
+        keys.push(format!("acronym:{acronym}"));
+    }
+    let stem = file_stem(&card.source);
+    keys.push(format!("stem:{}", stem.to_lowercase()));
+    if let Some((_, short)) = stem.rsplit_once("__") {
+        keys.push(format!("stem:{}", short.to_lowercase()));
+    }
+    if stem.eq_ignore_ascii_case(card.title.trim()) {
+        let page: Vec<&str> = card
+            .summary
+            .split_whitespace()
+            .take(TITLE_PAGE_WORDS)
+            .collect();
+        for pair in page.windows(2) {
+            keys.push(format!(
+                "page:{} {}",
+                bare(pair[0]).to_lowercase(),
+                bare(pair[1]).to_lowercase()
+            ));
+        }
+        for len in 3..=page.len() {
+            for window in page.windows(len) {
+                if let Some(acronym) = initials(window.iter().copied()) {
+                    if acronym.chars().count() == len {
+                        keys.push(format!("page-acronym:{acronym}"));
+                    }
+                }
+            }
+        }
+    }
+    keys
+}
+
+/// The lookup keys to ask the catalog for to resolve `mention`: every card
+/// [`named_document`] can pick carries one of them (see [`card_keys`]). Empty for a mention
+/// that names nothing.
+pub fn mention_keys(mention: &DocumentMention) -> Vec<String> {
+    let forms = Forms::of(&mention.name, mention.section.is_some());
+    let mut keys = Vec::new();
+    for name in &forms.names {
+        keys.push(format!("title:{}", lower_words(name)));
+        keys.push(format!("stem:{}", name.to_lowercase()));
+        if let Some((_, last)) = name.rsplit_once(' ') {
+            keys.push(format!("stem:{}", last.to_lowercase()));
+        }
+        let words: Vec<&str> = name.split_whitespace().collect();
+        if let [first, second, ..] = words[..] {
+            keys.push(format!(
+                "page:{} {}",
+                first.to_lowercase(),
+                second.to_lowercase()
+            ));
+        }
+    }
+    if let Some(acronym) = &forms.acronym {
+        keys.push(format!("acronym:{acronym}"));
+        keys.push(format!("page-acronym:{acronym}"));
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// The words of `text`, lowercase, joined by single spaces.
+fn lower_words(text: &str) -> String {
+    text.split_whitespace()
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The node `section` (as kept in a mention: `section 4.9`, `Chapter 3`, `§2.1`) names in

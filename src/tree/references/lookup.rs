@@ -1,0 +1,39 @@
+//! Lookup keys: the short strings a catalog files each DocCard under, so that a reader resolving
+//! a link ([`super::external::target_document`]), a document named in the text
+//! ([`super::named::named_document`]) or a name in a question (the Orchestrator's pre-rank)
+//! asks the catalog for the few cards that can match instead of walking all of them (issue 24:
+//! at 100,000 documents a walk of the catalog is most of a command's time).
+//!
+//! Keys are a filter, never the rule: every card a rule accepts carries a key the reader asks
+//! for, and the rule then runs on the cards found exactly as over the whole catalog. Kinds
+//! (prefix before `:`):
+//! - `name:` the document's name ([`DocCard::name`]: the file stem up to a `__`, lowercase);
+//! - `src:` the source path, `.` and `..` resolved lexically;
+//! - `file:` the file name, lowercase, and every tail of it after a `_`, `-` or `.` (a
+//!   flattened copy `ripgrep__GUIDE.md` answers to a link to `GUIDE.md`);
+//! - `title:`, `acronym:`, `stem:`, `page:`, `page-acronym:` the forms of
+//!   [`super::named::named_document`]'s rules 1–4.
+
+use std::path::Path;
+
+use crate::index::DocCard;
+
+/// Every key `card` is filed under (see the module docs), each once.
+pub fn lookup_keys(card: &DocCard) -> Vec<String> {
+    let mut keys = vec![name_key(&card.name())];
+    keys.extend(super::external::source_keys(&card.source));
+    keys.extend(super::named::card_keys(card));
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// The key of documents named `name` ([`DocCard::name`]; compared lowercase).
+pub fn name_key(name: &str) -> String {
+    format!("name:{}", name.to_lowercase())
+}
+
+/// The key of a source path (`src:` + the path with `.` and `..` resolved lexically).
+pub fn source_key(path: &Path) -> String {
+    format!("src:{}", super::external::normalize(path).to_string_lossy())
+}
