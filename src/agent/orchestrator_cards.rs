@@ -180,7 +180,9 @@ pub fn document_name(card: &DocCard) -> String {
 
 /// The documents whose name ([`document_name`]) is a word of
 /// `question` as the section index tokenizes it (`eslint-plugin-import` stays whole), in
-/// catalog order; names of fewer than 3 chars are left out. [`pre_rank`] ranks at most
+/// catalog order; names of fewer than 3 chars are left out. A scoped npm name matches the file
+/// name its package's documents are flattened to (`@pkgjs/parseargs` → `pkgjs-parseargs`, as
+/// `bench/npm/collect.py` and npm's own cache name them). [`pre_rank`] ranks at most
 /// [`NAMED_MAX`] of one name up.
 pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
     let mut words: HashSet<String> = HashSet::new();
@@ -188,8 +190,11 @@ pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
         words.insert(t.to_string());
     });
     // Words of a name-like spelling the tokenizer splits (`Commander.js` → also `commander.js`).
-    for w in question.split_whitespace() {
-        let w = w
+    for raw in question.split_whitespace() {
+        if let Some((scope, name)) = scoped_package(raw) {
+            words.insert(format!("{scope}-{name}").to_lowercase());
+        }
+        let w = raw
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase();
         if !w.is_empty() {
@@ -209,6 +214,20 @@ pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
         .filter(|card| words.contains(&document_name(card)))
         .map(|card| card.doc_id.clone())
         .collect()
+}
+
+/// The scope and name of a scoped npm package name in `word` (`@pkgjs/parseargs`, also in
+/// quotes or backticks, or followed by punctuation); `None` for any other word.
+fn scoped_package(word: &str) -> Option<(&str, &str)> {
+    let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '@');
+    let (scope, name) = word.strip_prefix('@')?.split_once('/')?;
+    let valid = |part: &str| {
+        !part.is_empty()
+            && part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+    };
+    (valid(scope) && valid(name)).then_some((scope, name))
 }
 
 /// A search of the catalog for `queries` (what analyze asked for, or the question itself): the
@@ -664,6 +683,39 @@ mod tests {
             "{:?}",
             found.docs
         );
+    }
+
+    /// A scoped npm name (`@pkgjs/parseargs`) names the documents flattened to
+    /// `pkgjs-parseargs__*` (found by `bench/npm`: a search for `@pkgjs/parseargs changelog`
+    /// ranked that changelog 28th, behind every document with a section hit).
+    #[test]
+    fn a_scoped_package_name_names_its_flattened_documents() {
+        let lib = library_of_files(&[
+            (
+                "pkgjs-parseargs__CHANGELOG.md",
+                "pkgjs-parseargs-changelog",
+                "# Changelog\n\n## 0.11.0\n\nDefaults.\n",
+            ),
+            (
+                "parseargs__README.md",
+                "parseargs-readme",
+                "# parseargs\n\nChangelog of other things.\n",
+            ),
+        ]);
+        for question in [
+            "@pkgjs/parseargs changelog",
+            "which `@pkgjs/parseargs` release added defaults?",
+            "Which release of @PKGJS/parseargs, the polyfill, added defaults",
+        ] {
+            assert_eq!(
+                named_documents(&lib, question),
+                ["pkgjs-parseargs-changelog"],
+                "{question}"
+            );
+        }
+        assert_eq!(scoped_package("pkgjs/parseargs"), None);
+        assert_eq!(scoped_package("@babel/parser,"), Some(("babel", "parser")));
+        assert_eq!(scoped_package("@/x"), None);
     }
 
     /// A name with more documents than [`NAMED_MAX`] ranks up its best ones for the question,

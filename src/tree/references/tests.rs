@@ -382,7 +382,21 @@ fn named_documents_resolve_by_title_acronym_file_name_and_title_page() {
             name: name.into(),
             section: section.map(String::from),
         };
-        named_document(&m, from, &policy, &cards)
+        let all = named_document(&m, from, &policy, &cards);
+        // The same answer from the cards the catalog files under the mention's keys (issue
+        // 24): the keys never hide a card a rule accepts.
+        let keys = super::named::mention_keys(&m);
+        let candidates: Vec<&crate::index::DocCard> = cards
+            .iter()
+            .filter(|c| c.doc_id == from || super::lookup_keys(c).iter().any(|k| keys.contains(k)))
+            .collect();
+        assert!(candidates.len() < cards.len(), "{name}: {keys:?}");
+        assert_eq!(
+            named_document(&m, from, &policy, &candidates),
+            all,
+            "{name}: {keys:?}"
+        );
+        all
     };
     // Title page (a PDF titled by its file name): acronym, then phrase.
     assert_eq!(resolve("policy", "FHS", Some("section 4.9")), Some("fhs"));
