@@ -173,7 +173,23 @@ pub fn list(
         Some(c) => parse_cursor(c).ok_or_else(|| format!("bad resources/list cursor '{c}'"))?,
     };
     let mut out = Vec::new();
-    while let Some(card) = library.cards_page(d, 1).pop() {
+    // Cards a page at a time from the cursor's document (the catalog is not walked from its
+    // start for each one).
+    let mut cards = library.cards_page(d, CARDS_READ).into_iter();
+    let mut read_from = d;
+    loop {
+        let card = match cards.next() {
+            Some(card) => card,
+            None if d > read_from => {
+                read_from = d;
+                cards = library.cards_page(d, CARDS_READ).into_iter();
+                match cards.next() {
+                    Some(card) => card,
+                    None => break,
+                }
+            }
+            None => break,
+        };
         let mime = mime(card.format);
         let mut items = vec![
             Resource::new(section_uri(&card.doc_id, ""), card.doc_id.clone())
@@ -213,6 +229,9 @@ pub fn list(
     }
     Ok((out, None))
 }
+
+/// Cards read from the catalog at once while listing.
+const CARDS_READ: usize = 64;
 
 /// The resource templates: any section by structure number.
 pub fn templates() -> Vec<ResourceTemplate> {

@@ -1,5 +1,5 @@
 //! The workspace as a long-running process sees it (the MCP server, `docnav serve`): opened on
-//! first use, and opened again when its catalog (`catalog.bin`) changes — a `docnav index` in
+//! first use, and opened again when its catalog (`catalog.db`) changes — a `docnav index` in
 //! any process — so new documents appear without a restart, while loaded trees and the
 //! per-document numbers the commands need ([`NodeStats`](crate::nav::stats::NodeStats), shared by
 //! clones of one [`Session`]) stay cached between calls.
@@ -12,13 +12,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, TryLockError};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use crate::nav::{Role, Session};
 use crate::workspace::{Workspace, WorkspaceError};
 
-/// What identifies one version of the catalog: modification time and length in bytes.
-type Stamp = (Option<SystemTime>, u64);
+/// What identifies one version of the catalog ([`crate::workspace::store::stamp`]).
+type Stamp = crate::workspace::store::CatalogStamp;
 
 /// How long a reader keeps its workspace before trying again to open a catalog whose index is
 /// not committed yet ([`WorkspaceError::Busy`]).
@@ -86,10 +86,7 @@ impl LiveLibrary {
     /// length it was read with (one `stat`, nothing read), or while a reopen is held back
     /// ([`RETRY_BUSY`]); `None` when [`LiveLibrary::get`] has work to do.
     pub fn get_if_current(&self) -> Option<Opened> {
-        let catalog = crate::workspace::catalog_path(&self.dir);
-        let stamp = std::fs::metadata(&catalog)
-            .ok()
-            .map(|m| (m.modified().ok(), m.len()))?;
+        let stamp = crate::workspace::store::stamp(&self.dir)?;
         let current = self.current();
         let opened = current.opened.as_ref()?;
         let quiet = current.quiet_until.is_some_and(|t| Instant::now() < t);
@@ -104,10 +101,7 @@ impl LiveLibrary {
     /// index …`); `Corrupt`/`Version`/`Io` for a catalog that cannot be read; `Outdated` for an
     /// older workspace; `Search` when a needed repair fails.
     pub fn get(&self) -> Result<Opened, WorkspaceError> {
-        let catalog = crate::workspace::catalog_path(&self.dir);
-        let stamp = std::fs::metadata(&catalog)
-            .ok()
-            .map(|m| (m.modified().ok(), m.len()));
+        let stamp = crate::workspace::store::stamp(&self.dir);
         let previous = {
             let current = self.current();
             if let (Some(stamp), Some(opened)) = (stamp, &current.opened) {

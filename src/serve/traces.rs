@@ -264,7 +264,7 @@ mod tests {
     #[test]
     fn names_that_could_leave_the_directory_are_refused() {
         for bad in [
-            "../catalog.bin",
+            "../catalog.db",
             "..jsonl",
             "a/../../etc/passwd.jsonl",
             "a\\b.jsonl",

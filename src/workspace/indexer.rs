@@ -11,13 +11,12 @@ use globset::Glob;
 
 use super::sync::{search_error, WriterLock};
 use super::{
-    atomic::{sync_filesystem, write_atomic, write_atomic_deferred},
-    build_key, decode_tree_file, encode_catalog, encode_tree_file, fingerprint, slugify,
-    tree_file_name, unique_slug, Catalog, CatalogEntry, Document, Workspace, WorkspaceError,
-    FORMAT_VERSION,
+    atomic::{sync_filesystem, write_atomic_deferred},
+    build_key, decode_tree_file, encode_tree_file, fingerprint, slugify, store, tree_file_name,
+    unique_slug, Catalog, CatalogEntry, Document, Workspace, WorkspaceError,
 };
 use crate::index::sections::DocumentEntries;
-use crate::index::{SectionIndex, SectionIndexError, SectionWriter};
+use crate::index::{DocCard, SectionIndex, SectionIndexError, SectionWriter};
 use crate::parse::format_for_path;
 use crate::tree::{BuildOptions, DocFormat};
 
@@ -244,7 +243,7 @@ const WRITER_THREADS: usize = 4;
 const INDEXING_THREADS_MAX: usize = 2;
 
 enum Outcome {
-    Built(CatalogEntry, Vec<String>, u64),
+    Built(CatalogEntry, Box<DocCard>, Vec<String>, u64),
     Unchanged(CatalogEntry),
     Failed(String),
     /// Built and serialized; the tree file still has to be written.
@@ -254,6 +253,7 @@ enum Outcome {
 /// A built document whose tree file is not written yet.
 struct PendingWrite {
     entry: CatalogEntry,
+    card: DocCard,
     warnings: Vec<String>,
     source_bytes: u64,
     source: PathBuf,
@@ -275,7 +275,12 @@ impl PendingWrite {
             ));
         }
         match writer.replace(self.entries) {
-            Ok(()) => Outcome::Built(self.entry, self.warnings, self.source_bytes),
+            Ok(()) => Outcome::Built(
+                self.entry,
+                Box::new(self.card),
+                self.warnings,
+                self.source_bytes,
+            ),
             Err(e) => Outcome::Failed(format!("cannot index `{}`: {e}", self.source.display())),
         }
     }
@@ -286,29 +291,26 @@ impl PendingWrite {
 fn starting_catalog(dir: &Path) -> Result<(Catalog, Option<u32>), WorkspaceError> {
     match super::read_catalog(dir) {
         Ok(catalog) => Ok((catalog, None)),
-        Err(WorkspaceError::Missing(_)) => Ok((Catalog::empty(), None)),
+        Err(WorkspaceError::Missing(_)) => Ok((Catalog::default(), None)),
         Err(WorkspaceError::Outdated { found, .. }) => {
-            #[derive(serde::Deserialize)]
-            struct Rows {
-                documents: Vec<CatalogEntry>,
-            }
-            let path = super::legacy_catalog_path(dir);
-            let rows: Rows = std::fs::read(&path)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok())
-                .unwrap_or(Rows {
-                    documents: Vec::new(),
-                });
-            let mut catalog = Catalog::empty();
-            catalog.documents = rows
-                .documents
+            let documents = super::read_legacy_catalog(dir)
+                .map(|(_, rows)| rows)
+                .unwrap_or_default();
+            // Tree files of another format are not read again: every row is rebuilt.
+            let documents = documents
                 .into_iter()
                 .map(|mut e| {
                     e.build_key.clear();
                     e
                 })
                 .collect();
-            Ok((catalog, Some(found)))
+            Ok((
+                Catalog {
+                    index_generation: 0,
+                    documents,
+                },
+                Some(found),
+            ))
         }
         Err(e) => Err(e),
     }
@@ -377,9 +379,10 @@ impl Workspace {
         let mut notices = Vec::new();
         if let Some(found) = outdated {
             notices.push(format!(
-                "`{}` was made by an older docnav (format {found}, without a search index); \
+                "`{}` was made by an older docnav (format {found}; this one reads format {}); \
                  rebuilding its {} document(s)",
                 dir.display(),
+                super::FORMAT_VERSION,
                 catalog.documents.len()
             ));
         }
@@ -407,24 +410,24 @@ impl Workspace {
             let (present, gone): (Vec<&CatalogEntry>, Vec<&CatalogEntry>) = catalog
                 .documents
                 .iter()
-                .partition(|e| Path::new(&e.card.source).is_file());
+                .partition(|e| Path::new(&e.source).is_file());
             // Sources of formats outside `--formats` are left as they are, not refused.
             args.extend(
                 present
                     .iter()
-                    .filter(|e| options.formats.contains(&e.card.format))
-                    .map(|e| e.card.source.clone()),
+                    .filter(|e| options.formats.contains(&e.format))
+                    .map(|e| e.source.clone()),
             );
             if outdated.is_some() {
                 // Their tree files are of the old format: nothing of them can be kept.
                 for e in &gone {
                     notices.push(format!(
                         "`{}` ({}) is gone; dropped from the workspace",
-                        e.card.source, e.card.doc_id
+                        e.source, e.doc_id
                     ));
                 }
-                let gone: HashSet<String> = gone.iter().map(|e| e.card.doc_id.clone()).collect();
-                catalog.documents.retain(|e| !gone.contains(&e.card.doc_id));
+                let gone: HashSet<String> = gone.iter().map(|e| e.doc_id.clone()).collect();
+                catalog.documents.retain(|e| !gone.contains(&e.doc_id));
             }
         }
         let (inputs, mut errors) = collect_inputs(&args, &options.formats);
@@ -438,19 +441,16 @@ impl Workspace {
         let by_source: HashMap<String, CatalogEntry> = catalog
             .documents
             .iter()
-            .map(|e| (e.card.source.clone(), e.clone()))
+            .map(|e| (e.source.clone(), e.clone()))
             .collect();
-        let mut taken: HashSet<String> = catalog
-            .documents
-            .iter()
-            .map(|e| e.card.doc_id.clone())
-            .collect();
+        let mut taken: HashSet<String> =
+            catalog.documents.iter().map(|e| e.doc_id.clone()).collect();
         let jobs: Vec<Job> = inputs
             .into_iter()
             .map(|input| {
                 let previous = by_source.get(&*input.path.to_string_lossy()).cloned();
                 let doc_id = match &previous {
-                    Some(prev) => prev.card.doc_id.clone(),
+                    Some(prev) => prev.doc_id.clone(),
                     None => {
                         let stem = input
                             .path
@@ -525,12 +525,23 @@ impl Workspace {
         let mut outcomes = outcomes.into_inner().unwrap_or_default();
         outcomes.sort_by_key(|(i, _)| *i);
 
+        // What the store holds now (an older workspace's rows are in no store: a row of it that
+        // is not rebuilt is dropped).
+        let stored: HashMap<String, (u64, u64)> = if outdated.is_some() {
+            HashMap::new()
+        } else {
+            catalog
+                .documents
+                .iter()
+                .map(|e| (e.doc_id.clone(), (e.source_len, e.mtime_ms)))
+                .collect()
+        };
         let mut entries: HashMap<String, CatalogEntry> = catalog
             .documents
             .drain(..)
-            .map(|e| (e.card.doc_id.clone(), e))
+            .map(|e| (e.doc_id.clone(), e))
             .collect();
-        let mut built: HashSet<String> = HashSet::new();
+        let mut built: HashMap<String, DocCard> = HashMap::new();
         for (_, outcome) in outcomes {
             // Every write went through the writer threads; commit any left over here.
             let outcome = match outcome {
@@ -538,16 +549,16 @@ impl Workspace {
                 done => done,
             };
             match outcome {
-                Outcome::Built(entry, warnings, bytes) => {
+                Outcome::Built(entry, card, warnings, bytes) => {
                     report.indexed += 1;
                     report.bytes_built += bytes;
                     report.warnings.extend(warnings);
-                    built.insert(entry.card.doc_id.clone());
-                    entries.insert(entry.card.doc_id.clone(), entry);
+                    built.insert(entry.doc_id.clone(), *card);
+                    entries.insert(entry.doc_id.clone(), entry);
                 }
                 Outcome::Unchanged(entry) => {
                     report.unchanged += 1;
-                    entries.insert(entry.card.doc_id.clone(), entry);
+                    entries.insert(entry.doc_id.clone(), entry);
                 }
                 Outcome::Failed(message) => {
                     report.failed += 1;
@@ -558,15 +569,16 @@ impl Workspace {
         }
         if options.prune {
             let before = entries.len();
-            entries.retain(|_, e| Path::new(&e.card.source).exists());
+            entries.retain(|_, e| Path::new(&e.source).exists());
             report.pruned = before - entries.len();
         }
+        entries.retain(|id, _| built.contains_key(id) || stored.contains_key(id));
         let mut documents: Vec<CatalogEntry> = entries.into_values().collect();
-        documents.sort_by(|a, b| a.card.doc_id.cmp(&b.card.doc_id));
+        documents.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
         // The index must hold exactly these documents: drop the others' entries, and index
         // documents kept as they were whose entries are missing or from another build (a
         // rebuilt index, an interrupted run).
-        let kept: HashSet<&str> = documents.iter().map(|e| e.card.doc_id.as_str()).collect();
+        let kept: HashSet<&str> = documents.iter().map(|e| e.doc_id.as_str()).collect();
         for doc_id in indexed.keys() {
             if !kept.contains(doc_id.as_str()) {
                 writer.delete(doc_id);
@@ -574,18 +586,17 @@ impl Workspace {
         }
         let mut restored = 0usize;
         for entry in &documents {
-            if built.contains(&entry.card.doc_id)
-                || indexed.get(&entry.card.doc_id) == Some(&entry.tree_file)
+            if built.contains_key(&entry.doc_id)
+                || indexed.get(&entry.doc_id) == Some(&entry.tree_file)
             {
                 continue;
             }
             let path = docs_dir.join(&entry.tree_file);
-            let tree = std::fs::read(&path)
+            let doc = std::fs::read(&path)
                 .map_err(io(&path))
-                .and_then(|bytes| decode_tree_file(&path, &bytes))?
-                .tree;
+                .and_then(|bytes| decode_tree_file(&path, &bytes))?;
             writer
-                .replace(index.entries(&entry.card, &tree, &entry.tree_file))
+                .replace(index.entries(&doc.card, &doc.tree, &entry.tree_file))
                 .map_err(|e| search_error(dir, e))?;
             restored += 1;
         }
@@ -604,22 +615,31 @@ impl Workspace {
             .commit(generation)
             .map_err(|e| search_error(dir, e))?;
         crash_point("after-index-commit");
-        let catalog = Catalog {
-            format_version: FORMAT_VERSION,
-            docnav_version: env!("CARGO_PKG_VERSION").to_string(),
+        // Only the rows this run changed are written (issue 24): rebuilt documents with their
+        // cards, unchanged ones whose size or time moved, and the removed ones.
+        let kept: HashSet<&str> = documents.iter().map(|e| e.doc_id.as_str()).collect();
+        let mut changes = store::CatalogChanges {
+            remove: stored
+                .keys()
+                .filter(|id| !kept.contains(id.as_str()))
+                .cloned()
+                .collect(),
             index_generation: generation,
-            documents,
+            ..store::CatalogChanges::default()
         };
-        let catalog_path = super::catalog_path(dir);
-        let bytes = encode_catalog(&catalog).map_err(|reason| WorkspaceError::Corrupt {
-            path: catalog_path.clone(),
-            reason,
-        })?;
-        write_atomic(&catalog_path, &bytes).map_err(io(&catalog_path))?;
+        for entry in &documents {
+            if let Some(card) = built.remove(&entry.doc_id) {
+                changes.upsert.push((entry.clone(), card));
+            } else if stored.get(&entry.doc_id) != Some(&(entry.source_len, entry.mtime_ms)) {
+                changes.restat.push(entry.clone());
+            }
+        }
+        store::write(dir, &changes)?;
         crash_point("after-catalog");
-        // An older workspace's JSON catalog, now superseded.
+        // An older workspace's catalog, now superseded.
+        let _ = std::fs::remove_file(super::catalog_v4_path(dir));
         let _ = std::fs::remove_file(super::legacy_catalog_path(dir));
-        remove_unreferenced(&docs_dir, &catalog);
+        remove_unreferenced(&docs_dir, &documents);
         report.errors = errors;
         report.elapsed = started.elapsed();
         Ok(report)
@@ -636,12 +656,8 @@ fn crash_point(point: &str) {
 }
 
 /// Delete tree files (and stray temp files) the committed catalog does not name. Best effort.
-fn remove_unreferenced(docs_dir: &Path, catalog: &Catalog) {
-    let keep: HashSet<&str> = catalog
-        .documents
-        .iter()
-        .map(|e| e.tree_file.as_str())
-        .collect();
+fn remove_unreferenced(docs_dir: &Path, documents: &[CatalogEntry]) {
+    let keep: HashSet<&str> = documents.iter().map(|e| e.tree_file.as_str()).collect();
     let Ok(read) = std::fs::read_dir(docs_dir) else {
         return;
     };
@@ -677,7 +693,7 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions, index: &SectionIn
     };
     let fp = fingerprint(&bytes);
     if let Some(prev) = &job.previous {
-        if reusable(prev) && prev.card.fingerprint == fp {
+        if reusable(prev) && prev.fingerprint == fp {
             let mut entry = prev.clone();
             entry.mtime_ms = mtime;
             entry.source_len = meta.len();
@@ -718,15 +734,10 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions, index: &SectionIn
         &built.terms,
         &tree_file,
     );
-    let entry = CatalogEntry {
-        card: built.document.card.clone(),
-        tree_file,
-        source_len: meta.len(),
-        mtime_ms: mtime,
-        build_key: key,
-    };
+    let entry = CatalogEntry::of(&built.document.card, tree_file, meta.len(), mtime, key);
     Outcome::Write(Box::new(PendingWrite {
         entry,
+        card: built.document.card,
         warnings: built.warnings,
         source_bytes: bytes.len() as u64,
         source: path.clone(),

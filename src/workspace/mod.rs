@@ -1,18 +1,19 @@
-//! The workspace (DESIGN.md §3): a directory holding the catalog `catalog.bin` (all DocCards),
-//! one tree file per document under `docs/` (loaded only when a command touches that document)
-//! and the section index under `index/` (tantivy; every search goes through it).
+//! The workspace (DESIGN.md §3): a directory holding the catalog `catalog.db` (the DocCards and
+//! where each document's files are, [`store`]), one tree file per document under `docs/`
+//! (loaded only when a command touches that document) and the section index under `index/`
+//! (tantivy; every search goes through it).
 //!
 //! Tree files are binary: [`TREE_FILE_MAGIC`], the format version, then the [`Document`] in
-//! postcard, LZ4-compressed ([`encode_tree_file`]). The catalog is binary too
-//! ([`CATALOG_MAGIC`], version, postcard): every command reads it whole, and at 10,000
-//! documents parsing it as JSON took 120 ms of CPU, most of a command's own time. People and
-//! scripts read it through `docnav docs --json`.
+//! postcard, LZ4-compressed ([`encode_tree_file`]). The catalog is a SQLite file a command
+//! reads only as far as it needs (a card by id, a page, the count, the cards under a lookup
+//! key): at 100,000 documents reading the whole catalog was most of every command's time
+//! (issue 24). People and scripts read it through `docnav docs --json`.
 //!
 //! Crash safety: tree files are named by doc id *and* a hash of the source fingerprint and the
 //! build key (`docs/guide-1a2b3c4d5e6f.bin`), so a re-index writes new files next to the old
-//! ones, commits the section index (its commit records a generation number), then replaces the
-//! catalog atomically (it records the same generation), and only then deletes files the new
-//! catalog no longer names. A crash before the index commit leaves the previous state; a crash
+//! ones, commits the section index (its commit records a generation number), then commits the
+//! catalog's changed rows in one transaction (it records the same generation), and only then
+//! deletes files the new catalog no longer names. A crash before the index commit leaves the previous state; a crash
 //! between the two commits leaves an index one generation ahead of its catalog, which the next
 //! open detects and repairs (under the writer lock, from the catalog's tree files, with a
 //! warning) before anything is served — results never come from an index that disagrees with
@@ -27,6 +28,7 @@ pub mod atomic;
 pub mod cache;
 pub mod document;
 pub mod indexer;
+pub mod store;
 mod sync;
 
 use std::path::{Path, PathBuf};
@@ -40,6 +42,7 @@ pub use document::{
     CatalogDigest, Document, InMemoryLibrary, Library, CARD_SCAN_PAGE,
 };
 pub use indexer::{IndexOptions, IndexReport};
+pub use store::{CatalogEntry, CatalogStore};
 
 use crate::index::{DocCard, SectionIndex};
 
@@ -49,9 +52,10 @@ use crate::index::{DocCard, SectionIndex};
 /// workspace-wide section index (`index/`), and the catalog records the index generation it
 /// matches. Version 4: tree files are LZ4-compressed (a workspace was 1.8× its Markdown sources,
 /// now about 1×; decompression runs at GB/s), and the catalog is `catalog.bin` (postcard)
-/// instead of `catalog.json`. A change in what the parsers and the build stage produce, with
-/// the same layout, bumps [`TREE_BUILDER_VERSION`] instead.
-pub const FORMAT_VERSION: u32 = 4;
+/// instead of `catalog.json`. Version 5: the catalog is `catalog.db` (SQLite, [`store`]), read
+/// a card or a page at a time instead of whole (issue 24). A change in what the parsers and the
+/// build stage produce, with the same layout, bumps [`TREE_BUILDER_VERSION`] instead.
+pub const FORMAT_VERSION: u32 = 5;
 
 /// Version of the trees the parsers and build stage make from a source. Bump it whenever the same
 /// source bytes give a different tree (headings, text cuts, summaries, references), so `docnav
@@ -93,11 +97,17 @@ pub fn build_key(options: &crate::tree::BuildOptions) -> String {
 /// First bytes of a tree file, before its little-endian `u32` format version.
 pub const TREE_FILE_MAGIC: &[u8; 8] = b"DOCNAVT\n";
 
-/// First bytes of the catalog file, before its little-endian `u32` format version.
-pub const CATALOG_MAGIC: &[u8; 8] = b"DOCNAVC\n";
+/// First bytes of the catalog file of format 4 (`catalog.bin`), before its little-endian `u32`
+/// format version.
+const CATALOG_MAGIC: &[u8; 8] = b"DOCNAVC\n";
 
-/// The catalog file of the workspace in `dir` (`catalog.bin`).
+/// The catalog file of the workspace in `dir` (`catalog.db`).
 pub fn catalog_path(dir: &Path) -> PathBuf {
+    store::store_path(dir)
+}
+
+/// Where workspaces of format 4 kept their catalog (postcard).
+pub(crate) fn catalog_v4_path(dir: &Path) -> PathBuf {
     dir.join("catalog.bin")
 }
 
@@ -113,9 +123,9 @@ pub const DEFAULT_DIR: &str = ".docnav";
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
     /// The workspace was written by an older docnav whose layout this one does not read (before
-    /// format 3: no section index).
+    /// format 3: no section index; format 4: its catalog in one file read whole).
     #[error(
-        "workspace `{dir}` was made by an older docnav (format {found}, without a search index) \
+        "workspace `{dir}` was made by an older docnav (format {found}; this one reads format 5) \
          (hint: run `docnav index` to rebuild it)"
     )]
     Outdated {
@@ -200,20 +210,26 @@ pub enum WorkspaceError {
     },
 }
 
-/// One catalog row: a card plus where its tree file and source are.
+/// A catalog row of format 4 and before: the card inside it. Read only to find the sources of
+/// an older workspace, which `docnav index` rebuilds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CatalogEntry {
-    /// The document's card.
-    pub card: DocCard,
-    /// Tree file name inside `docs/`.
-    pub tree_file: String,
-    /// Source size in bytes when indexed (fast unchanged check with `mtime_ms`).
-    pub source_len: u64,
-    /// Source modification time, ms since the Unix epoch, when indexed (0 when unknown).
-    pub mtime_ms: u64,
-    /// [`build_key`] of the build that made the tree ("" in catalogs written before it existed).
+struct LegacyCatalogEntry {
+    card: DocCard,
+    tree_file: String,
+    source_len: u64,
+    mtime_ms: u64,
     #[serde(default)]
-    pub build_key: String,
+    build_key: String,
+}
+
+/// A catalog of format 4 and before (`catalog.bin`, `catalog.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct LegacyCatalog {
+    format_version: u32,
+    docnav_version: String,
+    #[serde(default)]
+    index_generation: u64,
+    documents: Vec<LegacyCatalogEntry>,
 }
 
 /// Name of the tree file of a build: the doc id and 12 hex digits of sha256 over the source
@@ -224,29 +240,13 @@ pub fn tree_file_name(doc_id: &str, fingerprint: &str, build_key: &str) -> Strin
     format!("{doc_id}-{}.bin", &hash[..12])
 }
 
-/// The catalog (`catalog.bin`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The catalog's rows, without cards: what an index run and the index repair work from.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Catalog {
-    /// [`FORMAT_VERSION`] of the writer.
-    pub format_version: u32,
-    /// docnav version of the writer.
-    pub docnav_version: String,
     /// The section index commit this catalog matches (see the module docs).
-    #[serde(default)]
     pub index_generation: u64,
     /// Rows sorted by `doc_id`.
     pub documents: Vec<CatalogEntry>,
-}
-
-impl Catalog {
-    fn empty() -> Catalog {
-        Catalog {
-            format_version: FORMAT_VERSION,
-            docnav_version: env!("CARGO_PKG_VERSION").to_string(),
-            index_generation: 0,
-            documents: Vec::new(),
-        }
-    }
 }
 
 /// Encode a tree file: [`TREE_FILE_MAGIC`], [`FORMAT_VERSION`] as little-endian `u32`, then the
@@ -325,144 +325,80 @@ pub fn decode_tree_file(path: &Path, bytes: &[u8]) -> Result<Document, Workspace
     postcard::from_bytes(&body).map_err(|e| corrupt(e.to_string()))
 }
 
-/// Encode the catalog file: [`CATALOG_MAGIC`], [`FORMAT_VERSION`] as little-endian `u32`, then
-/// the [`Catalog`] in postcard.
-///
-/// Errors: a serialization failure (a bug: every field is serializable), as a message.
-pub fn encode_catalog(catalog: &Catalog) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(catalog.documents.len() * 1024 + 16);
-    out.extend_from_slice(CATALOG_MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    postcard::to_io(catalog, &mut out).map_err(|e| e.to_string())?;
-    Ok(out)
-}
-
-/// Decode a catalog file read from `path` (see [`encode_catalog`]).
-///
-/// Errors: [`WorkspaceError::Corrupt`] without the magic bytes or when the body does not
-/// decode; [`WorkspaceError::Version`] for another format version.
-pub fn decode_catalog(path: &Path, bytes: &[u8]) -> Result<Catalog, WorkspaceError> {
-    let body = versioned_body(path, bytes, CATALOG_MAGIC.as_slice(), "catalog")?;
-    postcard::from_bytes(body).map_err(|e| WorkspaceError::Corrupt {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })
-}
-
-/// The index generation recorded in the catalog of the workspace in `dir`, read from the first
-/// bytes of `catalog.bin` without decoding the rest (postcard writes the fields in order, so the
-/// generation comes before the rows): ~0.1 ms at any catalog size, where opening the workspace
-/// reads it whole (~30 ms at 10,000 documents). Every `docnav index` run that commits bumps it,
-/// so an equal generation means an unchanged catalog — what the answer cache checks first.
-///
-/// Errors: [`WorkspaceError::Missing`] without a catalog; `Io`; `Corrupt`/`Version` for a file
-/// this build does not read.
-pub fn read_index_generation(dir: &Path) -> Result<u64, WorkspaceError> {
-    use std::io::Read as _;
-    #[derive(Deserialize)]
-    struct CatalogHead {
-        #[allow(dead_code)]
-        format_version: u32,
-        #[allow(dead_code)]
-        docnav_version: String,
-        index_generation: u64,
-    }
-    let path = catalog_path(dir);
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(WorkspaceError::Missing(dir.to_path_buf()))
-        }
-        Err(source) => return Err(WorkspaceError::Io { path, source }),
+/// The rows of a catalog of format 4 and before in `dir` and its format version, `None` when
+/// it has neither `catalog.bin` nor `catalog.json`. Rows that do not decode (a damaged or still
+/// older file) are none: the run then indexes only what it is given.
+pub(crate) fn read_legacy_catalog(dir: &Path) -> Option<(u32, Vec<CatalogEntry>)> {
+    let rows = |catalog: LegacyCatalog| -> Vec<CatalogEntry> {
+        catalog
+            .documents
+            .into_iter()
+            .map(|e| {
+                CatalogEntry::of(
+                    &e.card,
+                    e.tree_file,
+                    e.source_len,
+                    e.mtime_ms,
+                    String::new(),
+                )
+            })
+            .collect()
     };
-    let mut head = Vec::with_capacity(512);
-    file.take(512)
-        .read_to_end(&mut head)
-        .map_err(|source| WorkspaceError::Io {
-            path: path.clone(),
-            source,
-        })?;
-    let body = versioned_body(&path, &head, CATALOG_MAGIC.as_slice(), "catalog")?;
-    let (head, _) =
-        postcard::take_from_bytes::<CatalogHead>(body).map_err(|e| WorkspaceError::Corrupt {
-            path: path.clone(),
-            reason: e.to_string(),
-        })?;
-    Ok(head.index_generation)
+    if let Ok(bytes) = std::fs::read(catalog_v4_path(dir)) {
+        let version = bytes
+            .strip_prefix(CATALOG_MAGIC.as_slice())
+            .and_then(|rest| rest.get(..4))
+            .map_or(0, |v| u32::from_le_bytes([v[0], v[1], v[2], v[3]]));
+        let catalog = bytes
+            .get(CATALOG_MAGIC.len() + 4..)
+            .and_then(|body| postcard::from_bytes::<LegacyCatalog>(body).ok());
+        return Some((version, catalog.map(rows).unwrap_or_default()));
+    }
+    let bytes = std::fs::read(legacy_catalog_path(dir)).ok()?;
+    #[derive(Deserialize)]
+    struct VersionOnly {
+        format_version: u32,
+    }
+    let version = serde_json::from_slice::<VersionOnly>(&bytes).map_or(0, |v| v.format_version);
+    let catalog = serde_json::from_slice::<LegacyCatalog>(&bytes).ok();
+    Some((version, catalog.map(rows).unwrap_or_default()))
 }
 
-/// An opened workspace: the cards in memory, the section index open on the commit the catalog
-/// matches, tree files loaded on first use and kept in a bounded cache ([`cache::TreeCache`]).
+/// The index generation recorded in the catalog of the workspace in `dir`, read from its head
+/// (well under a millisecond at any catalog size). Every `docnav index` run that commits bumps
+/// it, so an equal generation means an unchanged catalog — what the answer cache checks first.
+///
+/// Errors: [`WorkspaceError::Missing`] without a catalog; `Corrupt`/`Version` for a file this
+/// build does not read.
+pub fn read_index_generation(dir: &Path) -> Result<u64, WorkspaceError> {
+    store::read_generation(dir)
+}
+
+/// An opened workspace: its catalog store open on a snapshot ([`CatalogStore`]), the section
+/// index open on the commit that snapshot matches, tree files loaded on first use and kept in a
+/// bounded cache ([`cache::TreeCache`]).
 #[derive(Debug)]
 pub struct Workspace {
     dir: PathBuf,
-    /// Cards sorted by `doc_id`.
-    cards: CardList,
-    /// Tree file name of each card, in the same order.
-    tree_files: Vec<String>,
-    /// The builder that wrote each tree file (`builder 7`, from its catalog row's build key;
-    /// "" for rows older than build keys), in the same order: a tree file of another builder
-    /// that does not decode is outdated, not damaged.
-    builders: Vec<String>,
-    index_generation: u64,
+    /// The catalog; `None` for a workspace not written yet ([`Workspace::open_or_empty`]).
+    store: Option<CatalogStore>,
     cache: Mutex<cache::TreeCache>,
     /// The open index, or why it could not be opened (reported by [`Library::sections`]).
     sections: Result<SectionIndex, String>,
 }
 
-/// Read a versioned JSON file, checking `format_version` before the body.
-fn read_versioned<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, WorkspaceError> {
-    #[derive(Deserialize)]
-    struct VersionOnly {
-        format_version: u32,
-    }
-    let bytes = std::fs::read(path).map_err(|source| WorkspaceError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let corrupt = |e: serde_json::Error| WorkspaceError::Corrupt {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    };
-    let version: VersionOnly = serde_json::from_slice(&bytes).map_err(corrupt)?;
-    if version.format_version != FORMAT_VERSION {
-        return Err(WorkspaceError::Version {
-            path: path.to_path_buf(),
-            found: version.format_version,
-            expected: FORMAT_VERSION,
-        });
-    }
-    serde_json::from_slice(&bytes).map_err(corrupt)
-}
-
-/// Read the catalog in `dir`. Errors: [`WorkspaceError::Missing`] without one;
-/// [`WorkspaceError::Outdated`] for a workspace of an older format (a `catalog.json`, or an
-/// older version number); `Corrupt`/`Version`/`Io` for a bad one.
-pub(crate) fn read_catalog(dir: &Path) -> Result<Catalog, WorkspaceError> {
-    let path = catalog_path(dir);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let legacy = legacy_catalog_path(dir);
-            if !legacy.exists() {
-                return Err(WorkspaceError::Missing(dir.to_path_buf()));
-            }
-            return match read_versioned::<Catalog>(&legacy) {
-                Err(WorkspaceError::Version { found, .. })
-                | Err(WorkspaceError::Outdated { found, .. }) => Err(WorkspaceError::Outdated {
-                    dir: dir.to_path_buf(),
-                    found,
-                }),
-                Err(e) => Err(e),
-                Ok(_) => Err(WorkspaceError::Outdated {
-                    dir: dir.to_path_buf(),
-                    found: FORMAT_VERSION,
-                }),
-            };
-        }
-        Err(source) => return Err(WorkspaceError::Io { path, source }),
-    };
-    match decode_catalog(&path, &bytes) {
+/// Open the catalog store of `dir`. Errors: [`WorkspaceError::Missing`] without one;
+/// [`WorkspaceError::Outdated`] for a workspace of an older format (a `catalog.bin` or
+/// `catalog.json`, or an older version in the store); `Corrupt`/`Version`/`Io` for a bad one.
+pub(crate) fn open_store(dir: &Path) -> Result<CatalogStore, WorkspaceError> {
+    match CatalogStore::open(dir) {
+        Err(WorkspaceError::Missing(_)) => match read_legacy_catalog(dir) {
+            Some((found, _)) => Err(WorkspaceError::Outdated {
+                dir: dir.to_path_buf(),
+                found,
+            }),
+            None => Err(WorkspaceError::Missing(dir.to_path_buf())),
+        },
         Err(WorkspaceError::Version { found, .. }) if found < FORMAT_VERSION => {
             Err(WorkspaceError::Outdated {
                 dir: dir.to_path_buf(),
@@ -471,6 +407,15 @@ pub(crate) fn read_catalog(dir: &Path) -> Result<Catalog, WorkspaceError> {
         }
         other => other,
     }
+}
+
+/// Read the rows of the catalog in `dir` (no cards). Errors: as [`open_store`].
+pub(crate) fn read_catalog(dir: &Path) -> Result<Catalog, WorkspaceError> {
+    let store = open_store(dir)?;
+    Ok(Catalog {
+        index_generation: store.head().index_generation,
+        documents: store.entries()?,
+    })
 }
 
 impl Workspace {
@@ -484,10 +429,9 @@ impl Workspace {
     /// [`WorkspaceError::Outdated`] for a workspace of an older docnav; `Corrupt`/`Version`/`Io`
     /// for a bad catalog; [`WorkspaceError::Search`] when a needed repair fails.
     pub fn open(dir: &Path) -> Result<Workspace, WorkspaceError> {
-        let catalog = read_catalog(dir)?;
-        let (catalog, sections) =
-            sync::open_consistent(dir, catalog, sync::OnMismatch::WaitAndRepair)?;
-        Ok(Workspace::from_parts(dir, catalog, sections))
+        let store = open_store(dir)?;
+        let (store, sections) = sync::open_consistent(dir, store, sync::OnMismatch::WaitAndRepair)?;
+        Ok(Workspace::from_parts(dir, Some(store), sections))
     }
 
     /// [`Workspace::open`] for a long-running reader that already holds an opened workspace (a
@@ -497,47 +441,44 @@ impl Workspace {
     ///
     /// Errors: as [`Workspace::open`], plus [`WorkspaceError::Busy`].
     pub fn open_without_repair(dir: &Path) -> Result<Workspace, WorkspaceError> {
-        let catalog = read_catalog(dir)?;
-        let (catalog, sections) = sync::open_consistent(dir, catalog, sync::OnMismatch::Refuse)?;
-        Ok(Workspace::from_parts(dir, catalog, sections))
+        let store = open_store(dir)?;
+        let (store, sections) = sync::open_consistent(dir, store, sync::OnMismatch::Refuse)?;
+        Ok(Workspace::from_parts(dir, Some(store), sections))
     }
 
     /// Open the workspace in `dir`, or an empty one when it has no catalog yet (nothing is
     /// written until [`Workspace::index`] commits).
     pub fn open_or_empty(dir: &Path) -> Result<Workspace, WorkspaceError> {
         match Workspace::open(dir) {
-            Err(WorkspaceError::Missing(_)) => Ok(Workspace::from_parts(
-                dir,
-                Catalog::empty(),
-                Err("no index yet".into()),
-            )),
+            Err(WorkspaceError::Missing(_)) => {
+                Ok(Workspace::from_parts(dir, None, Err("no index yet".into())))
+            }
             other => other,
         }
     }
 
     fn from_parts(
         dir: &Path,
-        catalog: Catalog,
+        store: Option<CatalogStore>,
         sections: Result<SectionIndex, String>,
     ) -> Workspace {
-        let mut builders = Vec::with_capacity(catalog.documents.len());
-        let (cards, tree_files): (Vec<DocCard>, Vec<String>) = catalog
-            .documents
-            .into_iter()
-            .map(|e| {
-                builders.push(builder_of(&e.build_key).to_string());
-                (e.card, e.tree_file)
-            })
-            .unzip();
-        let cards = CardList::new(cards);
         Workspace {
             dir: dir.to_path_buf(),
-            cards,
-            tree_files,
-            builders,
-            index_generation: catalog.index_generation,
+            store,
             cache: Mutex::new(cache::TreeCache::new(cache::DEFAULT_TREE_CACHE_BYTES)),
             sections,
+        }
+    }
+
+    /// Log a catalog read that failed after the catalog opened (a file damaged or removed
+    /// under a running command) and go on with what the caller returns instead.
+    fn report<T>(&self, result: Result<T, WorkspaceError>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(e) => {
+                tracing::error!("{e}");
+                None
+            }
         }
     }
 
@@ -552,7 +493,7 @@ impl Workspace {
 
     /// The catalog's index generation (see the module docs).
     pub fn index_generation(&self) -> u64 {
-        self.index_generation
+        self.store.as_ref().map_or(0, |s| s.head().index_generation)
     }
 
     /// Where the section index lives.
@@ -565,21 +506,10 @@ impl Workspace {
         &self.dir
     }
 
-    /// The tree file (a name inside `docs/`) of `doc_id`, `None` for an unknown id.
-    pub fn tree_file(&self, doc_id: &str) -> Option<&str> {
-        self.cards
-            .position(doc_id)
-            .and_then(|i| self.tree_files.get(i))
-            .map(String::as_str)
-    }
-
-    /// The builder (`builder 9`) that wrote `doc_id`'s tree file, from its catalog row; "" for a
-    /// row older than build keys; `None` for an unknown id.
-    fn builder(&self, doc_id: &str) -> Option<&str> {
-        self.cards
-            .position(doc_id)
-            .and_then(|i| self.builders.get(i))
-            .map(String::as_str)
+    /// The catalog row of `doc_id` (its tree file, source and build), `None` for an unknown id.
+    pub fn entry(&self, doc_id: &str) -> Option<CatalogEntry> {
+        let store = self.store.as_ref()?;
+        self.report(store.entry(doc_id)).flatten()
     }
 
     /// Where the shell keeps its history.
@@ -604,11 +534,8 @@ impl Workspace {
         stale_file: &str,
         missing: WorkspaceError,
     ) -> Result<Document, WorkspaceError> {
-        let catalog = read_catalog(&self.dir)?;
-        let entry = catalog
-            .documents
-            .iter()
-            .find(|e| e.card.doc_id == doc_id)
+        let entry = open_store(&self.dir)?
+            .entry(doc_id)?
             .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))?;
         if entry.tree_file == stale_file {
             return Err(missing);
@@ -626,23 +553,73 @@ impl Workspace {
     }
 }
 
+/// Reads of the catalog store. A read that fails after the store opened is logged
+/// ([`Workspace::report`]) and answers as an empty catalog would.
 impl Library for Workspace {
     fn document_count(&self) -> usize {
-        self.cards.len()
+        self.store.as_ref().map_or(0, |s| s.head().documents)
     }
 
     fn cards_page(&self, offset: usize, limit: usize) -> Vec<Arc<DocCard>> {
-        self.cards.page(offset, limit)
+        let Some(store) = &self.store else {
+            return Vec::new();
+        };
+        let page = self.report(store.page(offset, limit)).unwrap_or_default();
+        page.into_iter().map(Arc::new).collect()
     }
 
     fn card(&self, doc_id: &str) -> Option<Arc<DocCard>> {
-        self.cards.get(doc_id)
+        let store = self.store.as_ref()?;
+        self.report(store.card(doc_id)).flatten().map(Arc::new)
+    }
+
+    fn for_each_card(&self, f: &mut dyn FnMut(&DocCard) -> std::ops::ControlFlow<()>) {
+        if let Some(store) = &self.store {
+            self.report(store.for_each(f));
+        }
+    }
+
+    fn cards_with_keys(&self, keys: &[String]) -> Vec<Arc<DocCard>> {
+        let Some(store) = &self.store else {
+            return Vec::new();
+        };
+        let cards = self.report(store.with_keys(keys)).unwrap_or_default();
+        cards.into_iter().map(Arc::new).collect()
+    }
+
+    fn cards_with_id_prefix(&self, prefix: &str, limit: usize) -> Vec<Arc<DocCard>> {
+        let Some(store) = &self.store else {
+            return Vec::new();
+        };
+        let cards = self
+            .report(store.with_id_prefix(prefix, limit))
+            .unwrap_or_default();
+        cards.into_iter().map(Arc::new).collect()
+    }
+
+    fn card_position(&self, doc_id: &str) -> Option<usize> {
+        let store = self.store.as_ref()?;
+        self.report(store.position(doc_id)).flatten()
+    }
+
+    fn catalog_digest(&self) -> CatalogDigest {
+        self.store.as_ref().map_or_else(
+            || CatalogDigest::finish(0, sha2::Sha256::default()),
+            |s| s.head().digest.clone(),
+        )
+    }
+
+    fn catalog_ids_digest(&self) -> String {
+        self.store.as_ref().map_or_else(
+            || hex_digest(sha2::Sha256::default()),
+            |s| s.head().ids_sha256.clone(),
+        )
     }
 
     /// Loads the tree file named by the catalog read at [`Workspace::open`]. When that file is
     /// gone — another `docnav index` rebuilt the document and removed it after committing its
     /// catalog — the catalog is read again, once, and the document's current tree file loaded
-    /// (its card then is newer than [`Library::cards`] shows). Errors: `NotFound` when the id is
+    /// (its card then is newer than [`Library::card`] shows). Errors: `NotFound` when the id is
     /// in neither catalog; the original I/O error when the file is missing and the fresh catalog
     /// names the same file; decode errors as [`decode_tree_file`].
     fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {
@@ -651,19 +628,22 @@ impl Library for Workspace {
                 return Ok(doc.clone());
             }
         }
-        let tree_file = self
-            .tree_file(doc_id)
-            .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))?;
-        let doc = match self.load(tree_file) {
+        let entry = match &self.store {
+            Some(store) => store.entry(doc_id)?,
+            None => None,
+        }
+        .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))?;
+        let doc = match self.load(&entry.tree_file) {
             Err(WorkspaceError::Io { path, source })
                 if source.kind() == std::io::ErrorKind::NotFound =>
             {
                 let missing = WorkspaceError::Io { path, source };
-                self.load_from_fresh_catalog(doc_id, tree_file, missing)?
+                self.load_from_fresh_catalog(doc_id, &entry.tree_file, missing)?
             }
             Err(WorkspaceError::Corrupt { path, reason }) => {
                 let current = format!("builder {TREE_BUILDER_VERSION}");
-                return Err(match self.builder(doc_id) {
+                let built_by = builder_of(&entry.build_key);
+                return Err(match Some(built_by) {
                     Some(built_by) if built_by != current => WorkspaceError::OutdatedTree {
                         path,
                         built_by: if built_by.is_empty() {

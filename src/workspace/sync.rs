@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use super::{decode_tree_file, read_catalog, Catalog, WorkspaceError};
+use super::{decode_tree_file, open_store, read_catalog, Catalog, CatalogStore, WorkspaceError};
 use crate::index::{SectionIndex, SectionIndexError};
 
 /// The workspace's exclusive writer lock (`lock`, an OS file lock released when dropped or when
@@ -60,45 +60,49 @@ pub(super) enum OnMismatch {
 /// The catalog and the index at the commit it matches. See [`super::Workspace::open`].
 pub(super) fn open_consistent(
     dir: &Path,
-    catalog: Catalog,
+    store: CatalogStore,
     on_mismatch: OnMismatch,
-) -> Result<(Catalog, Result<SectionIndex, String>), WorkspaceError> {
+) -> Result<(CatalogStore, Result<SectionIndex, String>), WorkspaceError> {
     let index_dir = dir.join("index");
     let index = match SectionIndex::open(&index_dir) {
         Ok(index) => index,
-        Err(e) => return Ok((catalog, Err(unusable(&index_dir, &e)))),
+        Err(e) => return Ok((store, Err(unusable(&index_dir, &e)))),
     };
+    let generation = store.head().index_generation;
     let found = match index.generation() {
-        Ok(Some(g)) if g == catalog.index_generation => return Ok((catalog, Ok(index))),
+        Ok(Some(g)) if g == generation => return Ok((store, Ok(index))),
         Ok(found) => found,
-        Err(e) => return Ok((catalog, Err(unusable(&index_dir, &e)))),
+        Err(e) => return Ok((store, Err(unusable(&index_dir, &e)))),
     };
     if on_mismatch == OnMismatch::Refuse {
         return Err(WorkspaceError::Busy {
             dir: dir.to_path_buf(),
-            catalog: catalog.index_generation,
+            catalog: generation,
             index: found,
         });
     }
+    drop(store);
     // The index and the catalog disagree: an index run is between its two commits, or one was
     // interrupted there. Wait for any writer, then look again before repairing.
     drop(index);
     let _lock = WriterLock::acquire(dir)?;
-    let catalog = read_catalog(dir)?;
+    let store = open_store(dir)?;
     let index = match SectionIndex::open(&index_dir) {
         Ok(index) => index,
-        Err(e) => return Ok((catalog, Err(unusable(&index_dir, &e)))),
+        Err(e) => return Ok((store, Err(unusable(&index_dir, &e)))),
     };
-    if index.generation().map_err(|e| search_error(dir, e))? == Some(catalog.index_generation) {
-        return Ok((catalog, Ok(index)));
+    if index.generation().map_err(|e| search_error(dir, e))? == Some(store.head().index_generation)
+    {
+        return Ok((store, Ok(index)));
     }
+    let catalog = read_catalog(dir)?;
     let (added, removed) = reconcile(dir, &catalog, &index)?;
     eprintln!(
         "warning: the search index of `{}` did not match its catalog (an interrupted `docnav \
          index`?); repaired: {added} document(s) re-indexed from their trees, {removed} removed",
         dir.display()
     );
-    Ok((catalog, Ok(index)))
+    Ok((store, Ok(index)))
 }
 
 fn unusable(index_dir: &Path, e: &SectionIndexError) -> String {
@@ -129,7 +133,7 @@ pub(crate) fn reconcile(
     for doc_id in indexed.keys() {
         if catalog
             .documents
-            .binary_search_by(|e| e.card.doc_id.as_str().cmp(doc_id))
+            .binary_search_by(|e| e.doc_id.as_str().cmp(doc_id))
             .is_err()
         {
             writer.delete(doc_id);
@@ -139,7 +143,7 @@ pub(crate) fn reconcile(
     let mut added = 0;
     let docs_dir: PathBuf = dir.join("docs");
     for entry in &catalog.documents {
-        if indexed.get(&entry.card.doc_id) == Some(&entry.tree_file) {
+        if indexed.get(&entry.doc_id) == Some(&entry.tree_file) {
             continue;
         }
         let path = docs_dir.join(&entry.tree_file);
@@ -149,7 +153,7 @@ pub(crate) fn reconcile(
         })?;
         let doc = decode_tree_file(&path, &bytes)?;
         writer
-            .replace(index.entries(&entry.card, &doc.tree, &entry.tree_file))
+            .replace(index.entries(&doc.card, &doc.tree, &entry.tree_file))
             .map_err(search)?;
         added += 1;
     }

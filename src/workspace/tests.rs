@@ -15,21 +15,82 @@ fn slugify_is_readable() {
     assert_eq!(slugify("___"), "doc");
 }
 
+/// Change every row of the catalog in `ws_dir` with `sql` (a test's way to make an older row).
+fn edit_catalog(ws_dir: &Path, sql: &str) {
+    let conn = rusqlite::Connection::open(catalog_path(ws_dir)).unwrap();
+    conn.execute_batch(sql).unwrap();
+}
+
 #[test]
 fn unknown_format_version_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let mut bytes = CATALOG_MAGIC.to_vec();
-    bytes.extend_from_slice(&99u32.to_le_bytes());
-    std::fs::write(catalog_path(dir.path()), bytes).unwrap();
+    store::write(dir.path(), &store::CatalogChanges::default()).unwrap();
+    edit_catalog(
+        dir.path(),
+        "UPDATE meta SET value = '99' WHERE key = 'format_version'",
+    );
     let err = Workspace::open(dir.path()).unwrap_err().to_string();
     assert!(
         err.contains("format version 99")
             && err.contains(&format!("reads version {FORMAT_VERSION}")),
         "{err}"
     );
+    std::fs::remove_file(dir.path().join("catalog.db-wal")).ok();
+    std::fs::remove_file(dir.path().join("catalog.db-shm")).ok();
     std::fs::write(catalog_path(dir.path()), b"{}").unwrap();
     let err = Workspace::open(dir.path()).unwrap_err().to_string();
-    assert!(err.contains("not a docnav catalog"), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "workspace file `{}` is damaged: ",
+            catalog_path(dir.path()).display()
+        )) && err.contains("index --force"),
+        "{err}"
+    );
+}
+
+/// A workspace of format 4 (`catalog.bin`, read whole by every command) is outdated: readers
+/// say so, `docnav index` rebuilds it into a `catalog.db`.
+#[test]
+fn a_catalog_bin_of_format_4_is_an_outdated_workspace_that_index_rebuilds() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("notes.txt");
+    std::fs::write(&src, "1 Start\n\nText.\n").unwrap();
+    let ws_dir = dir.path().join("ws");
+    std::fs::create_dir_all(&ws_dir).unwrap();
+    let built = Document::build(&src, b"1 Start\n", "notes", true, &Default::default()).unwrap();
+    let card = built.document.card;
+    let legacy = LegacyCatalog {
+        format_version: 4,
+        docnav_version: "0.1.0".into(),
+        index_generation: 3,
+        documents: vec![LegacyCatalogEntry {
+            card,
+            tree_file: "notes-0123456789ab.bin".into(),
+            source_len: 3,
+            mtime_ms: 1,
+            build_key: "builder 9, max leaf 4000 tokens".into(),
+        }],
+    };
+    let mut bytes = CATALOG_MAGIC.to_vec();
+    bytes.extend_from_slice(&4u32.to_le_bytes());
+    bytes.extend_from_slice(&postcard::to_stdvec(&legacy).unwrap());
+    std::fs::write(catalog_v4_path(&ws_dir), bytes).unwrap();
+    let err = Workspace::open(&ws_dir).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "workspace `{}` was made by an older docnav (format 4; this one reads format 5) \
+             (hint: run `docnav index` to rebuild it)",
+            ws_dir.display()
+        )
+    );
+    let report =
+        Workspace::index(&ws_dir, &[], &IndexOptions::default(), &indexer::NoProgress).unwrap();
+    assert_eq!((report.indexed, report.failed), (1, 0), "{report:?}");
+    assert!(!catalog_v4_path(&ws_dir).exists());
+    let ws = Workspace::open(&ws_dir).unwrap();
+    assert_eq!(ws.document_count(), 1);
+    assert!(ws.document("notes").is_ok());
 }
 
 #[test]
@@ -44,7 +105,7 @@ fn a_json_catalog_of_an_older_format_is_an_outdated_workspace() {
     assert_eq!(
         err,
         format!(
-            "workspace `{}` was made by an older docnav (format 2, without a search index) \
+            "workspace `{}` was made by an older docnav (format 2; this one reads format 5) \
              (hint: run `docnav index` to rebuild it)",
             dir.path().display()
         )
@@ -164,7 +225,9 @@ fn missing_tree_file_named_by_the_current_catalog_is_an_io_error() {
     )
     .unwrap();
     let ws = Workspace::open(&ws_dir).unwrap();
-    let file = ws_dir.join("docs").join(ws.tree_file("notes").unwrap());
+    let file = ws_dir
+        .join("docs")
+        .join(ws.entry("notes").unwrap().tree_file);
     std::fs::remove_file(&file).unwrap();
     let err = ws.document("notes").unwrap_err().to_string();
     assert!(
@@ -217,10 +280,7 @@ fn unchanged_sources_are_rebuilt_when_the_build_differs() {
     assert_eq!(index(&small_leaves), (0, 1));
 
     // A row written by an older build (no build key): rebuilt once, then reused.
-    let path = catalog_path(&ws_dir);
-    let mut catalog = decode_catalog(&path, &std::fs::read(&path).unwrap()).unwrap();
-    catalog.documents[0].build_key.clear();
-    std::fs::write(&path, encode_catalog(&catalog).unwrap()).unwrap();
+    edit_catalog(&ws_dir, "UPDATE documents SET build_key = ''");
     assert_eq!(index(&options), (1, 0));
     assert_eq!(node_count(), 2);
     assert_eq!(index(&options), (0, 1));
@@ -241,8 +301,9 @@ fn an_undecodable_tree_of_an_older_builder_is_outdated_not_damaged() {
     let file = ws_dir.join("docs").join(
         Workspace::open(&ws_dir)
             .unwrap()
-            .tree_file("notes")
-            .unwrap(),
+            .entry("notes")
+            .unwrap()
+            .tree_file,
     );
     let bytes = std::fs::read(&file).unwrap();
     std::fs::write(&file, &bytes[..bytes.len() - 3]).unwrap();
@@ -253,10 +314,10 @@ fn an_undecodable_tree_of_an_older_builder_is_outdated_not_damaged() {
         .to_string();
     assert!(err.contains("is damaged"), "{err}");
 
-    let path = catalog_path(&ws_dir);
-    let mut catalog = decode_catalog(&path, &std::fs::read(&path).unwrap()).unwrap();
-    catalog.documents[0].build_key = "builder 7, max leaf 4000 tokens".into();
-    std::fs::write(&path, encode_catalog(&catalog).unwrap()).unwrap();
+    edit_catalog(
+        &ws_dir,
+        "UPDATE documents SET build_key = 'builder 7, max leaf 4000 tokens'",
+    );
     let err = Workspace::open(&ws_dir)
         .unwrap()
         .document("notes")

@@ -21,6 +21,32 @@ fn ids(ws: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `docs --json` streams the catalog card by card and prints the bytes the whole array
+/// pretty-printed at once would be; `docs --count` prints the count alone (issue 24).
+#[test]
+fn docs_json_streams_the_pretty_array_and_count_prints_the_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    index_notes_and_faq(&ws);
+    let r = run(&ws, &["docs", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let cards: Vec<docnav::index::DocCard> = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(cards.len(), 2);
+    assert_eq!(
+        r.stdout,
+        format!("{}\n", serde_json::to_string_pretty(&cards).unwrap())
+    );
+    let count = run(&ws, &["docs", "--count"]);
+    assert_eq!(
+        (count.code, count.stdout.as_str()),
+        (0, "2\n"),
+        "{}",
+        count.stderr
+    );
+    let both = run(&ws, &["docs", "--count", "--json"]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+}
+
 #[test]
 fn docs_json_cards_have_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();

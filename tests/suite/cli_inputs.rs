@@ -40,7 +40,7 @@ fn default_workspace_is_dot_docnav_in_the_current_directory() {
     let notes = fixture("notes.txt");
     let r = run_in(dir.path(), None, &["index", notes.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(dir.path().join(".docnav/catalog.bin").is_file());
+    assert!(dir.path().join(".docnav/catalog.db").is_file());
     assert_eq!(
         std::fs::read_dir(dir.path().join(".docnav/docs"))
             .unwrap()
@@ -66,7 +66,7 @@ fn docnav_workspace_variable_names_the_workspace() {
     let notes = fixture("notes.txt");
     let r = run_in(dir.path(), Some(&ws), &["index", notes.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(ws.join("catalog.bin").is_file());
+    assert!(ws.join("catalog.db").is_file());
     assert!(!dir.path().join(".docnav").exists());
     // Any directory sees it through the variable; `--workspace` wins over the variable.
     let elsewhere = tempfile::tempdir().unwrap();

@@ -16,12 +16,21 @@ use super::mcp::{call, params, start, text, workspace, Client};
 use crate::support::fake_model::FakeModel;
 
 /// Every file under `dir` except `traces/`, with its length and modification time.
+/// The workspace's files with their sizes and times, but for the traces and what SQLite's
+/// readers keep beside the catalog: its shared-memory index (`catalog.db-shm`, where each reader
+/// records the snapshot it reads) and an empty log a reader may create (`catalog.db-wal`; a
+/// write to the catalog would make it non-empty or change `catalog.db`).
 fn files(dir: &Path) -> BTreeMap<String, (u64, SystemTime)> {
     walkdir::WalkDir::new(dir)
         .into_iter()
         .map(|e| e.unwrap())
         .filter(|e| e.file_type().is_file())
         .filter(|e| !e.path().starts_with(dir.join("traces")))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy();
+            !(name == "catalog.db-shm"
+                || name == "catalog.db-wal" && e.metadata().is_ok_and(|m| m.len() == 0))
+        })
         .map(|e| {
             let m = e.metadata().unwrap();
             let name = e.path().strip_prefix(dir).unwrap().display().to_string();

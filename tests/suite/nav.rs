@@ -688,6 +688,39 @@ fn long_listings_stop_at_the_budget_and_say_how_to_go_on() {
     );
 }
 
+/// `ls /` reads one page of the catalog and stops at the budget like any listing, saying how to
+/// go on (issue 24: at 100,000 documents it printed them all).
+#[test]
+fn ls_at_root_stops_at_the_budget_and_says_how_to_go_on() {
+    let mut s = Session::new(library(), Role::Person).with_budget(250);
+    let mut command = "ls /".to_string();
+    let mut numbers = Vec::new();
+    let mut pages = 0;
+    loop {
+        let out = text(&mut s, &command);
+        assert!(out.chars().count() <= 250, "{out}");
+        pages += 1;
+        let mut next = None;
+        for line in out.lines() {
+            if let Some(rest) = line.split("list them with: ").nth(1) {
+                next = Some(rest.to_string());
+            } else {
+                numbers.push(line.split('.').next().unwrap().parse::<usize>().unwrap());
+            }
+        }
+        match next {
+            Some(n) => command = n,
+            None => break,
+        }
+    }
+    assert!(pages > 1, "{pages}");
+    assert_eq!(numbers, (1..=6).collect::<Vec<_>>());
+    assert_eq!(
+        text(&mut s, "ls --from 9 /"),
+        "(no document number 9 under /: there are 6)"
+    );
+}
+
 #[test]
 fn pdf_nodes_show_pages() {
     let mut s = session_at("/r-intro");

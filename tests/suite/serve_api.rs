@@ -244,7 +244,7 @@ async fn errors_are_json_with_the_status_that_says_who_must_act() {
         ("/api/v1/search?q=x&doc_id=nope", 404, "not_found"),
         ("/api/v1/search?q=x&color=red", 400, "bad_request"),
         ("/api/v1/no-such-route", 404, "not_found"),
-        ("/api/v1/traces/..%2Fcatalog.bin", 400, "bad_request"),
+        ("/api/v1/traces/..%2Fcatalog.db", 400, "bad_request"),
         ("/api/v1/traces/nope.jsonl", 404, "not_found"),
     ] {
         let (got, body) = get(&served, path).await;

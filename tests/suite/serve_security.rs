@@ -199,11 +199,11 @@ async fn bodies_are_bounded_and_names_cannot_leave_the_workspace() {
 
     std::fs::create_dir_all(ws.join("traces")).unwrap();
     for path in [
-        "/api/v1/traces/..%2F..%2Fcatalog.bin",
+        "/api/v1/traces/..%2F..%2Fcatalog.db",
         "/api/v1/traces/%2Fetc%2Fpasswd",
-        "/api/v1/traces/..%5Ccatalog.bin",
+        "/api/v1/traces/..%5Ccatalog.db",
         "/api/v1/traces/.hidden.jsonl",
-        "/trace/..%2Fcatalog.bin",
+        "/trace/..%2Fcatalog.db",
     ] {
         let r = http.get(served.at(path)).send().await.unwrap();
         assert_eq!(r.status().as_u16(), 400, "{path}");
@@ -211,7 +211,7 @@ async fn bodies_are_bounded_and_names_cannot_leave_the_workspace() {
     for path in [
         "/api/v1/docs/..%2F..%2Fetc%2Fpasswd",
         "/api/v1/docs/..",
-        "/doc/..%2Fcatalog.bin/",
+        "/doc/..%2Fcatalog.db/",
     ] {
         let r = http.get(served.at(path)).send().await.unwrap();
         assert_eq!(r.status().as_u16(), 404, "{path}");

@@ -70,6 +70,9 @@ pub(crate) fn list(session: &Session, place: &Place, from: usize) -> String {
             if total == 0 {
                 return "(no documents: run `docnav index <paths>` first)".into();
             }
+            if from > total {
+                return format!("(no document number {from} under /: there are {total})");
+            }
             // One page of the catalog, cut at the budget like a node's children: the rest is
             // never read (issue 24).
             let mut out = String::new();

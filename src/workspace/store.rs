@@ -1,0 +1,575 @@
+//! The catalog store (`catalog.db`, workspace format 5; issue 24): the DocCards and the rows
+//! that say where each document's tree file and source are, in SQLite (rusqlite, bundled), so a
+//! command reads only what it uses — a card by id, a page of the listing, the count, the cards
+//! under a lookup key — and a re-index writes only the rows of the documents it changed.
+//!
+//! Why SQLite: every face opens the same workspace from its own process (the CLI, the stdio MCP
+//! server one per client, each replica of `docnav serve`) while `docnav index` writes it, and
+//! some open it twice in one process (a server reopening after a re-index). SQLite in WAL mode
+//! gives each reader a snapshot that a writer's commit does not disturb, in one file, across
+//! processes and within one; LMDB forbids opening one environment twice in a process, and redb
+//! takes an exclusive lock per process. Measured at 100,000 documents (BENCHMARKS.md, issue
+//! 24): opening the store and reading the head takes well under a millisecond, where decoding
+//! the whole postcard catalog took 250–800 ms.
+//!
+//! Tables:
+//! - `meta(key, value)`: `format_version`, `docnav_version`, `index_generation` (the section
+//!   index commit the catalog matches), `documents` (the count), `catalog_sha256` and
+//!   `ids_sha256` (see [`crate::workspace::Library::catalog_digest`] and
+//!   [`crate::workspace::Library::catalog_ids_digest`]), kept up to date by every write;
+//! - `documents(doc_id PRIMARY KEY, source, format, fingerprint, tree_file, source_len,
+//!   mtime_ms, build_key, card)`: one row per document, `card` the DocCard in postcard;
+//! - `lookup(key, doc_id)`: [`crate::tree::references::lookup_keys`] of every card.
+//!
+//! A reader ([`CatalogStore::open`]) holds one read transaction for its lifetime: the catalog
+//! it sees is the one that matches the section index commit it opened, whatever is written
+//! meanwhile — as the whole catalog read into memory was before.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use sha2::Sha256;
+
+use super::{hash_catalog_id, hash_catalog_row, hex_digest, CatalogDigest, WorkspaceError};
+use crate::index::DocCard;
+use crate::tree::DocFormat;
+
+/// The catalog file of the workspace in `dir`.
+pub fn store_path(dir: &Path) -> PathBuf {
+    dir.join("catalog.db")
+}
+
+/// One catalog row without its card: what the indexer and the index repair need of every
+/// document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogEntry {
+    /// The document's id.
+    pub doc_id: String,
+    /// Source path as given to `docnav index` (absolute).
+    pub source: String,
+    /// Source format.
+    pub format: DocFormat,
+    /// sha256 of the source bytes, hex.
+    pub fingerprint: String,
+    /// Tree file name inside `docs/`.
+    pub tree_file: String,
+    /// Source size in bytes when indexed (fast unchanged check with `mtime_ms`).
+    pub source_len: u64,
+    /// Source modification time, ms since the Unix epoch, when indexed (0 when unknown).
+    pub mtime_ms: u64,
+    /// [`super::build_key`] of the build that made the tree ("" for rows of older docnavs).
+    pub build_key: String,
+}
+
+impl CatalogEntry {
+    /// The row of a document built into `tree_file` from a source of `source_len` bytes
+    /// modified at `mtime_ms`, by the build `build_key`.
+    pub fn of(
+        card: &DocCard,
+        tree_file: String,
+        source_len: u64,
+        mtime_ms: u64,
+        build_key: String,
+    ) -> CatalogEntry {
+        CatalogEntry {
+            doc_id: card.doc_id.clone(),
+            source: card.source.clone(),
+            format: card.format,
+            fingerprint: card.fingerprint.clone(),
+            tree_file,
+            source_len,
+            mtime_ms,
+            build_key,
+        }
+    }
+}
+
+/// The catalog's head: what every reader needs, read once at open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogHead {
+    /// The section index commit this catalog matches.
+    pub index_generation: u64,
+    /// How many documents.
+    pub documents: usize,
+    /// Size and sha256 over `doc_id \t fingerprint \n` of every row in order.
+    pub digest: CatalogDigest,
+    /// sha256 over `doc_id \n` of every row in order.
+    pub ids_sha256: String,
+}
+
+/// What one index run changes: rows (with their cards) to write, rows whose source size and
+/// time changed only, ids to remove, and the generation to record.
+#[derive(Debug, Default)]
+pub struct CatalogChanges {
+    /// Rebuilt or new documents.
+    pub upsert: Vec<(CatalogEntry, DocCard)>,
+    /// Unchanged documents whose `source_len`/`mtime_ms` moved (a `touch`, a copy).
+    pub restat: Vec<CatalogEntry>,
+    /// Documents no longer in the catalog.
+    pub remove: Vec<String>,
+    /// The section index generation the catalog will match.
+    pub index_generation: u64,
+}
+
+fn sql_error(path: &Path) -> impl Fn(rusqlite::Error) -> WorkspaceError + '_ {
+    move |e| WorkspaceError::Corrupt {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
+}
+
+/// An open catalog store holding one read snapshot (see the module docs).
+pub struct CatalogStore {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+    head: CatalogHead,
+}
+
+impl std::fmt::Debug for CatalogStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CatalogStore")
+            .field("path", &self.path)
+            .field("head", &self.head)
+            .finish()
+    }
+}
+
+/// Read one `meta` value as text.
+fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()
+}
+
+fn decode_card(path: &Path, bytes: &[u8]) -> Result<DocCard, WorkspaceError> {
+    postcard::from_bytes(bytes).map_err(|e| WorkspaceError::Corrupt {
+        path: path.to_path_buf(),
+        reason: format!("a card does not decode: {e}"),
+    })
+}
+
+impl CatalogStore {
+    /// Open the catalog of the workspace in `dir` for reading and take its snapshot.
+    ///
+    /// Errors: [`WorkspaceError::Missing`] without a `catalog.db`; [`WorkspaceError::Version`]
+    /// for another format version; [`WorkspaceError::Corrupt`] when SQLite cannot read it (not
+    /// a database, damaged, no `meta` table).
+    pub fn open(dir: &Path) -> Result<CatalogStore, WorkspaceError> {
+        let path = store_path(dir);
+        if !path.is_file() {
+            return Err(WorkspaceError::Missing(dir.to_path_buf()));
+        }
+        let err = sql_error(&path);
+        let conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(&err)?;
+        // A writer's commit takes a moment to publish; readers never wait longer than this.
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(&err)?;
+        conn.execute_batch("BEGIN").map_err(&err)?;
+        let head = read_head(&conn, &path)?;
+        Ok(CatalogStore {
+            path: path.clone(),
+            conn: Mutex::new(conn),
+            head,
+        })
+    }
+
+    /// The head read at open.
+    pub fn head(&self) -> &CatalogHead {
+        &self.head
+    }
+
+    fn with<T>(
+        &self,
+        run: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, WorkspaceError> {
+        let conn = match self.conn.lock() {
+            Ok(c) => c,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        run(&conn).map_err(sql_error(&self.path))
+    }
+
+    /// The card with this id. Errors: `Corrupt` when the store cannot be read or the card does
+    /// not decode.
+    pub fn card(&self, doc_id: &str) -> Result<Option<DocCard>, WorkspaceError> {
+        let bytes: Option<Vec<u8>> = self.with(|c| {
+            c.prepare_cached("SELECT card FROM documents WHERE doc_id = ?1")?
+                .query_row([doc_id], |r| r.get(0))
+                .optional()
+        })?;
+        bytes.map(|b| decode_card(&self.path, &b)).transpose()
+    }
+
+    /// The row of this id. Errors: as [`CatalogStore::card`].
+    pub fn entry(&self, doc_id: &str) -> Result<Option<CatalogEntry>, WorkspaceError> {
+        self.with(|c| {
+            c.prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM documents WHERE doc_id = ?1"
+            ))?
+            .query_row([doc_id], read_row)
+            .optional()
+        })
+    }
+
+    /// Cards `offset..offset + limit` in doc id order. Errors: as [`CatalogStore::card`].
+    pub fn page(&self, offset: usize, limit: usize) -> Result<Vec<DocCard>, WorkspaceError> {
+        let blobs: Vec<Vec<u8>> = self.with(|c| {
+            c.prepare_cached("SELECT card FROM documents ORDER BY doc_id LIMIT ?1 OFFSET ?2")?
+                .query_map(params![to_i64(limit), to_i64(offset)], |r| r.get(0))?
+                .collect()
+        })?;
+        blobs.iter().map(|b| decode_card(&self.path, b)).collect()
+    }
+
+    /// Call `f` on every card in doc id order until it breaks. Errors: as
+    /// [`CatalogStore::card`].
+    pub fn for_each(
+        &self,
+        f: &mut dyn FnMut(&DocCard) -> ControlFlow<()>,
+    ) -> Result<(), WorkspaceError> {
+        let conn = match self.conn.lock() {
+            Ok(c) => c,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let err = sql_error(&self.path);
+        let mut stmt = conn
+            .prepare_cached("SELECT card FROM documents ORDER BY doc_id")
+            .map_err(&err)?;
+        let mut rows = stmt.query([]).map_err(&err)?;
+        while let Some(row) = rows.next().map_err(&err)? {
+            let bytes =
+                row.get_ref(0)
+                    .map_err(&err)?
+                    .as_blob()
+                    .map_err(|e| WorkspaceError::Corrupt {
+                        path: self.path.clone(),
+                        reason: e.to_string(),
+                    })?;
+            if f(&decode_card(&self.path, bytes)?).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Cards whose id starts with `prefix`, at most `limit`, in order. Errors: as
+    /// [`CatalogStore::card`].
+    pub fn with_id_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<DocCard>, WorkspaceError> {
+        // Ids are compared as BLOBs (binary collation): every id starting with `prefix` sorts
+        // from `prefix` up to `prefix` followed by the highest char.
+        let upper = format!("{prefix}\u{10FFFF}");
+        let blobs: Vec<Vec<u8>> = self.with(|c| {
+            c.prepare_cached(
+                "SELECT card FROM documents WHERE doc_id >= ?1 AND doc_id < ?2 \
+                 ORDER BY doc_id LIMIT ?3",
+            )?
+            .query_map(params![prefix, upper, to_i64(limit)], |r| r.get(0))?
+            .collect()
+        })?;
+        blobs
+            .iter()
+            .map(|b| decode_card(&self.path, b))
+            .filter(|c| c.as_ref().map_or(true, |c| c.doc_id.starts_with(prefix)))
+            .collect()
+    }
+
+    /// Cards filed under any of `keys`, each once, in doc id order. Errors: as
+    /// [`CatalogStore::card`].
+    pub fn with_keys(&self, keys: &[String]) -> Result<Vec<DocCard>, WorkspaceError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut ids: Vec<String> = self.with(|c| {
+            let mut stmt = c.prepare_cached("SELECT doc_id FROM lookup WHERE key = ?1")?;
+            let mut ids = Vec::new();
+            for key in keys {
+                for id in stmt.query_map([key], |r| r.get::<_, String>(0))? {
+                    ids.push(id?);
+                }
+            }
+            Ok(ids)
+        })?;
+        ids.sort();
+        ids.dedup();
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(card) = self.card(&id)? {
+                out.push(card);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The 0-based position of `doc_id` in doc id order. Errors: as [`CatalogStore::card`].
+    pub fn position(&self, doc_id: &str) -> Result<Option<usize>, WorkspaceError> {
+        if self.entry(doc_id)?.is_none() {
+            return Ok(None);
+        }
+        let before: i64 = self.with(|c| {
+            c.prepare_cached("SELECT count(*) FROM documents WHERE doc_id < ?1")?
+                .query_row([doc_id], |r| r.get(0))
+        })?;
+        Ok(Some(usize::try_from(before).unwrap_or(0)))
+    }
+
+    /// Every row without its card, in doc id order. Errors: as [`CatalogStore::card`].
+    pub fn entries(&self) -> Result<Vec<CatalogEntry>, WorkspaceError> {
+        self.with(|c| {
+            c.prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM documents ORDER BY doc_id"
+            ))?
+            .query_map([], read_row)?
+            .collect()
+        })
+    }
+}
+
+const ROW_COLUMNS: &str =
+    "doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, build_key";
+
+fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CatalogEntry> {
+    let format: String = r.get(2)?;
+    Ok(CatalogEntry {
+        doc_id: r.get(0)?,
+        source: r.get(1)?,
+        format: DocFormat::ALL
+            .iter()
+            .copied()
+            .find(|f| f.as_str() == format)
+            .unwrap_or(DocFormat::Text),
+        fingerprint: r.get(3)?,
+        tree_file: r.get(4)?,
+        source_len: u64::try_from(r.get::<_, i64>(5)?).unwrap_or(0),
+        mtime_ms: u64::try_from(r.get::<_, i64>(6)?).unwrap_or(0),
+        build_key: r.get(7)?,
+    })
+}
+
+fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn read_head(conn: &Connection, path: &Path) -> Result<CatalogHead, WorkspaceError> {
+    let err = sql_error(path);
+    let version = meta(conn, "format_version").map_err(&err)?;
+    let found: u32 = version
+        .as_deref()
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| WorkspaceError::Corrupt {
+            path: path.to_path_buf(),
+            reason: "no format version".into(),
+        })?;
+    if found != super::FORMAT_VERSION {
+        return Err(WorkspaceError::Version {
+            path: path.to_path_buf(),
+            found,
+            expected: super::FORMAT_VERSION,
+        });
+    }
+    let number = |key: &str| -> Result<u64, WorkspaceError> {
+        meta(conn, key)
+            .map_err(&err)?
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| WorkspaceError::Corrupt {
+                path: path.to_path_buf(),
+                reason: format!("no {key}"),
+            })
+    };
+    let text = |key: &str| -> Result<String, WorkspaceError> {
+        meta(conn, key)
+            .map_err(&err)?
+            .ok_or_else(|| WorkspaceError::Corrupt {
+                path: path.to_path_buf(),
+                reason: format!("no {key}"),
+            })
+    };
+    let documents = usize::try_from(number("documents")?).unwrap_or(usize::MAX);
+    Ok(CatalogHead {
+        index_generation: number("index_generation")?,
+        documents,
+        digest: CatalogDigest {
+            documents,
+            sha256: text("catalog_sha256")?,
+        },
+        ids_sha256: text("ids_sha256")?,
+    })
+}
+
+/// The index generation recorded in the catalog of `dir` (a short read of its head).
+///
+/// Errors: as [`CatalogStore::open`].
+pub fn read_generation(dir: &Path) -> Result<u64, WorkspaceError> {
+    Ok(CatalogStore::open(dir)?.head.index_generation)
+}
+
+const SCHEMA: &str = "
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS documents (
+        doc_id TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        format TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        tree_file TEXT NOT NULL,
+        source_len INTEGER NOT NULL,
+        mtime_ms INTEGER NOT NULL,
+        build_key TEXT NOT NULL,
+        card BLOB NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS lookup (
+        key TEXT NOT NULL,
+        doc_id TEXT NOT NULL,
+        PRIMARY KEY (key, doc_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS lookup_by_doc ON lookup (doc_id);
+";
+
+/// Apply `changes` to the catalog of `dir` in one transaction (created on first use, in WAL
+/// mode), then record the count, the digests and the generation. The caller holds the writer
+/// lock. A crash before the commit leaves the catalog as it was.
+///
+/// Errors: `Corrupt` when SQLite cannot open or write the file; `Version` for a catalog of
+/// another format.
+pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError> {
+    let path = store_path(dir);
+    let err = sql_error(&path);
+    let mut conn = Connection::open(&path).map_err(&err)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30))
+        .map_err(&err)?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(&err)?;
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(&err)?;
+    conn.execute_batch(SCHEMA).map_err(&err)?;
+    if let Some(found) = meta(&conn, "format_version")
+        .map_err(&err)?
+        .and_then(|v| v.parse::<u32>().ok())
+    {
+        if found != super::FORMAT_VERSION {
+            return Err(WorkspaceError::Version {
+                path: path.clone(),
+                found,
+                expected: super::FORMAT_VERSION,
+            });
+        }
+    }
+    let tx = conn.transaction().map_err(&err)?;
+    {
+        let mut delete_row = tx
+            .prepare("DELETE FROM documents WHERE doc_id = ?1")
+            .map_err(&err)?;
+        let mut delete_keys = tx
+            .prepare("DELETE FROM lookup WHERE doc_id = ?1")
+            .map_err(&err)?;
+        for id in &changes.remove {
+            delete_row.execute([id]).map_err(&err)?;
+            delete_keys.execute([id]).map_err(&err)?;
+        }
+        let mut put = tx
+            .prepare(
+                "INSERT OR REPLACE INTO documents \
+                 (doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, \
+                  build_key, card) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )
+            .map_err(&err)?;
+        let mut put_key = tx
+            .prepare("INSERT OR IGNORE INTO lookup (key, doc_id) VALUES (?1, ?2)")
+            .map_err(&err)?;
+        for (entry, card) in &changes.upsert {
+            let bytes = postcard::to_stdvec(card).map_err(|e| WorkspaceError::Corrupt {
+                path: path.clone(),
+                reason: format!("cannot encode the card of `{}`: {e}", entry.doc_id),
+            })?;
+            put.execute(params![
+                entry.doc_id,
+                entry.source,
+                entry.format.as_str(),
+                entry.fingerprint,
+                entry.tree_file,
+                i64::try_from(entry.source_len).unwrap_or(i64::MAX),
+                i64::try_from(entry.mtime_ms).unwrap_or(i64::MAX),
+                entry.build_key,
+                bytes
+            ])
+            .map_err(&err)?;
+            delete_keys.execute([&entry.doc_id]).map_err(&err)?;
+            for key in crate::tree::references::lookup_keys(card) {
+                put_key.execute(params![key, entry.doc_id]).map_err(&err)?;
+            }
+        }
+        let mut restat = tx
+            .prepare("UPDATE documents SET source_len = ?2, mtime_ms = ?3 WHERE doc_id = ?1")
+            .map_err(&err)?;
+        for entry in &changes.restat {
+            restat
+                .execute(params![
+                    entry.doc_id,
+                    i64::try_from(entry.source_len).unwrap_or(i64::MAX),
+                    i64::try_from(entry.mtime_ms).unwrap_or(i64::MAX)
+                ])
+                .map_err(&err)?;
+        }
+        // The digests and the count over the rows as they now are (ids and fingerprints
+        // only: no card is read).
+        let mut rows = Sha256::default();
+        let mut ids = Sha256::default();
+        let mut documents = 0usize;
+        let mut all = tx
+            .prepare("SELECT doc_id, fingerprint FROM documents ORDER BY doc_id")
+            .map_err(&err)?;
+        let mut cursor = all.query([]).map_err(&err)?;
+        while let Some(row) = cursor.next().map_err(&err)? {
+            let id: String = row.get(0).map_err(&err)?;
+            let fingerprint: String = row.get(1).map_err(&err)?;
+            hash_catalog_row(&mut rows, &id, &fingerprint);
+            hash_catalog_id(&mut ids, &id);
+            documents += 1;
+        }
+        let mut set = tx
+            .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
+            .map_err(&err)?;
+        for (key, value) in [
+            ("format_version", super::FORMAT_VERSION.to_string()),
+            ("docnav_version", env!("CARGO_PKG_VERSION").to_string()),
+            ("index_generation", changes.index_generation.to_string()),
+            ("documents", documents.to_string()),
+            ("catalog_sha256", hex_digest(rows)),
+            ("ids_sha256", hex_digest(ids)),
+        ] {
+            set.execute(params![key, value]).map_err(&err)?;
+        }
+    }
+    tx.commit().map_err(&err)?;
+    Ok(())
+}
+
+/// A stamp that changes with every commit of the catalog of `dir`: the modification time and
+/// length of `catalog.db` and of its write-ahead log when not empty (a commit appends to the
+/// log; a checkpoint, which only a writer runs, rewrites the file). `None` without a catalog. One `stat` per file, nothing read.
+pub fn stamp(dir: &Path) -> Option<CatalogStamp> {
+    let file = |path: PathBuf| {
+        std::fs::metadata(path)
+            .ok()
+            .map(|m| (m.modified().ok(), m.len()))
+    };
+    let main = file(store_path(dir))?;
+    // A reader that opens the catalog may create an empty log; empty or missing, it is the same
+    // catalog.
+    let log = file(dir.join("catalog.db-wal")).filter(|(_, len)| *len > 0);
+    Some(CatalogStamp { main, log })
+}
+
+/// See [`stamp`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CatalogStamp {
+    main: (Option<std::time::SystemTime>, u64),
+    log: Option<(Option<std::time::SystemTime>, u64)>,
+}
