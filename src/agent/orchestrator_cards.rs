@@ -99,8 +99,11 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
     };
     let mut docs: Vec<String> = Vec::with_capacity(ranked_max);
     let mut placed: HashSet<String> = HashSet::with_capacity(ranked_max);
+    // Ids from the index are the catalog's (the two are opened at one generation), so they
+    // are taken as they are: checking each against the catalog read 1,000 cards per question at
+    // 100,000 documents (issue 24).
     for hit in &hits {
-        if library.card(&hit.doc_id).is_some() && placed.insert(hit.doc_id.clone()) {
+        if placed.insert(hit.doc_id.clone()) {
             docs.push(hit.doc_id.clone());
         }
     }
@@ -114,7 +117,7 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
                 if docs.len() >= ranked_max {
                     break;
                 }
-                if library.card(&id).is_some() && placed.insert(id.clone()) {
+                if placed.insert(id.clone()) {
                     docs.push(id);
                 }
             }

@@ -203,10 +203,12 @@ const CHANGELOG_MIN_VERSIONS: usize = 3;
 
 /// `releases 4.1.0 (newest) to 0.1.0 (oldest), 37 versions` for a document with at least
 /// [`CHANGELOG_MIN_VERSIONS`] headings that start with a version number (`4.1.0`, `v2.29.1`,
-/// `[1.2.3] - 2020-01-01`, `Version 1.2`, `## 5.0.0-beta.1`); newest and oldest by numeric
-/// comparison, whatever order the document lists them in. `None` otherwise.
+/// `[1.2.3] - 2020-01-01`, `Version 1.2`, `## 5.0.0-beta.1`); newest and oldest by semantic
+/// version precedence (numbers compared as numbers; a pre-release before its release,
+/// `7.0.0-beta.8` after `7.0.0-beta.0`; SemVer 2.0.0 §11), whatever order the document lists
+/// them in. `None` otherwise.
 pub fn version_range(tree: &Tree) -> Option<String> {
-    let mut versions: Vec<(Vec<u64>, String)> = tree
+    let mut versions: Vec<(VersionKey, String)> = tree
         .nodes
         .iter()
         .skip(1)
@@ -224,8 +226,35 @@ pub fn version_range(tree: &Tree) -> Option<String> {
     ))
 }
 
-/// The version a heading starts with, as numbers for comparison and as written (`v2.29.1`).
-fn heading_version(title: &str) -> Option<(Vec<u64>, String)> {
+/// How a version sorts: its numbers, then release after pre-release, then the pre-release's
+/// identifiers (numeric ones as numbers and before alphanumeric ones).
+type VersionKey = (Vec<u64>, bool, Vec<PreRelease>);
+
+/// One dot-separated identifier of a pre-release (`beta`, `8`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum PreRelease {
+    Number(u64),
+    Text(String),
+}
+
+/// The pre-release identifiers after the `-` of a version (`7.0.0-beta.8` → `beta`, `8`);
+/// build metadata after `+` is ignored. Empty for a release.
+fn pre_release(version: &str) -> Vec<PreRelease> {
+    let Some((_, pre)) = version.split_once('-') else {
+        return Vec::new();
+    };
+    let pre = pre.split('+').next().unwrap_or("");
+    pre.split('.')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.parse::<u64>() {
+            Ok(n) => PreRelease::Number(n),
+            Err(_) => PreRelease::Text(p.to_string()),
+        })
+        .collect()
+}
+
+/// The version a heading starts with, as a sort key and as written (`v2.29.1`).
+fn heading_version(title: &str) -> Option<(VersionKey, String)> {
     let t = title.trim().trim_start_matches(['[', '#', ' ']);
     let named = ["Version ", "version ", "Release ", "release "]
         .iter()
@@ -253,7 +282,8 @@ fn heading_version(title: &str) -> Option<(Vec<u64>, String)> {
     if rest.chars().any(char::is_alphabetic) && !says_release {
         return None;
     }
-    Some((numbers, word))
+    let pre = pre_release(digits);
+    Some(((numbers, pre.is_empty(), pre), word))
 }
 
 /// A title made by the build stage's leaf splitting (`Part 3`).

@@ -207,4 +207,31 @@ fn a_changelog_card_names_its_release_range_and_looks_below_its_wrapper() {
         ],
     );
     assert!(version_range(&t).is_none());
+    // Pre-releases sort before their release, and among themselves by their identifiers
+    // (babel-parser's changelog lists 7.0.0-beta.0 last: its card said it was the newest).
+    let t = tree(
+        "",
+        vec![
+            (1, "7.0.0-beta.8".into(), "x".into()),
+            (1, "7.0.0-beta.10".into(), "x".into()),
+            (1, "7.0.0-alpha.20".into(), "x".into()),
+            (1, "7.0.0-beta.0".into(), "x".into()),
+        ],
+    );
+    assert_eq!(
+        version_range(&t).unwrap(),
+        "releases 7.0.0-beta.10 (newest) to 7.0.0-alpha.20 (oldest), 4 versions"
+    );
+    let t = tree(
+        "",
+        vec![
+            (1, "7.0.0-rc.1".into(), "x".into()),
+            (1, "7.0.0".into(), "x".into()),
+            (1, "6.26.0".into(), "x".into()),
+        ],
+    );
+    assert_eq!(
+        version_range(&t).unwrap(),
+        "releases 7.0.0 (newest) to 6.26.0 (oldest), 3 versions"
+    );
 }

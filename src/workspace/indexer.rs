@@ -140,6 +140,10 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
             });
         } else if path.is_dir() {
             let before = found.len();
+            // Resolved once: below it the walk meets real folders and regular files only (links
+            // are not followed), so a file's path is the root's plus its own name; resolving
+            // each of 100,000 files took a third of a one-file re-index (issue 24).
+            let root = absolute(path);
             for entry in walkdir::WalkDir::new(path)
                 .sort_by_file_name()
                 .into_iter()
@@ -147,8 +151,12 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
                 .flatten()
             {
                 if entry.file_type().is_file() && wanted(entry.path()) {
+                    let path = match entry.path().strip_prefix(path) {
+                        Ok(relative) => root.join(relative),
+                        Err(_) => absolute(entry.path()),
+                    };
                     found.push(Input {
-                        path: absolute(entry.path()),
+                        path,
                         explicit: false,
                     });
                 }
@@ -392,7 +400,22 @@ impl Workspace {
             catalog.documents.len(),
             &mut notices,
         )?;
-        let indexed = index.documents().map_err(|e| search_error(dir, e))?;
+        // What the index holds, document by document. When its last commit is the catalog's
+        // (every run ends that way; an interrupted one does not), it holds exactly the
+        // catalog's rows, and reading its 100,000 card entries back was a fifth of a one-file
+        // re-index (issue 24); otherwise it is read.
+        let in_step = outdated.is_none()
+            && index.generation().ok().flatten() == Some(catalog.index_generation)
+            && catalog.index_generation > 0;
+        let indexed: HashMap<String, String> = if in_step {
+            catalog
+                .documents
+                .iter()
+                .map(|e| (e.doc_id.clone(), e.tree_file.clone()))
+                .collect()
+        } else {
+            index.documents().map_err(|e| search_error(dir, e))?
+        };
         // Two tantivy indexing threads when there are two cores: with one, it was the slowest
         // stage and the threads feeding it spun on its full queue (crossbeam's backoff, 18% of
         // the CPU of a 100,000-heading file). Measured on 2 cores (BENCHMARKS.md, "Scale"):
@@ -470,6 +493,15 @@ impl Workspace {
             })
             .collect();
 
+        // The tree files there are, read once (a stat per document was a tenth of a one-file
+        // re-index at 100,000 documents).
+        let tree_files: HashSet<String> = std::fs::read_dir(&docs_dir)
+            .map(|read| {
+                read.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
         let next = AtomicUsize::new(0);
         let outcomes: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::new());
         let threads = options.jobs.max(1).min(jobs.len().max(1));
@@ -503,7 +535,7 @@ impl Workspace {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { break };
-                        let outcome = run_job(job, &docs_dir, options, &index);
+                        let outcome = run_job(job, &docs_dir, &tree_files, options, &index);
                         progress.file_done(&job.input.path);
                         let outcome = match outcome {
                             Outcome::Write(pending) => match to_writers.send((i, *pending)) {
@@ -639,7 +671,7 @@ impl Workspace {
         // An older workspace's catalog, now superseded.
         let _ = std::fs::remove_file(super::catalog_v4_path(dir));
         let _ = std::fs::remove_file(super::legacy_catalog_path(dir));
-        remove_unreferenced(&docs_dir, &documents);
+        remove_unreferenced(&docs_dir, &tree_files, &documents);
         report.errors = errors;
         report.elapsed = started.elapsed();
         Ok(report)
@@ -655,22 +687,25 @@ fn crash_point(point: &str) {
     }
 }
 
-/// Delete tree files (and stray temp files) the committed catalog does not name. Best effort.
-fn remove_unreferenced(docs_dir: &Path, documents: &[CatalogEntry]) {
+/// Delete the files of `docs_dir` listed when the run started (`listed`: older trees, stray temp
+/// files of an interrupted run) that the committed catalog does not name. Best effort; the files
+/// this run wrote are all named (a temp file of a write that failed is left for the next run).
+fn remove_unreferenced(docs_dir: &Path, listed: &HashSet<String>, documents: &[CatalogEntry]) {
     let keep: HashSet<&str> = documents.iter().map(|e| e.tree_file.as_str()).collect();
-    let Ok(read) = std::fs::read_dir(docs_dir) else {
-        return;
-    };
-    for entry in read.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if !keep.contains(&*name) {
-            let _ = std::fs::remove_file(entry.path());
+    for name in listed {
+        if !keep.contains(name.as_str()) {
+            let _ = std::fs::remove_file(docs_dir.join(name));
         }
     }
 }
 
-fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions, index: &SectionIndex) -> Outcome {
+fn run_job(
+    job: &Job,
+    docs_dir: &Path,
+    tree_files: &HashSet<String>,
+    options: &IndexOptions,
+    index: &SectionIndex,
+) -> Outcome {
     let path = &job.input.path;
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -680,7 +715,7 @@ fn run_job(job: &Job, docs_dir: &Path, options: &IndexOptions, index: &SectionIn
     let key = build_key(&options.build);
     // A row is reusable only if the same build (version and options) made its tree.
     let reusable = |prev: &CatalogEntry| {
-        !options.force && prev.build_key == key && docs_dir.join(&prev.tree_file).is_file()
+        !options.force && prev.build_key == key && tree_files.contains(&prev.tree_file)
     };
     if let Some(prev) = &job.previous {
         if reusable(prev) && prev.source_len == meta.len() && prev.mtime_ms == mtime && mtime != 0 {

@@ -77,7 +77,9 @@ pub const FORMAT_VERSION: u32 = 5;
 /// builder 7 lack the field and do not decode (postcard), so `docnav index` rebuilds them.
 /// 9: PDF footnotes leave the running text and follow the section that refers to them, marked
 /// `[^N]` (issue 25.5).
-pub const TREE_BUILDER_VERSION: u32 = 9;
+/// 10: a changelog's card orders pre-releases by SemVer precedence (`7.0.0-beta.8` after
+/// `7.0.0-beta.0`; they all compared equal before).
+pub const TREE_BUILDER_VERSION: u32 = 10;
 
 /// The builder part of a [`build_key`] (`builder 9`); "" for an empty key.
 fn builder_of(build_key: &str) -> &str {

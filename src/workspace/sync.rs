@@ -64,7 +64,7 @@ pub(super) fn open_consistent(
     on_mismatch: OnMismatch,
 ) -> Result<(CatalogStore, Result<SectionIndex, String>), WorkspaceError> {
     let index_dir = dir.join("index");
-    let index = match SectionIndex::open(&index_dir) {
+    let index = match SectionIndex::open_for_search(&index_dir) {
         Ok(index) => index,
         Err(e) => return Ok((store, Err(unusable(&index_dir, &e)))),
     };

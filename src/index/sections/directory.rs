@@ -52,6 +52,17 @@ impl BatchSyncDirectory {
             root: root.to_path_buf(),
         })
     }
+
+    /// [`BatchSyncDirectory::open`] for a reader that searches: its memory maps are advised
+    /// random access (`MADV_RANDOM`), so a page fault reads that page and not the kernel's
+    /// read-ahead around it. A search touches scattered blocks of long posting lists; with
+    /// read-ahead, `ask --lexical` over 100,000 documents mapped 92 MB of index files (issue 24).
+    pub(super) fn open_for_search(root: &Path) -> Result<BatchSyncDirectory, OpenDirectoryError> {
+        Ok(BatchSyncDirectory {
+            inner: MmapDirectory::open_with_madvice(root, tantivy::directory::Advice::Random)?,
+            root: root.to_path_buf(),
+        })
+    }
 }
 
 /// A file tantivy writes: flushed to the OS when finished, synced by the next

@@ -172,12 +172,32 @@ impl SectionIndex {
     /// segment file is missing or damaged; [`SectionIndexError::Schema`] for an index made with
     /// another schema.
     pub fn open(dir: &Path) -> Result<SectionIndex, SectionIndexError> {
+        SectionIndex::open_with(dir, BatchSyncDirectory::open)
+    }
+
+    /// [`SectionIndex::open`] for a reader that only searches (a command, a server): the
+    /// index files are mapped for random access (no read-ahead), which keeps a search's resident
+    /// memory to the blocks it reads. Writers and merges read segments whole and use
+    /// [`SectionIndex::open`]. Errors: as [`SectionIndex::open`].
+    pub fn open_for_search(dir: &Path) -> Result<SectionIndex, SectionIndexError> {
+        SectionIndex::open_with(dir, BatchSyncDirectory::open_for_search)
+    }
+
+    fn open_with(
+        dir: &Path,
+        open_directory: fn(
+            &Path,
+        ) -> Result<
+            BatchSyncDirectory,
+            tantivy::directory::error::OpenDirectoryError,
+        >,
+    ) -> Result<SectionIndex, SectionIndexError> {
         let place = dir.display().to_string();
         let tantivy = |source| SectionIndexError::Tantivy {
             place: place.clone(),
             source,
         };
-        let directory = BatchSyncDirectory::open(dir).map_err(|e| tantivy(e.into()))?;
+        let directory = open_directory(dir).map_err(|e| tantivy(e.into()))?;
         let index = Index::open(directory).map_err(tantivy)?;
         let (expected, fields) = schema();
         if index.schema() != expected {

@@ -37,7 +37,10 @@ pub enum Scope<'a> {
 /// would keep different members in two indexes of the same documents — a workspace and the
 /// in-memory index a replay builds of the same trees (a replay diverged on exactly this: two
 /// copies of one npm section scoring 20.52 each). The caller orders the whole group by its own
-/// key and cuts there. Fetches `limit + 1`, doubling while the last fetched match still ties.
+/// key and cuts there. Fetches `limit + 1`; when the last of them still ties, one more pass
+/// collects every match scoring at least the tie ([`all_at_least`]: block-max WAND skips the
+/// rest). It fetched twice as many again while the last tied, which took 7 searches for a
+/// group of 2,600 copies of one section (`bench/scale` at 100,000 documents, issue 24).
 ///
 /// Errors: tantivy's, when a segment cannot be read.
 fn top_with_whole_ties(
@@ -46,23 +49,52 @@ fn top_with_whole_ties(
     limit: usize,
     stats: &ScopeStats,
 ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
-    let mut fetch = limit + 1;
-    loop {
-        let mut top = searcher.search_with_statistics_provider(
-            query,
-            &TopDocs::with_limit(fetch).order_by_score(),
-            stats,
-        )?;
-        let (Some(boundary), Some(last)) = (top.get(limit.saturating_sub(1)), top.last()) else {
-            return Ok(top);
-        };
-        if top.len() < fetch || last.0 < boundary.0 {
-            let boundary = boundary.0;
-            top.retain(|(score, _)| *score >= boundary);
-            return Ok(top);
-        }
-        fetch *= 2;
+    let mut top = searcher.search_with_statistics_provider(
+        query,
+        &TopDocs::with_limit(limit + 1).order_by_score(),
+        stats,
+    )?;
+    let (Some(boundary), Some(last)) = (top.get(limit.saturating_sub(1)), top.last()) else {
+        return Ok(top);
+    };
+    if top.len() <= limit {
+        return Ok(top);
     }
+    let boundary = boundary.0;
+    if last.0 < boundary {
+        top.truncate(limit);
+        return Ok(top);
+    }
+    all_at_least(searcher, query, stats, boundary)
+}
+
+/// Every live match of `query` scoring at least `min_score`, best first (ties by address), in
+/// one pass over the segments with the scores [`TopDocs`] computes (the same weight and
+/// statistics). Errors: tantivy's, when a segment cannot be read.
+fn all_at_least(
+    searcher: &Searcher,
+    query: &dyn Query,
+    stats: &ScopeStats,
+    min_score: f32,
+) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+    let weight = query.weight(EnableScoring::enabled_from_statistics_provider(
+        stats, searcher,
+    ))?;
+    // `for_each_pruning` passes only scores above its threshold.
+    let threshold = min_score.next_down();
+    let mut out = Vec::new();
+    for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+        let segment = u32::try_from(ord).unwrap_or(u32::MAX);
+        let alive = reader.alive_bitset();
+        weight.for_each_pruning(threshold, reader, &mut |doc, score| {
+            if score >= min_score && alive.is_none_or(|a| a.is_alive(doc)) {
+                out.push((score, DocAddress::new(segment, doc)));
+            }
+            threshold
+        })?;
+    }
+    out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    Ok(out)
 }
 
 /// What the index stores of a section, so a hit is ranked and named without loading its tree
