@@ -92,7 +92,9 @@ fn agent_options(json: Option<&str>, doc_ids: Vec<String>) -> PyResult<AgentOpti
     options.doc_ids = doc_ids;
     options.max_steps = options.max_steps.max(1);
     options.rounds = options.rounds.max(1);
-    options.max_cards = options.max_cards.max(1);
+    options.max_cards = options
+        .max_cards
+        .clamp(1, docnav::agent::orchestrator::PRE_RANK_DOCS);
     options.max_docs = options.max_docs.max(1);
     options.concurrency = options.concurrency.max(1);
     options.evidence_chars = options.evidence_chars.max(1);

@@ -39,7 +39,7 @@ use crate::workspace::Library;
 mod cards;
 pub use cards::{
     analyze_block, card_body, card_for_prompt, card_text, one_line_cards, pre_rank, ranked_cards,
-    PreRank, SectionHit, EVALUATE_CARDS, FULL_CARDS, SECTION_HITS,
+    PreRank, SectionHit, EVALUATE_CARDS, FULL_CARDS, PRE_RANK_DOCS, SECTION_HITS,
 };
 
 #[path = "orchestrator_analyze.rs"]

@@ -165,9 +165,10 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
 }
 
 /// Most documents [`pre_rank`] ranks (every document of a smaller library): the prompts show
-/// at most `max_cards` of them, and ranking all of 100,000 documents cost more than the rest of
-/// an `ask` (issue 24).
-pub const PRE_RANK_DOCS: usize = 1_000;
+/// at most `max_cards` (50 by default) of them, and naming each ranked document costs a lookup
+/// of its id in the index; ranking all of 100,000 documents cost more than the rest of an
+/// `ask` (issue 24).
+pub const PRE_RANK_DOCS: usize = 200;
 
 /// Most documents one name in a question ranks up: a name with more documents (the 50 of
 /// `eslint-plugin-import__*` in `bench/npm`, rule pages and all) ranks up its best

@@ -72,7 +72,7 @@ pub struct AgentArgs {
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub rounds: usize,
     /// DocCards shown to the model, ranked for the question: the best 5 in full, the others one
-    /// line each; larger catalogs are cut to this many.
+    /// line each; larger catalogs are cut to this many (at most 200, the pre-rank's depth).
     #[arg(long, default_value_t = 50, value_name = "N")]
     pub max_cards: usize,
     /// Documents (Workers) per round.
@@ -96,7 +96,9 @@ impl AgentArgs {
         AgentOptions {
             max_steps: self.max_steps.max(1),
             rounds: self.rounds.max(1),
-            max_cards: self.max_cards.max(1),
+            max_cards: self
+                .max_cards
+                .clamp(1, crate::agent::orchestrator::PRE_RANK_DOCS),
             max_docs: self.max_docs.max(1),
             evidence_chars: self.evidence_chars.max(1),
             prompt_cap_tokens: self.prompt_cap.max(1_000),
