@@ -660,14 +660,15 @@ proptest::proptest! {
     }
 }
 
-#[test]
-fn long_listings_stop_at_the_budget_and_say_how_to_go_on() {
-    let mut s = Session::new(library(), Role::Person).with_budget(1500);
-    let mut command = "ls /nodejs-doc-fs/5".to_string();
-    let mut numbers = Vec::new();
+/// Run `command`, then every `ls --from …` its output says to run next, each output within
+/// `budget` chars; the listed numbers in order and how many listings it took.
+fn follow_listing(s: &mut Session, command: &str, budget: usize) -> (Vec<usize>, usize) {
+    let mut command = command.to_string();
+    let (mut numbers, mut pages) = (Vec::new(), 0);
     loop {
-        let out = text(&mut s, &command);
-        assert!(out.chars().count() <= 1500, "{out}");
+        let out = text(s, &command);
+        assert!(out.chars().count() <= budget, "{out}");
+        pages += 1;
         let mut next = None;
         for line in out.lines() {
             if let Some(rest) = line.split("list them with: ").nth(1) {
@@ -678,9 +679,15 @@ fn long_listings_stop_at_the_budget_and_say_how_to_go_on() {
         }
         match next {
             Some(n) => command = n,
-            None => break,
+            None => return (numbers, pages),
         }
     }
+}
+
+#[test]
+fn long_listings_stop_at_the_budget_and_say_how_to_go_on() {
+    let mut s = Session::new(library(), Role::Person).with_budget(1500);
+    let (numbers, _) = follow_listing(&mut s, "ls /nodejs-doc-fs/5", 1500);
     assert_eq!(numbers, (1..=52).collect::<Vec<_>>());
     assert_eq!(
         text(&mut s, "ls --from 99 /multilingual"),
@@ -693,26 +700,7 @@ fn long_listings_stop_at_the_budget_and_say_how_to_go_on() {
 #[test]
 fn ls_at_root_stops_at_the_budget_and_says_how_to_go_on() {
     let mut s = Session::new(library(), Role::Person).with_budget(250);
-    let mut command = "ls /".to_string();
-    let mut numbers = Vec::new();
-    let mut pages = 0;
-    loop {
-        let out = text(&mut s, &command);
-        assert!(out.chars().count() <= 250, "{out}");
-        pages += 1;
-        let mut next = None;
-        for line in out.lines() {
-            if let Some(rest) = line.split("list them with: ").nth(1) {
-                next = Some(rest.to_string());
-            } else {
-                numbers.push(line.split('.').next().unwrap().parse::<usize>().unwrap());
-            }
-        }
-        match next {
-            Some(n) => command = n,
-            None => break,
-        }
-    }
+    let (numbers, pages) = follow_listing(&mut s, "ls /", 250);
     assert!(pages > 1, "{pages}");
     assert_eq!(numbers, (1..=6).collect::<Vec<_>>());
     assert_eq!(
