@@ -141,7 +141,16 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
     // Documents the question names (a package, product or tool whose name is in their file
     // name) go first, best ranked first: a question about "Commander" sees the Commander
     // documents, the changelog its words match before the others.
-    let named: HashSet<String> = named_documents(library, question).into_iter().collect();
+    let named_list = named_documents(library, question);
+    // A named document the ranking did not reach (it ranks at most PRE_RANK_DOCS) is placed
+    // after the ranked ones, so the reordering below still finds it: `which changelog` matches
+    // hundreds of changelogs on "changelog" alone, and `which`'s own came later than 200.
+    for id in &named_list {
+        if placed.insert(id.clone()) {
+            docs.push(id.clone());
+        }
+    }
+    let named: HashSet<String> = named_list.into_iter().collect();
     if !named.is_empty() {
         let mut per_name: HashMap<String, usize> = HashMap::new();
         let (mut first, mut rest) = (Vec::new(), Vec::new());
@@ -687,6 +696,35 @@ mod tests {
             "{:?}",
             found.docs
         );
+    }
+
+    /// A document the question names ranks first even when the ranking, which stops at
+    /// [`PRE_RANK_DOCS`], did not reach it (`which changelog` over 2,350 npm documents: every
+    /// changelog matches "changelog", and `which`'s came after the first 200).
+    #[test]
+    fn a_named_document_beyond_the_ranked_ones_still_comes_first() {
+        let texts: Vec<(String, String, String)> = (0..PRE_RANK_DOCS + 5)
+            .map(|i| {
+                (
+                    format!("pkg{i:03}__CHANGELOG.md"),
+                    format!("pkg{i:03}-changelog"),
+                    "# Changelog\n\n## 1.0.0\n\nChangelog: changelog entries.\n".to_string(),
+                )
+            })
+            .chain([(
+                "which__CHANGELOG.md".to_string(),
+                "which-changelog".to_string(),
+                "# Changes\n\n## 2.0.0\n\nRenamed the bin.\n".to_string(),
+            )])
+            .collect();
+        let files: Vec<(&str, &str, &str)> = texts
+            .iter()
+            .map(|(f, i, t)| (f.as_str(), i.as_str(), t.as_str()))
+            .collect();
+        let lib = library_of_files(&files);
+        let pre = pre_rank(&lib, "which changelog");
+        assert_eq!(pre.docs[0], "which-changelog", "{:?}", &pre.docs[..3]);
+        assert!(pre.docs.len() <= PRE_RANK_DOCS + 1, "{}", pre.docs.len());
     }
 
     /// A scoped npm name (`@pkgjs/parseargs`) names the documents flattened to
