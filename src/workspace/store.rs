@@ -18,7 +18,10 @@
 //!   `ids_sha256` (see [`crate::workspace::Library::catalog_digest`] and
 //!   [`crate::workspace::Library::catalog_ids_digest`]), kept up to date by every write;
 //! - `documents(doc_id PRIMARY KEY, source, format, fingerprint, tree_file, source_len,
-//!   mtime_ms, build_key, card)`: one row per document, `card` the DocCard in postcard;
+//!   mtime_ms, build_key)`: one row per document, small, so an index run reads all of them
+//!   quickly (with the cards in the same rows it read every card's pages: 0.2 s of a one-file
+//!   re-index at 100,000 documents);
+//! - `cards(doc_id PRIMARY KEY, card)`: the DocCard in postcard;
 //! - `lookup(key, doc_id)`: [`crate::tree::references::lookup_keys`] of every card.
 //!
 //! A reader ([`CatalogStore::open`]) holds one read transaction for its lifetime: the catalog
@@ -198,7 +201,7 @@ impl CatalogStore {
     /// not decode.
     pub fn card(&self, doc_id: &str) -> Result<Option<DocCard>, WorkspaceError> {
         let bytes: Option<Vec<u8>> = self.with(|c| {
-            c.prepare_cached("SELECT card FROM documents WHERE doc_id = ?1")?
+            c.prepare_cached("SELECT card FROM cards WHERE doc_id = ?1")?
                 .query_row([doc_id], |r| r.get(0))
                 .optional()
         })?;
@@ -219,7 +222,7 @@ impl CatalogStore {
     /// Cards `offset..offset + limit` in doc id order. Errors: as [`CatalogStore::card`].
     pub fn page(&self, offset: usize, limit: usize) -> Result<Vec<DocCard>, WorkspaceError> {
         let blobs: Vec<Vec<u8>> = self.with(|c| {
-            c.prepare_cached("SELECT card FROM documents ORDER BY doc_id LIMIT ?1 OFFSET ?2")?
+            c.prepare_cached("SELECT card FROM cards ORDER BY doc_id LIMIT ?1 OFFSET ?2")?
                 .query_map(params![to_i64(limit), to_i64(offset)], |r| r.get(0))?
                 .collect()
         })?;
@@ -238,7 +241,7 @@ impl CatalogStore {
         };
         let err = sql_error(&self.path);
         let mut stmt = conn
-            .prepare_cached("SELECT card FROM documents ORDER BY doc_id")
+            .prepare_cached("SELECT card FROM cards ORDER BY doc_id")
             .map_err(&err)?;
         let mut rows = stmt.query([]).map_err(&err)?;
         while let Some(row) = rows.next().map_err(&err)? {
@@ -269,7 +272,7 @@ impl CatalogStore {
         let upper = format!("{prefix}\u{10FFFF}");
         let blobs: Vec<Vec<u8>> = self.with(|c| {
             c.prepare_cached(
-                "SELECT card FROM documents WHERE doc_id >= ?1 AND doc_id < ?2 \
+                "SELECT card FROM cards WHERE doc_id >= ?1 AND doc_id < ?2 \
                  ORDER BY doc_id LIMIT ?3",
             )?
             .query_map(params![prefix, upper, to_i64(limit)], |r| r.get(0))?
@@ -421,9 +424,9 @@ const SCHEMA: &str = "
         tree_file TEXT NOT NULL,
         source_len INTEGER NOT NULL,
         mtime_ms INTEGER NOT NULL,
-        build_key TEXT NOT NULL,
-        card BLOB NOT NULL
+        build_key TEXT NOT NULL
     ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS cards (doc_id TEXT PRIMARY KEY, card BLOB NOT NULL);
     CREATE TABLE IF NOT EXISTS lookup (
         key TEXT NOT NULL,
         doc_id TEXT NOT NULL,
@@ -466,19 +469,26 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
         let mut delete_row = tx
             .prepare("DELETE FROM documents WHERE doc_id = ?1")
             .map_err(&err)?;
+        let mut delete_card = tx
+            .prepare("DELETE FROM cards WHERE doc_id = ?1")
+            .map_err(&err)?;
         let mut delete_keys = tx
             .prepare("DELETE FROM lookup WHERE doc_id = ?1")
             .map_err(&err)?;
         for id in &changes.remove {
             delete_row.execute([id]).map_err(&err)?;
+            delete_card.execute([id]).map_err(&err)?;
             delete_keys.execute([id]).map_err(&err)?;
         }
         let mut put = tx
             .prepare(
                 "INSERT OR REPLACE INTO documents \
                  (doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, \
-                  build_key, card) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                  build_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )
+            .map_err(&err)?;
+        let mut put_card = tx
+            .prepare("INSERT OR REPLACE INTO cards (doc_id, card) VALUES (?1, ?2)")
             .map_err(&err)?;
         let mut put_key = tx
             .prepare("INSERT OR IGNORE INTO lookup (key, doc_id) VALUES (?1, ?2)")
@@ -496,10 +506,12 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
                 entry.tree_file,
                 i64::try_from(entry.source_len).unwrap_or(i64::MAX),
                 i64::try_from(entry.mtime_ms).unwrap_or(i64::MAX),
-                entry.build_key,
-                bytes
+                entry.build_key
             ])
             .map_err(&err)?;
+            put_card
+                .execute(params![entry.doc_id, bytes])
+                .map_err(&err)?;
             delete_keys.execute([&entry.doc_id]).map_err(&err)?;
             for key in crate::tree::references::lookup_keys(card) {
                 put_key.execute(params![key, entry.doc_id]).map_err(&err)?;
