@@ -157,7 +157,7 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
         for d in docs {
             let boosted = named.contains(&d)
                 && library.card(&d).is_some_and(|card| {
-                    let taken = per_name.entry(document_name(&card)).or_default();
+                    let taken = per_name.entry(card.name()).or_default();
                     *taken += 1;
                     *taken <= NAMED_MAX
                 });
@@ -184,14 +184,7 @@ pub const PRE_RANK_DOCS: usize = 200;
 /// `NAMED_MAX` for the question, so the cards shown keep room for other documents.
 pub const NAMED_MAX: usize = 12;
 
-/// The name a document's file gives it: the file stem's part before `__` (`commander__CHANGELOG.md`
-/// → `commander`; `eslint-plugin-import__README.md` → `eslint-plugin-import`), else the whole stem;
-/// lowercase. The corpus and the npm collections name files `PACKAGE__FILE`.
-pub fn document_name(card: &DocCard) -> String {
-    card.name()
-}
-
-/// The documents whose name ([`document_name`]) is a word of
+/// The documents whose name ([`DocCard::name`]) is a word of
 /// `question` as the section index tokenizes it (`eslint-plugin-import` stays whole), in
 /// catalog order; names of fewer than 3 chars are left out. A scoped npm name matches the file
 /// name its package's documents are flattened to (`@pkgjs/parseargs` → `pkgjs-parseargs`, as
@@ -220,11 +213,10 @@ pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
         .filter(|w| w.chars().count() >= 3)
         .map(|w| name_key(w))
         .collect();
-    // Catalog order (the cards come in it); a key matches the name itself, so no other filter.
+    // Catalog order (the cards come in it); a `name:` key is the name itself.
     library
         .cards_with_keys(&keys)
-        .into_iter()
-        .filter(|card| words.contains(&document_name(card)))
+        .iter()
         .map(|card| card.doc_id.clone())
         .collect()
 }

@@ -175,57 +175,49 @@ pub fn list(
     let mut out = Vec::new();
     // Cards a page at a time from the cursor's document (the catalog is not walked from its
     // start for each one).
-    let mut cards = library.cards_page(d, CARDS_READ).into_iter();
-    let mut read_from = d;
     loop {
-        let card = match cards.next() {
-            Some(card) => card,
-            None if d > read_from => {
-                read_from = d;
-                cards = library.cards_page(d, CARDS_READ).into_iter();
-                match cards.next() {
-                    Some(card) => card,
-                    None => break,
-                }
-            }
-            None => break,
-        };
-        let mime = mime(card.format);
-        let mut items = vec![
-            Resource::new(section_uri(&card.doc_id, ""), card.doc_id.clone())
-                .with_title(card.title.clone())
-                .with_description(card.summary.clone())
-                .with_mime_type(mime),
-        ];
-        if let Ok(doc) = library.document(&card.doc_id) {
-            let tree = &doc.tree;
-            for id in tree.preorder(NodeId::ROOT).into_iter().skip(1) {
-                let node = tree.node(id);
-                if node.depth == 0 || node.depth > LIST_DEPTH {
-                    continue;
-                }
-                let mut r = Resource::new(
-                    section_uri(&card.doc_id, &node.structure),
-                    format!("{}#{}", card.doc_id, node.structure),
-                )
-                .with_title(tree.title_path(id).join(" › "))
-                .with_mime_type(mime);
-                let summary = one_line(&node.summary, 200);
-                if !summary.is_empty() {
-                    r = r.with_description(summary);
-                }
-                items.push(r);
-            }
+        let page = library.cards_page(d, CARDS_READ);
+        if page.is_empty() {
+            break;
         }
-        while k < items.len() {
-            if out.len() == LIST_PAGE {
-                return Ok((out, Some(format!("{d}.{k}"))));
+        for card in page {
+            let mime = mime(card.format);
+            let mut items = vec![
+                Resource::new(section_uri(&card.doc_id, ""), card.doc_id.clone())
+                    .with_title(card.title.clone())
+                    .with_description(card.summary.clone())
+                    .with_mime_type(mime),
+            ];
+            if let Ok(doc) = library.document(&card.doc_id) {
+                let tree = &doc.tree;
+                for id in tree.preorder(NodeId::ROOT).into_iter().skip(1) {
+                    let node = tree.node(id);
+                    if node.depth == 0 || node.depth > LIST_DEPTH {
+                        continue;
+                    }
+                    let mut r = Resource::new(
+                        section_uri(&card.doc_id, &node.structure),
+                        format!("{}#{}", card.doc_id, node.structure),
+                    )
+                    .with_title(tree.title_path(id).join(" › "))
+                    .with_mime_type(mime);
+                    let summary = one_line(&node.summary, 200);
+                    if !summary.is_empty() {
+                        r = r.with_description(summary);
+                    }
+                    items.push(r);
+                }
             }
-            out.push(items[k].clone());
-            k += 1;
+            while k < items.len() {
+                if out.len() == LIST_PAGE {
+                    return Ok((out, Some(format!("{d}.{k}"))));
+                }
+                out.push(items[k].clone());
+                k += 1;
+            }
+            d += 1;
+            k = 0;
         }
-        d += 1;
-        k = 0;
     }
     Ok((out, None))
 }

@@ -239,7 +239,7 @@ impl AnswerCache {
         library: &dyn Library,
         generation: u64,
     ) -> bool {
-        let holds = entry.catalog_digest == catalog_digest(library)
+        let holds = entry.catalog_digest == library.catalog_ids_digest()
             && entry.read.iter().all(|d| {
                 library
                     .card(&d.doc_id)
@@ -288,7 +288,7 @@ impl AnswerCache {
             trace,
             started_unix_ms,
             index_generation: generation,
-            catalog_digest: catalog_digest(library),
+            catalog_digest: library.catalog_ids_digest(),
             read,
             answer: answer.clone(),
         };
@@ -301,11 +301,6 @@ impl AnswerCache {
         let bytes = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
         crate::workspace::write_atomic(&dir.join(entry.key.file_name()), &bytes)
     }
-}
-
-/// sha256 hex over the library's document ids (sorted, one per line).
-fn catalog_digest(library: &dyn Library) -> String {
-    library.catalog_ids_digest()
 }
 
 /// A source file's size in bytes and modification time in ns since the Unix epoch; `None`s when

@@ -1,7 +1,5 @@
 //! `ls [path]`: list the children of a node, or the documents at `/`.
 
-use std::fmt::Write as _;
-
 use super::{one_path, options, target, try_out, usage_error, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
@@ -60,6 +58,15 @@ impl Command for Ls {
     }
 }
 
+/// The note ending a listing of `/` cut after `shown` of `total` documents.
+fn more_documents(total: usize, shown: usize) -> String {
+    format!(
+        "… {} more document(s) not shown; list them with: ls --from {} /",
+        total - shown,
+        shown + 1
+    )
+}
+
 /// The listing of a place from child number `from` (1-based), cut at the session budget with a
 /// note giving the command that lists the rest (also used by the agent's bird's-eye view).
 pub(crate) fn list(session: &Session, place: &Place, from: usize) -> String {
@@ -91,12 +98,7 @@ pub(crate) fn list(session: &Session, place: &Place, from: usize) -> String {
                 );
                 chars += line.chars().count() + 1;
                 if chars > session.budget().saturating_sub(120) && i + 1 > from {
-                    let _ = write!(
-                        out,
-                        "… {} more document(s) not shown; list them with: ls --from {} /",
-                        total - i,
-                        i + 1
-                    );
+                    out.push_str(&more_documents(total, i));
                     return out;
                 }
                 out.push_str(&line);
@@ -104,12 +106,7 @@ pub(crate) fn list(session: &Session, place: &Place, from: usize) -> String {
             }
             let listed = first + cards.len();
             if listed < total {
-                let _ = write!(
-                    out,
-                    "… {} more document(s) not shown; list them with: ls --from {} /",
-                    total - listed,
-                    listed + 1
-                );
+                out.push_str(&more_documents(total, listed));
                 return out;
             }
             out.truncate(out.trim_end().len());
