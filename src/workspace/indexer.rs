@@ -388,8 +388,32 @@ impl Workspace {
         std::fs::create_dir_all(&docs_dir).map_err(io(&docs_dir))?;
         let _lock = WriterLock::acquire(dir)?;
         // Read under the lock: another writer may have committed since we were started.
-        let (mut catalog, outdated) = starting_catalog(dir)?;
         let mut notices = Vec::new();
+        let (mut catalog, outdated) = match starting_catalog(dir) {
+            // The damage message's hint is `docnav index --force`: keep the damaged file beside
+            // the workspace and start from an empty catalog (the paths given are indexed again).
+            Err(WorkspaceError::Corrupt { path, reason })
+                if options.force && path == super::catalog_path(dir) =>
+            {
+                let aside = path.with_extension(format!(
+                    "db.damaged-{}",
+                    std::time::SystemTime::now()
+                        .duration_since(UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs())
+                ));
+                std::fs::rename(&path, &aside).map_err(io(&path))?;
+                for log in ["catalog.db-wal", "catalog.db-shm"] {
+                    let _ = std::fs::remove_file(dir.join(log));
+                }
+                notices.push(format!(
+                    "the catalog `{}` was damaged ({reason}); kept as `{}`, starting a new one",
+                    path.display(),
+                    aside.display()
+                ));
+                (Catalog::default(), None)
+            }
+            other => other?,
+        };
         if let Some(found) = outdated {
             notices.push(format!(
                 "`{}` was made by an older docnav (format {found}; this one reads format {}); \

@@ -334,3 +334,50 @@ fn an_undecodable_tree_of_an_older_builder_is_outdated_not_damaged() {
     let ws = Workspace::open(&ws_dir).unwrap();
     assert!(ws.document("notes").is_ok());
 }
+
+/// A damaged catalog says "re-index with `docnav index --force`", and that works: the damaged
+/// file is kept beside the workspace and the paths given are indexed into a new catalog.
+#[test]
+fn index_force_over_a_damaged_catalog_keeps_it_aside_and_starts_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("notes.txt");
+    std::fs::write(&src, "1 Start\n\nText.\n").unwrap();
+    let ws_dir = dir.path().join("ws");
+    let args = [src.to_string_lossy().into_owned()];
+    let progress = indexer::NoProgress;
+    Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress).unwrap();
+    std::fs::write(catalog_path(&ws_dir), b"garbage").unwrap();
+    std::fs::remove_file(ws_dir.join("catalog.db-wal")).ok();
+    std::fs::remove_file(ws_dir.join("catalog.db-shm")).ok();
+    let err = Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("is damaged") && err.contains("--force"),
+        "{err}"
+    );
+    let force = IndexOptions {
+        force: true,
+        ..IndexOptions::default()
+    };
+    let report = Workspace::index(&ws_dir, &args, &force, &progress).unwrap();
+    assert_eq!((report.indexed, report.failed), (1, 0), "{report:?}");
+    assert!(
+        report.notices.iter().any(|n| n.contains("was damaged")),
+        "{:?}",
+        report.notices
+    );
+    let aside: Vec<_> = std::fs::read_dir(&ws_dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("catalog.db.damaged-")
+        })
+        .collect();
+    assert_eq!(aside.len(), 1);
+    let ws = Workspace::open(&ws_dir).unwrap();
+    assert_eq!(ws.document_count(), 1);
+    assert!(ws.document("notes").is_ok());
+}
