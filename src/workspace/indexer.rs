@@ -8,7 +8,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use globset::Glob;
+use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::source_stat::{SourceStat, SourceStatter};
 use super::sync::{search_error, WriterLock};
 use super::{
     atomic::{sync_filesystem, write_atomic_deferred},
@@ -203,10 +205,36 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
             errors.push(format!("`{arg}`: no such file or directory"));
         }
     }
-    let mut seen = HashSet::new();
-    found.retain(|i| seen.insert(i.path.clone()));
-    found.sort_by(|a, b| a.path.cmp(&b.path));
+    dedup_inputs(&mut found);
     (found, errors)
+}
+
+/// The result of a scoped thread; its panic goes on in the caller, as if it had run there.
+fn join_scoped<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// Keep the first input of each path, sorted by path. A stable sort keeps equal paths in their
+/// order, and the sort is linear on a walk's output, which is nearly sorted (hashing 100,000
+/// paths to find duplicates first was 5% of a one-file re-index, issue 24).
+fn dedup_inputs(inputs: &mut Vec<Input>) {
+    inputs.sort_by(|a, b| a.path.cmp(&b.path));
+    inputs.dedup_by(|later, first| later.path == first.path);
+}
+
+/// The names of the files in the workspace's `docs/` (tree files, stray temp files), read once: a
+/// stat per document was a tenth of a one-file re-index at 100,000 documents. Empty when it
+/// cannot be read (the writes that follow report that).
+fn list_tree_files(docs_dir: &Path) -> FxHashSet<String> {
+    std::fs::read_dir(docs_dir)
+        .map(|read| {
+            read.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The literal directory prefix of a glob (`docs/**/*.md` → `docs`), `.` when none.
@@ -232,17 +260,11 @@ fn absolute(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
-fn mtime_ms(meta: &std::fs::Metadata) -> u64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 /// One unit of parallel work.
-struct Job {
+struct Job<'a> {
     input: Input,
-    doc_id: String,
+    /// The row's id, or a new one.
+    doc_id: std::borrow::Cow<'a, str>,
     /// The document's row in the starting catalog (an index into its rows).
     previous: Option<usize>,
 }
@@ -380,6 +402,13 @@ impl Workspace {
         progress: &dyn IndexProgress,
     ) -> Result<IndexReport, WorkspaceError> {
         let started = Instant::now();
+        // Where a run's time goes, at `RUST_LOG=docnav=debug` (issue 24's one-file re-index).
+        let lap = |phase: &str| {
+            tracing::debug!(
+                "index: {phase} done at {} ms",
+                started.elapsed().as_millis()
+            )
+        };
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| WorkspaceError::Io { path, source }
@@ -387,9 +416,19 @@ impl Workspace {
         let docs_dir = dir.join("docs");
         std::fs::create_dir_all(&docs_dir).map_err(io(&docs_dir))?;
         let _lock = WriterLock::acquire(dir)?;
-        // Read under the lock: another writer may have committed since we were started.
+        // Read under the lock: another writer may have committed since we were started. The
+        // catalog is read while the sources are walked and the tree files listed: one after
+        // another, the three were 90, 170 and 60 ms of a one-file re-index at 100,000 documents
+        // (issue 24).
+        let (starting, walked, tree_files) = std::thread::scope(|scope| {
+            let walk =
+                (!args.is_empty()).then(|| scope.spawn(|| collect_inputs(args, &options.formats)));
+            let listing = scope.spawn(|| list_tree_files(&docs_dir));
+            let starting = starting_catalog(dir);
+            (starting, walk.map(join_scoped), join_scoped(listing))
+        });
         let mut notices = Vec::new();
-        let (mut catalog, outdated) = match starting_catalog(dir) {
+        let (mut catalog, outdated) = match starting {
             // The damage message's hint is `docnav index --force`: keep the damaged file beside
             // the workspace and start from an empty catalog (the paths given are indexed again).
             Err(WorkspaceError::Corrupt { path, reason })
@@ -414,6 +453,7 @@ impl Workspace {
             }
             other => other?,
         };
+        lap("catalog read");
         if let Some(found) = outdated {
             notices.push(format!(
                 "`{}` was made by an older docnav (format {found}; this one reads format {}); \
@@ -429,6 +469,7 @@ impl Workspace {
             catalog.documents.len(),
             &mut notices,
         )?;
+        lap("index opened");
         // What the index holds, document by document. When its last commit is the catalog's
         // (every run ends that way; an interrupted one does not), it holds exactly the
         // catalog's rows, and reading its 100,000 card entries back was a fifth of a one-file
@@ -452,20 +493,19 @@ impl Workspace {
             .map_err(|e| search_error(dir, e))?;
 
         // No paths: refresh every document of the catalog (an older workspace: the same).
-        let mut args = args.to_vec();
         let refresh = args.is_empty() || outdated.is_some();
+        let (mut inputs, mut errors) = walked.unwrap_or_default();
         if refresh {
             let (present, gone): (Vec<&CatalogEntry>, Vec<&CatalogEntry>) = catalog
                 .documents
                 .iter()
                 .partition(|e| Path::new(&e.source).is_file());
             // Sources of formats outside `--formats` are left as they are, not refused.
-            args.extend(
-                present
-                    .iter()
-                    .filter(|e| options.formats.contains(&e.format))
-                    .map(|e| e.source.clone()),
-            );
+            let sources: Vec<String> = present
+                .iter()
+                .filter(|e| options.formats.contains(&e.format))
+                .map(|e| e.source.clone())
+                .collect();
             if outdated.is_some() {
                 // Their tree files are of the old format: nothing of them can be kept.
                 for e in &gone {
@@ -477,8 +517,12 @@ impl Workspace {
                 let gone: HashSet<String> = gone.iter().map(|e| e.doc_id.clone()).collect();
                 catalog.documents.retain(|e| !gone.contains(&e.doc_id));
             }
+            let (more, more_errors) = collect_inputs(&sources, &options.formats);
+            inputs.extend(more);
+            errors.extend(more_errors);
+            dedup_inputs(&mut inputs);
         }
-        let (inputs, mut errors) = collect_inputs(&args, &options.formats);
+        lap("inputs walked");
         let mut report = IndexReport {
             failed: errors.len(),
             notices,
@@ -489,20 +533,24 @@ impl Workspace {
         // Rows are referred to by their index, not copied: 100,000 of them were cloned three
         // times over in a one-file re-index (issue 24).
         let rows = &catalog.documents;
-        let by_source: HashMap<&str, usize> = rows
+        let by_source: FxHashMap<&str, usize> = rows
             .iter()
             .enumerate()
             .map(|(i, e)| (e.source.as_str(), i))
             .collect();
-        let known: HashSet<&str> = rows.iter().map(|e| e.doc_id.as_str()).collect();
+        // The ids in use, gathered only when a new document needs one.
+        let mut known: Option<FxHashSet<&str>> = None;
         let mut taken: HashSet<String> = HashSet::new();
         let jobs: Vec<Job> = inputs
             .into_iter()
             .map(|input| {
                 let previous = by_source.get(&*input.path.to_string_lossy()).copied();
                 let doc_id = match previous {
-                    Some(i) => rows[i].doc_id.clone(),
+                    Some(i) => std::borrow::Cow::Borrowed(rows[i].doc_id.as_str()),
                     None => {
+                        let known = known.get_or_insert_with(|| {
+                            rows.iter().map(|e| e.doc_id.as_str()).collect()
+                        });
                         let stem = input
                             .path
                             .file_stem()
@@ -511,7 +559,7 @@ impl Workspace {
                         let id =
                             unique_slug(&slugify(stem), |c| known.contains(c) || taken.contains(c));
                         taken.insert(id.clone());
-                        id
+                        std::borrow::Cow::Owned(id)
                     }
                 };
                 Job {
@@ -522,17 +570,20 @@ impl Workspace {
             })
             .collect();
 
-        // The tree files there are, read once (a stat per document was a tenth of a one-file
-        // re-index at 100,000 documents).
-        let tree_files: HashSet<String> = std::fs::read_dir(&docs_dir)
-            .map(|read| {
-                read.flatten()
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let key = build_key(&options.build);
+        let context = JobContext {
+            docs_dir: &docs_dir,
+            tree_files: &tree_files,
+            build_key: &key,
+            options,
+            index: &index,
+        };
         let next = AtomicUsize::new(0);
+        lap("jobs planned");
         let outcomes: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::new());
+        // Documents kept as they were are only counted: 100,000 outcomes pushed under a lock
+        // into a growing vector were a third of a one-file re-index's job phase (issue 24).
+        let unchanged = AtomicUsize::new(0);
         let threads = options.jobs.max(1).min(jobs.len().max(1));
         // Compute threads (one per core) parse, build and serialize; a few writer threads write
         // tree files and hand entries to tantivy, so waits (tantivy's backlog; off Linux, an
@@ -561,12 +612,12 @@ impl Workspace {
                 let to_writers = to_writers.clone();
                 scope.spawn(|| {
                     let to_writers = to_writers;
+                    let mut statter = SourceStatter::default();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { break };
                         let previous = job.previous.map(|p| &rows[p]);
-                        let outcome =
-                            run_job(job, previous, &docs_dir, &tree_files, options, &index);
+                        let outcome = run_job(job, previous, &context, &mut statter);
                         progress.file_done(&job.input.path);
                         let outcome = match outcome {
                             Outcome::Write(pending) => match to_writers.send((i, *pending)) {
@@ -575,6 +626,10 @@ impl Workspace {
                                     pending.commit(&writer)
                                 }
                             },
+                            Outcome::Unchanged(None) => {
+                                unchanged.fetch_add(1, Ordering::Relaxed);
+                                continue;
+                            }
                             other => other,
                         };
                         if let Ok(mut all) = outcomes.lock() {
@@ -585,8 +640,10 @@ impl Workspace {
             }
             drop(to_writers);
         });
+        report.unchanged = unchanged.into_inner();
         let mut outcomes = outcomes.into_inner().unwrap_or_default();
         outcomes.sort_by_key(|(i, _)| *i);
+        lap("jobs run");
 
         // The rows of the new catalog: the starting rows (an older workspace's are in no store,
         // and one of them that is not rebuilt is dropped), rebuilt ones replaced, new ones added,
@@ -657,6 +714,7 @@ impl Workspace {
         kept_rows.extend(added);
         let mut documents = kept_rows;
         documents.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
+        lap("rows merged");
         // The index must hold exactly these documents. In step with the starting catalog, it
         // holds that catalog's rows: delete the removed ones (the rebuilt ones were replaced).
         // Otherwise (a rebuilt or interrupted index), delete what it holds beyond these
@@ -698,9 +756,19 @@ impl Workspace {
         if restored > 0 && !refresh {
             tracing::debug!("{restored} unchanged document(s) re-entered in the search index");
         }
+        // Every document as it was, the index in step with the catalog: there is nothing to
+        // commit, and neither the index nor the catalog is written.
+        if indexed.is_none() && built.is_empty() && removed.is_empty() && changes.restat.is_empty()
+        {
+            remove_unreferenced(&docs_dir, &tree_files, &documents);
+            report.errors = errors;
+            report.elapsed = started.elapsed();
+            return Ok(report);
+        }
         // The new tree files (content and names) must be durable before the index and the
         // catalog name them: one sync of the filesystem instead of one per file.
         sync_filesystem(&docs_dir).map_err(io(&docs_dir))?;
+        lap("synced");
         crash_point("before-index-commit");
         let generation = catalog
             .index_generation
@@ -710,9 +778,16 @@ impl Workspace {
             .commit(generation)
             .map_err(|e| search_error(dir, e))?;
         crash_point("after-index-commit");
+        lap("index committed");
         // Only the rows this run changed are written (issue 24): rebuilt documents with their
         // cards, unchanged ones whose size or time moved, and the removed ones.
         changes.index_generation = generation;
+        // `documents` is every row of the catalog after this run, sorted by doc id.
+        changes.totals = Some(store::CatalogTotals::of(
+            documents
+                .iter()
+                .map(|e| (e.doc_id.as_str(), e.fingerprint.as_str())),
+        ));
         changes.remove = removed;
         for entry in &documents {
             if let Some(card) = built.remove(&entry.doc_id) {
@@ -721,6 +796,7 @@ impl Workspace {
         }
         store::write(dir, &changes)?;
         crash_point("after-catalog");
+        lap("catalog written");
         // An older workspace's catalog, now superseded.
         let _ = std::fs::remove_file(super::catalog_v4_path(dir));
         let _ = std::fs::remove_file(super::legacy_catalog_path(dir));
@@ -743,8 +819,8 @@ fn crash_point(point: &str) {
 /// Delete the files of `docs_dir` listed when the run started (`listed`: older trees, stray temp
 /// files of an interrupted run) that the committed catalog does not name. Best effort; the files
 /// this run wrote are all named (a temp file of a write that failed is left for the next run).
-fn remove_unreferenced(docs_dir: &Path, listed: &HashSet<String>, documents: &[CatalogEntry]) {
-    let keep: HashSet<&str> = documents.iter().map(|e| e.tree_file.as_str()).collect();
+fn remove_unreferenced(docs_dir: &Path, listed: &FxHashSet<String>, documents: &[CatalogEntry]) {
+    let keep: FxHashSet<&str> = documents.iter().map(|e| e.tree_file.as_str()).collect();
     for name in listed {
         if !keep.contains(name.as_str()) {
             let _ = std::fs::remove_file(docs_dir.join(name));
@@ -752,27 +828,44 @@ fn remove_unreferenced(docs_dir: &Path, listed: &HashSet<String>, documents: &[C
     }
 }
 
+/// What every job of a run shares.
+struct JobContext<'a> {
+    docs_dir: &'a Path,
+    /// The names in `docs_dir` when the run started.
+    tree_files: &'a FxHashSet<String>,
+    /// [`build_key`] of this run's options.
+    build_key: &'a str,
+    options: &'a IndexOptions,
+    index: &'a SectionIndex,
+}
+
 fn run_job(
     job: &Job,
     previous: Option<&CatalogEntry>,
-    docs_dir: &Path,
-    tree_files: &HashSet<String>,
-    options: &IndexOptions,
-    index: &SectionIndex,
+    context: &JobContext<'_>,
+    statter: &mut SourceStatter,
 ) -> Outcome {
+    let JobContext {
+        docs_dir,
+        tree_files,
+        build_key: key,
+        options,
+        index,
+    } = *context;
     let path = &job.input.path;
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
+    let SourceStat {
+        len,
+        mtime_ms: mtime,
+    } = match statter.stat(path) {
+        Ok(stat) => stat,
         Err(e) => return Outcome::Failed(format!("cannot read `{}`: {e}", path.display())),
     };
-    let mtime = mtime_ms(&meta);
-    let key = build_key(&options.build);
     // A row is reusable only if the same build (version and options) made its tree.
     let reusable = |prev: &CatalogEntry| {
         !options.force && prev.build_key == key && tree_files.contains(&prev.tree_file)
     };
     if let Some(prev) = previous {
-        if reusable(prev) && prev.source_len == meta.len() && prev.mtime_ms == mtime && mtime != 0 {
+        if reusable(prev) && prev.source_len == len && prev.mtime_ms == mtime && mtime != 0 {
             return Outcome::Unchanged(None);
         }
     }
@@ -783,8 +876,8 @@ fn run_job(
     let fp = fingerprint(&bytes);
     if let Some(prev) = previous {
         if reusable(prev) && prev.fingerprint == fp {
-            let moved = (prev.source_len, prev.mtime_ms) != (meta.len(), mtime);
-            return Outcome::Unchanged(moved.then_some((meta.len(), mtime)));
+            let moved = (prev.source_len, prev.mtime_ms) != (len, mtime);
+            return Outcome::Unchanged(moved.then_some((len, mtime)));
         }
     }
     // A panic in a parser is a bug, but it must cost one file, not the run.
@@ -808,7 +901,7 @@ fn run_job(
             ))
         }
     };
-    let tree_file = tree_file_name(&job.doc_id, &fp, &key);
+    let tree_file = tree_file_name(&job.doc_id, &fp, key);
     // Tree files are about 1–2× their source (text + postings): reserve once, no regrowth.
     let encoded = match encode_tree_file(&built.document, bytes.len().saturating_mul(2)) {
         Ok(encoded) => encoded,
@@ -821,7 +914,7 @@ fn run_job(
         &built.terms,
         &tree_file,
     );
-    let entry = CatalogEntry::of(&built.document.card, tree_file, meta.len(), mtime, key);
+    let entry = CatalogEntry::of(&built.document.card, tree_file, len, mtime, key.to_string());
     Outcome::Write(Box::new(PendingWrite {
         entry,
         card: built.document.card,

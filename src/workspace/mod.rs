@@ -28,6 +28,7 @@ pub mod atomic;
 pub mod cache;
 pub mod document;
 pub mod indexer;
+pub mod source_stat;
 pub mod store;
 mod sync;
 

@@ -114,6 +114,39 @@ pub struct CatalogChanges {
     pub remove: Vec<String>,
     /// The section index generation the catalog will match.
     pub index_generation: u64,
+    /// The count and digests of the catalog after these changes, when the caller holds all its
+    /// rows (an index run does); `None`: [`write`] reads every row's id and fingerprint back to
+    /// compute them (45 ms at 100,000 documents).
+    pub totals: Option<CatalogTotals>,
+}
+
+/// A catalog's document count and its two digests (lowercase hex sha256, see
+/// [`crate::workspace::Library::catalog_digest`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogTotals {
+    pub documents: usize,
+    pub catalog_sha256: String,
+    pub ids_sha256: String,
+}
+
+impl CatalogTotals {
+    /// The totals of `rows` given as (doc id, fingerprint) in ascending byte order of the doc id
+    /// (SQLite's `ORDER BY doc_id`), which is the order the digests are defined over.
+    pub fn of<'a>(rows: impl IntoIterator<Item = (&'a str, &'a str)>) -> CatalogTotals {
+        let mut digest = Sha256::default();
+        let mut ids = Sha256::default();
+        let mut documents = 0usize;
+        for (id, fingerprint) in rows {
+            hash_catalog_row(&mut digest, id, fingerprint);
+            hash_catalog_id(&mut ids, id);
+            documents += 1;
+        }
+        CatalogTotals {
+            documents,
+            catalog_sha256: hex_digest(digest),
+            ids_sha256: hex_digest(ids),
+        }
+    }
 }
 
 fn sql_error(path: &Path) -> impl Fn(rusqlite::Error) -> WorkspaceError + '_ {
@@ -530,21 +563,21 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
                 .map_err(&err)?;
         }
         // The digests and the count over the rows as they now are (ids and fingerprints
-        // only: no card is read).
-        let mut rows = Sha256::default();
-        let mut ids = Sha256::default();
-        let mut documents = 0usize;
-        let mut all = tx
-            .prepare("SELECT doc_id, fingerprint FROM documents ORDER BY doc_id")
-            .map_err(&err)?;
-        let mut cursor = all.query([]).map_err(&err)?;
-        while let Some(row) = cursor.next().map_err(&err)? {
-            let id: String = row.get(0).map_err(&err)?;
-            let fingerprint: String = row.get(1).map_err(&err)?;
-            hash_catalog_row(&mut rows, &id, &fingerprint);
-            hash_catalog_id(&mut ids, &id);
-            documents += 1;
-        }
+        // only: no card is read), unless the caller has them.
+        let totals = match &changes.totals {
+            Some(totals) => totals.clone(),
+            None => {
+                let mut all = tx
+                    .prepare("SELECT doc_id, fingerprint FROM documents ORDER BY doc_id")
+                    .map_err(&err)?;
+                let rows: Vec<(String, String)> = all
+                    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+                    .map_err(&err)?
+                    .collect::<Result<_, _>>()
+                    .map_err(&err)?;
+                CatalogTotals::of(rows.iter().map(|(id, f)| (id.as_str(), f.as_str())))
+            }
+        };
         let mut set = tx
             .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
             .map_err(&err)?;
@@ -552,9 +585,9 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
             ("format_version", super::FORMAT_VERSION.to_string()),
             ("docnav_version", env!("CARGO_PKG_VERSION").to_string()),
             ("index_generation", changes.index_generation.to_string()),
-            ("documents", documents.to_string()),
-            ("catalog_sha256", hex_digest(rows)),
-            ("ids_sha256", hex_digest(ids)),
+            ("documents", totals.documents.to_string()),
+            ("catalog_sha256", totals.catalog_sha256),
+            ("ids_sha256", totals.ids_sha256),
         ] {
             set.execute(params![key, value]).map_err(&err)?;
         }

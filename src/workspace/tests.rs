@@ -381,3 +381,76 @@ fn index_force_over_a_damaged_catalog_keeps_it_aside_and_starts_again() {
     assert_eq!(ws.document_count(), 1);
     assert!(ws.document("notes").is_ok());
 }
+
+/// The count and digests an index run records (computed from the rows it holds in memory) are
+/// those of the rows the catalog holds after it, read back; a run that changes nothing writes
+/// neither the catalog nor the index.
+#[test]
+fn recorded_totals_are_those_of_the_stored_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    for (name, text) in [
+        ("b.txt", "1 Bees\n\nHoney.\n"),
+        ("a.txt", "1 Ants\n\nColonies.\n"),
+        ("c.md", "# Cats\n\nWhiskers.\n"),
+    ] {
+        std::fs::write(src.join(name), text).unwrap();
+    }
+    let ws_dir = dir.path().join("ws");
+    let args = [src.to_string_lossy().into_owned()];
+    let progress = indexer::NoProgress;
+    let stored = || {
+        let conn = rusqlite::Connection::open(catalog_path(&ws_dir)).unwrap();
+        let meta = |key: &str| -> String {
+            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                .unwrap()
+        };
+        let mut rows = conn
+            .prepare("SELECT doc_id, fingerprint FROM documents ORDER BY doc_id")
+            .unwrap();
+        let rows: Vec<(String, String)> = rows
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let read_back = store::CatalogTotals::of(rows.iter().map(|(i, f)| (&**i, &**f)));
+        let recorded = store::CatalogTotals {
+            documents: meta("documents").parse().unwrap(),
+            catalog_sha256: meta("catalog_sha256"),
+            ids_sha256: meta("ids_sha256"),
+        };
+        (recorded, read_back, meta("index_generation"))
+    };
+    let prune = IndexOptions {
+        prune: true,
+        ..IndexOptions::default()
+    };
+    Workspace::index(&ws_dir, &args, &prune, &progress).unwrap();
+    let (recorded, read_back, first_generation) = stored();
+    assert_eq!(recorded, read_back);
+    assert_eq!(recorded.documents, 3);
+
+    // Nothing changed: nothing written.
+    let catalog_before = std::fs::read(catalog_path(&ws_dir)).unwrap();
+    let report = Workspace::index(&ws_dir, &args, &prune, &progress).unwrap();
+    assert_eq!((report.indexed, report.unchanged), (0, 3));
+    assert_eq!(stored().2, first_generation);
+    assert_eq!(
+        std::fs::read(catalog_path(&ws_dir)).unwrap(),
+        catalog_before
+    );
+
+    // One changed, one removed (pruned), one added.
+    std::fs::write(src.join("a.txt"), "1 Ants\n\nColonies and queens.\n").unwrap();
+    std::fs::remove_file(src.join("b.txt")).unwrap();
+    std::fs::write(src.join("d.txt"), "1 Dogs\n\nBarking.\n").unwrap();
+    let report = Workspace::index(&ws_dir, &args, &prune, &progress).unwrap();
+    assert_eq!((report.indexed, report.pruned), (2, 1), "{report:?}");
+    let (recorded, read_back, generation) = stored();
+    assert_eq!(recorded, read_back);
+    assert_eq!(recorded.documents, 3);
+    assert_ne!(generation, first_generation);
+    let ws = Workspace::open(&ws_dir).unwrap();
+    assert_eq!(ws.catalog_digest().documents, 3);
+}
