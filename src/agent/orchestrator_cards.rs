@@ -73,6 +73,18 @@ pub struct PreRank {
 /// cards, 37 and 28 with the two fused by reciprocal rank. An unusable index leaves the ranking
 /// in catalog order (logged); the agent itself then fails at its Workers' `find`, loudly.
 pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
+    rank_documents(library, question).ranking
+}
+
+/// [`pre_rank`]'s ranking with what it matched on: the documents `question` names and those
+/// ranked by their cards (best first, at most [`PRE_RANK_DOCS`]).
+struct RankedDocuments {
+    ranking: PreRank,
+    named: Vec<String>,
+    by_card: Vec<String>,
+}
+
+fn rank_documents(library: &dyn Library, question: &str) -> RankedDocuments {
     let total = library.document_count();
     let ranked_max = total.min(PRE_RANK_DOCS);
     let hits: Vec<SectionHit> = match rank_sections(library, question, None, HIT_POOL) {
@@ -107,22 +119,23 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
             docs.push(hit.doc_id.clone());
         }
     }
-    let by_card = library.sections().map_err(|e| e.to_string()).and_then(|s| {
+    let by_card: Vec<String> = match library.sections().map_err(|e| e.to_string()).and_then(|s| {
         s.rank_cards(question, ranked_max)
             .map_err(|e| e.to_string())
-    });
-    match by_card {
-        Ok(ranked) => {
-            for (id, _) in ranked {
-                if docs.len() >= ranked_max {
-                    break;
-                }
-                if placed.insert(id.clone()) {
-                    docs.push(id);
-                }
-            }
+    }) {
+        Ok(ranked) => ranked.into_iter().map(|(id, _)| id).collect(),
+        Err(e) => {
+            tracing::warn!("pre-rank without card ranking: {e}");
+            Vec::new()
         }
-        Err(e) => tracing::warn!("pre-rank without card ranking: {e}"),
+    };
+    for id in &by_card {
+        if docs.len() >= ranked_max {
+            break;
+        }
+        if placed.insert(id.clone()) {
+            docs.push(id.clone());
+        }
     }
     // Then documents nothing matched, in catalog order, up to the cap.
     let mut offset = 0;
@@ -150,7 +163,7 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
             docs.push(id.clone());
         }
     }
-    let named: HashSet<String> = named_list.into_iter().collect();
+    let named: HashSet<String> = named_list.iter().cloned().collect();
     if !named.is_empty() {
         let mut per_name: HashMap<String, usize> = HashMap::new();
         let (mut first, mut rest) = (Vec::new(), Vec::new());
@@ -170,7 +183,11 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
         first.extend(rest);
         docs = first;
     }
-    PreRank { docs, hits }
+    RankedDocuments {
+        ranking: PreRank { docs, hits },
+        named: named_list,
+        by_card,
+    }
 }
 
 /// Most documents [`pre_rank`] ranks (every document of a smaller library): the prompts show
@@ -247,20 +264,18 @@ pub fn catalog_search(library: &dyn Library, queries: &[String], max: usize) -> 
         .iter()
         .filter(|q| !q.trim().is_empty())
         .map(|q| {
-            let mut pre = pre_rank(library, q);
-            // Keep only documents the query matched (the pre-rank lists every document).
-            let matched: HashSet<String> = named_documents(library, q)
+            let RankedDocuments {
+                ranking: mut pre,
+                named,
+                by_card,
+            } = rank_documents(library, q);
+            // Keep only documents the query matched (the pre-rank lists every document): named,
+            // with a section hit, or among the first `max` cards (a prefix of the pre-rank's
+            // card ranking, which has the same order).
+            let matched: HashSet<String> = named
                 .into_iter()
                 .chain(pre.hits.iter().map(|h| h.doc_id.clone()))
-                .chain(
-                    library
-                        .sections()
-                        .ok()
-                        .and_then(|s| s.rank_cards(q, max).ok())
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|(id, _)| id),
-                )
+                .chain(by_card.into_iter().take(max))
                 .collect();
             pre.docs.retain(|d| matched.contains(d));
             pre

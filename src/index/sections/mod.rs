@@ -127,6 +127,8 @@ pub struct SectionIndex {
     reader: IndexReader,
     fields: Fields,
     place: String,
+    /// The hit columns of the reader's segments, shared by every search of this index.
+    columns: std::sync::Arc<search::ColumnCache>,
 }
 
 impl std::fmt::Debug for SectionIndex {
@@ -231,6 +233,7 @@ impl SectionIndex {
             reader,
             fields,
             place,
+            columns: Default::default(),
         })
     }
 

@@ -155,7 +155,7 @@ pub struct PreparedSearch {
     /// The scope's documents in tie-break order (`None`: all, ties by `doc_id`).
     order: Option<Vec<String>>,
     place: String,
-    columns: ColumnCache,
+    columns: std::sync::Arc<ColumnCache>,
 }
 
 impl SectionIndex {
@@ -197,7 +197,7 @@ impl SectionIndex {
                 Scope::Documents(ids) => Some(ids.to_vec()),
             },
             place: self.place.clone(),
-            columns: ColumnCache::default(),
+            columns: self.columns.clone(),
         })
     }
 
@@ -229,10 +229,11 @@ impl SectionIndex {
                 .collect();
             let q = BooleanQuery::new(should);
             let top = top_with_whole_ties(&searcher, &q, limit.max(1), &stats)?;
-            let columns = ColumnCache::default();
+            // Ties by doc_id: in one segment the ordinal of a doc_id orders as the id does.
+            let top = self.columns.keep_first_per_segment(&searcher, top, limit)?;
             let mut out = Vec::with_capacity(top.len());
             for (score, address) in top {
-                let segment = columns.get(&searcher, address.segment_ord)?;
+                let segment = self.columns.get(&searcher, address.segment_ord)?;
                 if let Some(id) = segment.doc_id(address.doc_id)? {
                     out.push((id, score));
                 }
@@ -283,24 +284,27 @@ fn filtered_query(f: Fields, terms: &[String], doc_ids: &[String]) -> Box<dyn Qu
 /// The fast-field columns of one segment a hit is read from. Opening a column reads its block
 /// index (work in proportion to the segment's size), so it is done once per segment and search,
 /// not once per hit: per hit, a 10,000-document workspace spent a second in it.
-struct SegmentColumns {
+pub(super) struct SegmentColumns {
     node: Column<u64>,
     rank: Column<u64>,
     doc_id: Option<StrColumn>,
 }
 
-/// [`SegmentColumns`] by segment ordinal, opened on first use.
+/// [`SegmentColumns`] by segment ordinal, opened on first use, for the searcher generation
+/// last asked about (segment ordinals are those of one searcher; a reload starts anew). Shared
+/// by the searches of one [`SectionIndex`]: one `ask` runs about seven, and each opened the
+/// columns of every segment again (a tenth of an `ask` at 100,000 documents, issue 24).
 #[derive(Default)]
-struct ColumnCache(Mutex<HashMap<u32, Arc<SegmentColumns>>>);
+pub(super) struct ColumnCache(Mutex<(u64, HashMap<u32, Arc<SegmentColumns>>)>);
 
 impl ColumnCache {
     fn get(&self, searcher: &Searcher, segment_ord: u32) -> tantivy::Result<Arc<SegmentColumns>> {
-        if let Some(c) = self
-            .0
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&segment_ord).cloned())
-        {
+        let generation = searcher.generation().generation_id();
+        if let Some(c) = self.0.lock().ok().and_then(|cache| {
+            (cache.0 == generation)
+                .then(|| cache.1.get(&segment_ord).cloned())
+                .flatten()
+        }) {
             return Ok(c);
         }
         let fast = searcher.segment_reader(segment_ord).fast_fields();
@@ -309,10 +313,61 @@ impl ColumnCache {
             rank: fast.u64("rank")?,
             doc_id: fast.str("doc_id")?,
         });
-        if let Ok(mut m) = self.0.lock() {
-            m.insert(segment_ord, columns.clone());
+        if let Ok(mut cache) = self.0.lock() {
+            if cache.0 != generation {
+                *cache = (generation, HashMap::new());
+            }
+            cache.1.insert(segment_ord, columns.clone());
         }
         Ok(columns)
+    }
+
+    /// Of `hits` (best first), the first `limit` of each segment in the order score (best
+    /// first), doc_id, reading order (with the sections of the last document that tie with it):
+    /// a superset of the first `limit` in that order across segments, because in
+    /// one segment the ordinals of doc_ids order as the ids do. Ties of thousands of equal
+    /// sections (copies of one document) are cut here, before each hit's doc_id string is read
+    /// from the column's dictionary (issue 24). Returns `hits` as they are when at most `limit`.
+    ///
+    /// Errors: tantivy's, when a segment's columns cannot be opened.
+    fn keep_first_per_segment(
+        &self,
+        searcher: &Searcher,
+        hits: Vec<(f32, DocAddress)>,
+        limit: usize,
+    ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+        if hits.len() <= limit {
+            return Ok(hits);
+        }
+        let mut keyed: Vec<(u32, f32, u64, DocAddress)> = Vec::with_capacity(hits.len());
+        for (score, address) in hits {
+            let segment = self.get(searcher, address.segment_ord)?;
+            let ord = segment
+                .doc_id
+                .as_ref()
+                .and_then(|ids| ids.term_ords(address.doc_id).next())
+                .unwrap_or(u64::MAX);
+            keyed.push((address.segment_ord, score, ord, address));
+        }
+        keyed.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+        // Per segment: the first `limit`, and the hits tying with the last of them on score and
+        // document (their reading order is read later, by the caller's ordering).
+        let mut out = Vec::new();
+        let mut taken = 0;
+        let mut last: Option<(u32, f32, u64)> = None;
+        for (segment, score, ord, address) in keyed {
+            let key = (segment, score, ord);
+            let same_segment = last.is_some_and(|l| l.0 == segment);
+            if !same_segment {
+                taken = 0;
+            }
+            if taken < limit || (same_segment && last == Some(key)) {
+                taken += 1;
+                out.push((score, address));
+                last = Some(key);
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -402,7 +457,13 @@ impl PreparedSearch {
             return Ok(Vec::new());
         }
         let run = || -> tantivy::Result<Vec<SectionHit>> {
-            let top = top_with_whole_ties(&self.searcher, query, limit, &self.stats)?;
+            let mut top = top_with_whole_ties(&self.searcher, query, limit, &self.stats)?;
+            // Over all documents ties go by doc_id (a scope's order is its own).
+            if self.order.is_none() {
+                top = self
+                    .columns
+                    .keep_first_per_segment(&self.searcher, top, limit)?;
+            }
             let mut hits = Vec::with_capacity(top.len());
             for (score, address) in top {
                 let segment = self.columns.get(&self.searcher, address.segment_ord)?;

@@ -275,3 +275,66 @@ fn a_cut_through_equal_scores_keeps_the_same_sections_whatever_the_indexing_orde
     assert_eq!(cards(&forward), ["c1", "c2"]);
     assert_eq!(cards(&backward), ["c1", "c2"]);
 }
+
+/// Ties cut across several segments: each commit writes its own segment, and the hits of a tie
+/// group are first cut per segment by the ordinal of their doc_id (issue 24). The result is
+/// the first `limit` in (score, doc_id, reading order) whatever the segments and the indexing
+/// order, for sections and cards, and the shared column cache follows a reload.
+#[test]
+fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_reading_order() {
+    // Two equal "kiwi" sections per document (reading order decides between them).
+    let t = tree(&[(1, "Alpha", "kiwi mango"), (1, "Gamma", "kiwi mango")]);
+    let ids = [
+        "d07", "d02", "d09", "d01", "d05", "d03", "d08", "d04", "d06",
+    ];
+    let segmented = |order: &[&str], per_commit: usize| -> SectionIndex {
+        let index = SectionIndex::create_in_ram().unwrap();
+        for (n, chunk) in order.chunks(per_commit).enumerate() {
+            let writer = index.writer(1).unwrap();
+            for id in chunk {
+                let card = DocCard::new(id, "x", 1, "f", &t);
+                writer.replace(index.entries(&card, &t, id)).unwrap();
+            }
+            writer.commit(n as u64 + 1).unwrap();
+            // Searched between commits: the cache must not serve the older segments' columns.
+            index.reload().unwrap();
+            let _ = index.prepare("kiwi", Scope::All).unwrap().top(3).unwrap();
+        }
+        index
+    };
+    let mut sorted = ids.to_vec();
+    sorted.sort();
+    let expected: Vec<(String, u32)> = sorted
+        .iter()
+        .flat_map(|id| [(id.to_string(), 0), (id.to_string(), 1)])
+        .collect();
+    let reversed: Vec<&str> = ids.iter().rev().copied().collect();
+    for (order, per_commit) in [(&ids[..], 2), (&reversed[..], 3), (&ids[..], 1)] {
+        let index = segmented(order, per_commit);
+        assert!(index.reader.searcher().segment_readers().len() > 1);
+        let search = index.prepare("kiwi", Scope::All).unwrap();
+        for limit in [1, 2, 3, 5, 8, 17, 18, 30] {
+            let got: Vec<(String, u32)> = search
+                .top(limit)
+                .unwrap()
+                .into_iter()
+                .map(|h| (h.doc_id, h.rank))
+                .collect();
+            let ranks: Vec<u32> = got.iter().map(|g| g.1).collect();
+            let first_rank = ranks.first().copied().unwrap_or(0);
+            let want: Vec<(String, u32)> = expected
+                .iter()
+                .take(limit)
+                .map(|(id, r)| (id.clone(), r + first_rank))
+                .collect();
+            assert_eq!(got, want, "limit {limit}, {per_commit} per commit");
+        }
+        let cards: Vec<String> = index
+            .rank_cards("kiwi", 4)
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(cards, ["d01", "d02", "d03", "d04"]);
+    }
+}
