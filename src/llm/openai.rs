@@ -45,10 +45,61 @@ pub struct OpenAiCompatible {
     url: String,
     /// `url` as shown in messages and logs: a password in the URL is replaced by `***`.
     shown_url: String,
-    http: reqwest::Client,
+    http: BackgroundClient,
     headers: HeaderMap,
     slots: Semaphore,
     usage: Arc<UsageLog>,
+}
+
+/// The HTTP client, built on a thread of its own from [`OpenAiCompatible::new`] on: building
+/// it loads and parses the system's root certificates (about 10 ms, a tenth of an `ask` at
+/// 100,000 documents, issue 24), which then overlaps the work before the first model call
+/// instead of preceding it. The first request waits for it.
+struct BackgroundClient {
+    pending: std::sync::Mutex<Option<std::thread::JoinHandle<Result<reqwest::Client, String>>>>,
+    ready: std::sync::OnceLock<Result<reqwest::Client, String>>,
+}
+
+impl BackgroundClient {
+    fn build(connect_timeout: std::time::Duration) -> BackgroundClient {
+        let make = move || {
+            reqwest::Client::builder()
+                .connect_timeout(connect_timeout)
+                .build()
+                .map_err(|e| format!("cannot build the HTTP client: {e}"))
+        };
+        let ready = std::sync::OnceLock::new();
+        let pending = match std::thread::Builder::new()
+            .name("http-client".into())
+            .spawn(make)
+        {
+            Ok(handle) => Some(handle),
+            Err(_) => {
+                let _ = ready.set(make());
+                None
+            }
+        };
+        BackgroundClient {
+            pending: std::sync::Mutex::new(pending),
+            ready,
+        }
+    }
+
+    /// The client, waiting for its thread the first time. Errors: why it could not be built
+    /// (no TLS backend), the same message every time.
+    fn get(&self) -> Result<&reqwest::Client, String> {
+        self.ready
+            .get_or_init(|| {
+                let handle = self.pending.lock().ok().and_then(|mut p| p.take());
+                match handle.map(std::thread::JoinHandle::join) {
+                    Some(Ok(built)) => built,
+                    Some(Err(_)) => Err("building the HTTP client panicked".into()),
+                    None => Err("the HTTP client was not built".into()),
+                }
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
 }
 
 impl fmt::Debug for OpenAiCompatible {
@@ -105,10 +156,7 @@ impl OpenAiCompatible {
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
-        let http = reqwest::Client::builder()
-            .connect_timeout(config.timeout)
-            .build()
-            .map_err(|e| LlmError::InvalidConfig(format!("cannot build the HTTP client: {e}")))?;
+        let http = BackgroundClient::build(config.timeout);
         Ok(Self {
             url: config.chat_url(),
             shown_url: without_password(&config.chat_url()),
@@ -236,8 +284,8 @@ impl OpenAiCompatible {
     /// `Content-Length`) is a cut-off [`Failure::Malformed`] reply.
     async fn attempt(&self, body: &serde_json::Value) -> Result<Completion, Failure> {
         let key = self.key();
-        let mut response = self
-            .http
+        let http = self.http.get().map_err(Failure::Transport)?;
+        let mut response = http
             .post(&self.url)
             .headers(self.headers.clone())
             .json(body)
