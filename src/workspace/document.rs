@@ -309,54 +309,77 @@ pub trait Library: Send + Sync {
         out
     }
 
-    /// A digest of the catalog: its size and sha256 over `doc_id \t fingerprint \n` of every
-    /// document in catalog order (what a trace and the answer cache record to tell catalogs
-    /// apart).
+    /// A digest of the catalog: its size and the [`SetDigest`] of `doc_id \t fingerprint \n` of
+    /// every document (what a trace and the answer cache record to tell catalogs apart).
     fn catalog_digest(&self) -> CatalogDigest {
-        let mut hasher = Sha256::new();
+        let mut rows = SetDigest::default();
         let mut documents = 0;
         self.for_each_card(&mut |card| {
             documents += 1;
-            hash_catalog_row(&mut hasher, &card.doc_id, &card.fingerprint);
+            rows.toggle_row(&card.doc_id, &card.fingerprint);
             ControlFlow::Continue(())
         });
-        CatalogDigest::finish(documents, hasher)
+        CatalogDigest::finish(documents, rows)
     }
 
-    /// sha256 hex over the doc ids, one per line, in catalog order: tells apart catalogs with
-    /// other documents, not with changed ones (the answer cache checks the documents a run read
+    /// The [`SetDigest`] (hex) of the doc ids, `doc_id \n` each: tells apart catalogs with other
+    /// documents, not with changed ones (the answer cache checks the documents a run read
     /// itself).
     fn catalog_ids_digest(&self) -> String {
-        let mut hasher = Sha256::new();
+        let mut ids = SetDigest::default();
         self.for_each_card(&mut |card| {
-            hash_catalog_id(&mut hasher, &card.doc_id);
+            ids.toggle_id(&card.doc_id);
             ControlFlow::Continue(())
         });
-        hex_digest(hasher)
+        ids.hex()
     }
 }
 
-/// Feed one doc id to an ids digest ([`Library::catalog_ids_digest`]).
-pub fn hash_catalog_id(hasher: &mut Sha256, doc_id: &str) {
-    hasher.update(doc_id.as_bytes());
-    hasher.update(b"\n");
-}
+/// An order-independent digest of a set of lines: the XOR of the sha256 of each line (a
+/// multiset hash; a catalog's lines are unique by doc id, so no two cancel). A line is added and
+/// removed the same way ([`SetDigest::toggle_row`]), so a re-index of one document updates the
+/// catalog's digest from that document's old and new rows without reading the others (issue
+/// 24; an ordered sha256 over every row had to read all 100,000).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SetDigest([u8; 32]);
 
-/// Lowercase hex of a finished sha256.
-pub fn hex_digest(hasher: Sha256) -> String {
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+impl SetDigest {
+    fn toggle(&mut self, parts: &[&[u8]]) {
+        let mut hasher = Sha256::new();
+        for part in parts {
+            hasher.update(part);
+        }
+        for (acc, byte) in self.0.iter_mut().zip(hasher.finalize()) {
+            *acc ^= byte;
+        }
+    }
 
-/// Feed one catalog row to a [`CatalogDigest`] hash.
-pub fn hash_catalog_row(hasher: &mut Sha256, doc_id: &str, fingerprint: &str) {
-    hasher.update(doc_id.as_bytes());
-    hasher.update(b"\t");
-    hasher.update(fingerprint.as_bytes());
-    hasher.update(b"\n");
+    /// Add (or remove, when present) the catalog row `doc_id \t fingerprint \n`.
+    pub fn toggle_row(&mut self, doc_id: &str, fingerprint: &str) {
+        self.toggle(&[doc_id.as_bytes(), b"\t", fingerprint.as_bytes(), b"\n"]);
+    }
+
+    /// Add (or remove, when present) the id line `doc_id \n`.
+    pub fn toggle_id(&mut self, doc_id: &str) {
+        self.toggle(&[doc_id.as_bytes(), b"\n"]);
+    }
+
+    /// Lowercase hex, 64 chars (all `0` for the empty set).
+    pub fn hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The digest written by [`SetDigest::hex`]; `None` for anything else.
+    pub fn from_hex(text: &str) -> Option<SetDigest> {
+        if text.len() != 64 || !text.is_ascii() {
+            return None;
+        }
+        let mut out = [0u8; 32];
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok()?;
+        }
+        Some(SetDigest(out))
+    }
 }
 
 /// A catalog's size and content digest (see [`Library::catalog_digest`]).
@@ -364,16 +387,17 @@ pub fn hash_catalog_row(hasher: &mut Sha256, doc_id: &str, fingerprint: &str) {
 pub struct CatalogDigest {
     /// How many documents.
     pub documents: usize,
-    /// sha256 hex over `doc_id \t fingerprint \n` of every document in catalog order.
+    /// [`SetDigest`] hex of `doc_id \t fingerprint \n` of every document (the field keeps the
+    /// name traces have recorded it under).
     pub sha256: String,
 }
 
 impl CatalogDigest {
-    /// The digest of `documents` rows fed to `hasher` with [`hash_catalog_row`].
-    pub fn finish(documents: usize, hasher: Sha256) -> CatalogDigest {
+    /// The digest of `documents` rows toggled into `rows`.
+    pub fn finish(documents: usize, rows: SetDigest) -> CatalogDigest {
         CatalogDigest {
             documents,
-            sha256: hex_digest(hasher),
+            sha256: rows.hex(),
         }
     }
 }

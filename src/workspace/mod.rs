@@ -39,8 +39,8 @@ use serde::{Deserialize, Serialize};
 
 pub use atomic::write_atomic;
 pub use document::{
-    fingerprint, hash_catalog_id, hash_catalog_row, hex_digest, slugify, BuiltDocument, CardList,
-    CatalogDigest, Document, InMemoryLibrary, Library, CARD_SCAN_PAGE,
+    fingerprint, slugify, BuiltDocument, CardList, CatalogDigest, Document, InMemoryLibrary,
+    Library, SetDigest, CARD_SCAN_PAGE,
 };
 pub use indexer::{IndexOptions, IndexReport};
 pub use store::{CatalogEntry, CatalogStore};
@@ -607,14 +607,14 @@ impl Library for Workspace {
 
     fn catalog_digest(&self) -> CatalogDigest {
         self.store.as_ref().map_or_else(
-            || CatalogDigest::finish(0, sha2::Sha256::default()),
+            || CatalogDigest::finish(0, SetDigest::default()),
             |s| s.head().digest.clone(),
         )
     }
 
     fn catalog_ids_digest(&self) -> String {
         self.store.as_ref().map_or_else(
-            || hex_digest(sha2::Sha256::default()),
+            || SetDigest::default().hex(),
             |s| s.head().ids_sha256.clone(),
         )
     }

@@ -15,8 +15,12 @@
 //! Tables:
 //! - `meta(key, value)`: `format_version`, `docnav_version`, `index_generation` (the section
 //!   index commit the catalog matches), `documents` (the count), `catalog_sha256` and
-//!   `ids_sha256` (see [`crate::workspace::Library::catalog_digest`] and
-//!   [`crate::workspace::Library::catalog_ids_digest`]), kept up to date by every write;
+//!   `ids_sha256` (order-independent [`SetDigest`]s, see
+//!   [`crate::workspace::Library::catalog_digest`] and
+//!   [`crate::workspace::Library::catalog_ids_digest`]) and `digest_kind`, kept up to date by
+//!   every write from the old and new rows it changes;
+//! - `documents(…)` is also indexed by `source`, so a re-index of named files reads their rows
+//!   only;
 //! - `documents(doc_id PRIMARY KEY, source, format, fingerprint, tree_file, source_len,
 //!   mtime_ms, build_key)`: one row per document, small, so an index run reads all of them
 //!   quickly (with the cards in the same rows it read every card's pages: 0.2 s of a one-file
@@ -33,9 +37,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
-use sha2::Sha256;
 
-use super::{hash_catalog_id, hash_catalog_row, hex_digest, CatalogDigest, WorkspaceError};
+use super::{CatalogDigest, SetDigest, WorkspaceError};
 use crate::index::DocCard;
 use crate::tree::DocFormat;
 
@@ -96,9 +99,9 @@ pub struct CatalogHead {
     pub index_generation: u64,
     /// How many documents.
     pub documents: usize,
-    /// Size and sha256 over `doc_id \t fingerprint \n` of every row in order.
+    /// Size and [`SetDigest`] of `doc_id \t fingerprint \n` of every row.
     pub digest: CatalogDigest,
-    /// sha256 over `doc_id \n` of every row in order.
+    /// [`SetDigest`] hex of `doc_id \n` of every row.
     pub ids_sha256: String,
 }
 
@@ -115,39 +118,42 @@ pub struct CatalogChanges {
     /// The section index generation the catalog will match.
     pub index_generation: u64,
     /// The count and digests of the catalog after these changes, when the caller holds all its
-    /// rows (an index run does); `None`: [`write`] reads every row's id and fingerprint back to
-    /// compute them (45 ms at 100,000 documents).
+    /// rows (an index run over folders does); `None`: [`write`] updates the recorded ones from
+    /// the old and new rows of the documents changed (or, for a catalog whose digests are of
+    /// the older, ordered kind, reads every row's id and fingerprint once to compute them).
     pub totals: Option<CatalogTotals>,
 }
 
-/// A catalog's document count and its two digests (lowercase hex sha256, see
+/// A catalog's document count and its two [`SetDigest`]s (see
 /// [`crate::workspace::Library::catalog_digest`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogTotals {
     pub documents: usize,
-    pub catalog_sha256: String,
-    pub ids_sha256: String,
+    pub rows: SetDigest,
+    pub ids: SetDigest,
 }
 
 impl CatalogTotals {
-    /// The totals of `rows` given as (doc id, fingerprint) in ascending byte order of the doc id
-    /// (SQLite's `ORDER BY doc_id`), which is the order the digests are defined over.
+    /// The totals of `rows` given as (doc id, fingerprint), each id once, in any order.
     pub fn of<'a>(rows: impl IntoIterator<Item = (&'a str, &'a str)>) -> CatalogTotals {
-        let mut digest = Sha256::default();
-        let mut ids = Sha256::default();
-        let mut documents = 0usize;
+        let mut totals = CatalogTotals {
+            documents: 0,
+            rows: SetDigest::default(),
+            ids: SetDigest::default(),
+        };
         for (id, fingerprint) in rows {
-            hash_catalog_row(&mut digest, id, fingerprint);
-            hash_catalog_id(&mut ids, id);
-            documents += 1;
+            totals.rows.toggle_row(id, fingerprint);
+            totals.ids.toggle_id(id);
+            totals.documents += 1;
         }
-        CatalogTotals {
-            documents,
-            catalog_sha256: hex_digest(digest),
-            ids_sha256: hex_digest(ids),
-        }
+        totals
     }
 }
+
+/// `meta.digest_kind` of a catalog whose digests are [`SetDigest`]s. A catalog without it (an
+/// earlier build of format 5 kept ordered sha256 digests) has them computed over every row at its
+/// next write.
+const DIGEST_KIND: &str = "set-sha256";
 
 fn sql_error(path: &Path) -> impl Fn(rusqlite::Error) -> WorkspaceError + '_ {
     move |e| WorkspaceError::Corrupt {
@@ -357,6 +363,30 @@ impl CatalogStore {
         Ok(Some(usize::try_from(before).unwrap_or(0)))
     }
 
+    /// The rows whose source is one of `sources` (absolute paths, as indexed), in doc id order.
+    /// Looked up by the `documents_by_source` index (a catalog written before it existed is
+    /// scanned until its next write creates it). Errors: as [`CatalogStore::card`].
+    pub fn entries_for_sources(
+        &self,
+        sources: &[String],
+    ) -> Result<Vec<CatalogEntry>, WorkspaceError> {
+        let mut rows: Vec<CatalogEntry> = self.with(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM documents WHERE source = ?1"
+            ))?;
+            let mut rows = Vec::new();
+            for source in sources {
+                for row in stmt.query_map([source], read_row)? {
+                    rows.push(row?);
+                }
+            }
+            Ok(rows)
+        })?;
+        rows.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
+        rows.dedup_by(|a, b| a.doc_id == b.doc_id);
+        Ok(rows)
+    }
+
     /// Every row without its card, in doc id order. Errors: as [`CatalogStore::card`].
     pub fn entries(&self) -> Result<Vec<CatalogEntry>, WorkspaceError> {
         self.with(|c| {
@@ -459,6 +489,7 @@ const SCHEMA: &str = "
         mtime_ms INTEGER NOT NULL,
         build_key TEXT NOT NULL
     ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS documents_by_source ON documents (source);
     CREATE TABLE IF NOT EXISTS cards (doc_id TEXT PRIMARY KEY, card BLOB NOT NULL);
     CREATE TABLE IF NOT EXISTS lookup (
         key TEXT NOT NULL,
@@ -499,6 +530,37 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
     }
     let tx = conn.transaction().map_err(&err)?;
     {
+        // The recorded totals, when they are of this kind, with the old rows of the documents
+        // this write changes toggled out: what is left is the catalog without them.
+        let recorded = match &changes.totals {
+            Some(_) => None,
+            None => recorded_totals(&tx).map_err(&err)?,
+        };
+        let recorded = match recorded {
+            Some(mut totals) => {
+                let mut old_fingerprint = tx
+                    .prepare("SELECT fingerprint FROM documents WHERE doc_id = ?1")
+                    .map_err(&err)?;
+                let changed = changes
+                    .remove
+                    .iter()
+                    .chain(changes.upsert.iter().map(|(e, _)| &e.doc_id));
+                let mut seen = std::collections::HashSet::new();
+                for id in changed.filter(|id| seen.insert(id.as_str())) {
+                    let old: Option<String> = old_fingerprint
+                        .query_row([id], |r| r.get(0))
+                        .optional()
+                        .map_err(&err)?;
+                    if let Some(old) = old {
+                        totals.rows.toggle_row(id, &old);
+                        totals.ids.toggle_id(id);
+                        totals.documents = totals.documents.saturating_sub(1);
+                    }
+                }
+                Some(totals)
+            }
+            None => None,
+        };
         let mut delete_row = tx
             .prepare("DELETE FROM documents WHERE doc_id = ?1")
             .map_err(&err)?;
@@ -562,13 +624,22 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
                 ])
                 .map_err(&err)?;
         }
-        // The digests and the count over the rows as they now are (ids and fingerprints
-        // only: no card is read), unless the caller has them.
-        let totals = match &changes.totals {
-            Some(totals) => totals.clone(),
-            None => {
+        // The digests and the count over the rows as they now are: given, updated with the
+        // new rows, or (a catalog of the older kind) computed over every row's id and
+        // fingerprint, no card read.
+        let totals = match (&changes.totals, recorded) {
+            (Some(totals), _) => totals.clone(),
+            (None, Some(mut totals)) => {
+                for (entry, _) in &changes.upsert {
+                    totals.rows.toggle_row(&entry.doc_id, &entry.fingerprint);
+                    totals.ids.toggle_id(&entry.doc_id);
+                    totals.documents += 1;
+                }
+                totals
+            }
+            (None, None) => {
                 let mut all = tx
-                    .prepare("SELECT doc_id, fingerprint FROM documents ORDER BY doc_id")
+                    .prepare("SELECT doc_id, fingerprint FROM documents")
                     .map_err(&err)?;
                 let rows: Vec<(String, String)> = all
                     .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
@@ -586,14 +657,34 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
             ("docnav_version", env!("CARGO_PKG_VERSION").to_string()),
             ("index_generation", changes.index_generation.to_string()),
             ("documents", totals.documents.to_string()),
-            ("catalog_sha256", totals.catalog_sha256),
-            ("ids_sha256", totals.ids_sha256),
+            ("catalog_sha256", totals.rows.hex()),
+            ("ids_sha256", totals.ids.hex()),
+            ("digest_kind", DIGEST_KIND.to_string()),
         ] {
             set.execute(params![key, value]).map_err(&err)?;
         }
     }
     tx.commit().map_err(&err)?;
     Ok(())
+}
+
+/// The count and digests `meta` records, when they are [`SetDigest`]s (`None` for a new
+/// catalog or one whose digests are of the older, ordered kind).
+fn recorded_totals(conn: &Connection) -> rusqlite::Result<Option<CatalogTotals>> {
+    if meta(conn, "digest_kind")?.as_deref() != Some(DIGEST_KIND) {
+        return Ok(None);
+    }
+    let documents = meta(conn, "documents")?.and_then(|v| v.parse().ok());
+    let rows = meta(conn, "catalog_sha256")?.and_then(|v| SetDigest::from_hex(&v));
+    let ids = meta(conn, "ids_sha256")?.and_then(|v| SetDigest::from_hex(&v));
+    Ok(match (documents, rows, ids) {
+        (Some(documents), Some(rows), Some(ids)) => Some(CatalogTotals {
+            documents,
+            rows,
+            ids,
+        }),
+        _ => None,
+    })
 }
 
 /// A stamp that changes with every commit of the catalog of `dir`: the modification time and

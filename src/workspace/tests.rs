@@ -382,9 +382,12 @@ fn index_force_over_a_damaged_catalog_keeps_it_aside_and_starts_again() {
     assert!(ws.document("notes").is_ok());
 }
 
-/// The count and digests an index run records (computed from the rows it holds in memory) are
-/// those of the rows the catalog holds after it, read back; a run that changes nothing writes
-/// neither the catalog nor the index.
+/// The count and digests an index run records — computed from the rows in memory (folders), or
+/// updated from the old and new rows of the files named (named files: only their rows are read)
+/// — are those of the rows the catalog holds after it, read back, and those an in-memory
+/// library of the same cards computes; a run that changes nothing writes neither the catalog nor
+/// the index; a catalog whose digests are of the older, ordered kind gets them computed at its
+/// next write.
 #[test]
 fn recorded_totals_are_those_of_the_stored_rows() {
     let dir = tempfile::tempdir().unwrap();
@@ -407,7 +410,7 @@ fn recorded_totals_are_those_of_the_stored_rows() {
                 .unwrap()
         };
         let mut rows = conn
-            .prepare("SELECT doc_id, fingerprint FROM documents ORDER BY doc_id")
+            .prepare("SELECT doc_id, fingerprint FROM documents")
             .unwrap();
         let rows: Vec<(String, String)> = rows
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -417,19 +420,32 @@ fn recorded_totals_are_those_of_the_stored_rows() {
         let read_back = store::CatalogTotals::of(rows.iter().map(|(i, f)| (&**i, &**f)));
         let recorded = store::CatalogTotals {
             documents: meta("documents").parse().unwrap(),
-            catalog_sha256: meta("catalog_sha256"),
-            ids_sha256: meta("ids_sha256"),
+            rows: SetDigest::from_hex(&meta("catalog_sha256")).unwrap(),
+            ids: SetDigest::from_hex(&meta("ids_sha256")).unwrap(),
         };
         (recorded, read_back, meta("index_generation"))
+    };
+    let check = |documents: usize| {
+        let (recorded, read_back, generation) = stored();
+        assert_eq!(recorded, read_back);
+        assert_eq!(recorded.documents, documents);
+        let ws = Workspace::open(&ws_dir).unwrap();
+        let documents: Vec<Document> = ws
+            .all_cards()
+            .iter()
+            .map(|c| (*ws.document(&c.doc_id).unwrap()).clone())
+            .collect();
+        let in_memory = InMemoryLibrary::new(documents);
+        assert_eq!(ws.catalog_digest(), in_memory.catalog_digest());
+        assert_eq!(ws.catalog_ids_digest(), in_memory.catalog_ids_digest());
+        generation
     };
     let prune = IndexOptions {
         prune: true,
         ..IndexOptions::default()
     };
     Workspace::index(&ws_dir, &args, &prune, &progress).unwrap();
-    let (recorded, read_back, first_generation) = stored();
-    assert_eq!(recorded, read_back);
-    assert_eq!(recorded.documents, 3);
+    let first_generation = check(3);
 
     // Nothing changed: nothing written.
     let catalog_before = std::fs::read(catalog_path(&ws_dir)).unwrap();
@@ -447,10 +463,92 @@ fn recorded_totals_are_those_of_the_stored_rows() {
     std::fs::write(src.join("d.txt"), "1 Dogs\n\nBarking.\n").unwrap();
     let report = Workspace::index(&ws_dir, &args, &prune, &progress).unwrap();
     assert_eq!((report.indexed, report.pruned), (2, 1), "{report:?}");
-    let (recorded, read_back, generation) = stored();
-    assert_eq!(recorded, read_back);
-    assert_eq!(recorded.documents, 3);
-    assert_ne!(generation, first_generation);
+    assert_ne!(check(3), first_generation);
+
+    // Named files: one changed, one new; the totals are updated from their rows alone.
+    std::fs::write(src.join("c.md"), "# Cats\n\nWhiskers and tails.\n").unwrap();
+    std::fs::write(src.join("e.txt"), "1 Eels\n\nSlippery.\n").unwrap();
+    let named = [
+        src.join("c.md").to_string_lossy().into_owned(),
+        src.join("e.txt").to_string_lossy().into_owned(),
+    ];
+    let report = Workspace::index(&ws_dir, &named, &IndexOptions::default(), &progress).unwrap();
+    assert_eq!((report.indexed, report.unchanged), (2, 0), "{report:?}");
+    check(4);
+
+    // Digests of the older kind: computed again over every row at the next write.
+    edit_catalog(
+        &ws_dir,
+        "DELETE FROM meta WHERE key = 'digest_kind'; \
+         UPDATE meta SET value = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' \
+         WHERE key IN ('catalog_sha256', 'ids_sha256')",
+    );
+    std::fs::write(src.join("e.txt"), "1 Eels\n\nVery slippery.\n").unwrap();
+    let report =
+        Workspace::index(&ws_dir, &named[1..], &IndexOptions::default(), &progress).unwrap();
+    assert_eq!(report.indexed, 1, "{report:?}");
+    check(4);
+}
+
+/// Files named one by one read only their own rows: a new file whose name's id is taken by a
+/// row not read still gets a unique id, a rebuilt document's old tree file is deleted and the
+/// other documents' tree files are left alone.
+#[test]
+fn named_files_keep_ids_unique_and_replace_only_their_tree_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (dir.path().join("one"), dir.path().join("two"));
+    std::fs::create_dir(&first).unwrap();
+    std::fs::create_dir(&second).unwrap();
+    std::fs::write(first.join("guide.md"), "# Guide\n\nFirst.\n").unwrap();
+    std::fs::write(first.join("notes.md"), "# Notes\n\nKept.\n").unwrap();
+    let ws_dir = dir.path().join("ws");
+    let progress = indexer::NoProgress;
+    let options = IndexOptions::default();
+    let folder = [first.to_string_lossy().into_owned()];
+    Workspace::index(&ws_dir, &folder, &options, &progress).unwrap();
+    let tree_files = || -> std::collections::BTreeSet<String> {
+        std::fs::read_dir(ws_dir.join("docs"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let before = tree_files();
     let ws = Workspace::open(&ws_dir).unwrap();
-    assert_eq!(ws.catalog_digest().documents, 3);
+    let notes_tree = ws.entry("notes").unwrap().tree_file;
+    let old_guide_tree = ws.entry("guide").unwrap().tree_file;
+    drop(ws);
+
+    // Another `guide.md`, named alone: its id cannot be `guide` (a row this run did not read).
+    std::fs::write(second.join("guide.md"), "# Guide two\n\nSecond.\n").unwrap();
+    std::fs::write(first.join("guide.md"), "# Guide\n\nFirst, changed.\n").unwrap();
+    let named = [
+        second.join("guide.md").to_string_lossy().into_owned(),
+        first.join("guide.md").to_string_lossy().into_owned(),
+    ];
+    let report = Workspace::index(&ws_dir, &named, &options, &progress).unwrap();
+    assert_eq!(report.indexed, 2, "{report:?}");
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let ids: Vec<String> = ws.all_cards().iter().map(|c| c.doc_id.clone()).collect();
+    assert_eq!(ids, ["guide", "guide-2", "notes"]);
+    assert_eq!(ws.card("guide-2").unwrap().title, "Guide two");
+    assert_eq!(
+        ws.card("guide").unwrap().source,
+        first.join("guide.md").to_string_lossy()
+    );
+    let after = tree_files();
+    assert!(after.contains(&notes_tree));
+    assert!(before.contains(&old_guide_tree) && !after.contains(&old_guide_tree));
+    assert!(after.contains(&ws.entry("guide").unwrap().tree_file));
+    assert!(after.contains(&ws.entry("guide-2").unwrap().tree_file));
+    assert_eq!(after.len(), 3);
+    // The index follows: the changed text is found, the old one is not.
+    assert!(!ws.document("guide").unwrap().tree.is_empty());
+    let sections = ws.sections().unwrap();
+    let hits = sections
+        .prepare("changed", crate::index::sections::Scope::All)
+        .unwrap()
+        .top(5)
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].doc_id, "guide");
 }
