@@ -646,7 +646,7 @@ impl Workspace {
             .collect();
 
         // The catalog's snapshot is not needed past here (the write below opens its own).
-        let named_only = named_store.take().is_some();
+        drop(named_store.take());
         let key = build_key(&options.build);
         let context = JobContext {
             docs_dir: &docs_dir,
@@ -859,16 +859,6 @@ impl Workspace {
         // Only the rows this run changed are written (issue 24): rebuilt documents with their
         // cards, unchanged ones whose size or time moved, and the removed ones.
         changes.index_generation = generation;
-        // `documents` is every row of the catalog after this run, sorted by doc id — unless
-        // only the named files' rows were read: the store then updates its totals from their
-        // old and new rows.
-        changes.totals = (!named_only).then(|| {
-            store::CatalogTotals::of(
-                documents
-                    .iter()
-                    .map(|e| (e.doc_id.as_str(), e.fingerprint.as_str())),
-            )
-        });
         changes.remove = removed;
         for entry in &documents {
             if let Some(card) = built.remove(&entry.doc_id) {

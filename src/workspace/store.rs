@@ -117,11 +117,6 @@ pub struct CatalogChanges {
     pub remove: Vec<String>,
     /// The section index generation the catalog will match.
     pub index_generation: u64,
-    /// The count and digests of the catalog after these changes, when the caller holds all its
-    /// rows (an index run over folders does); `None`: [`write`] updates the recorded ones from
-    /// the old and new rows of the documents changed (or, for a catalog whose digests are of
-    /// the older, ordered kind, reads every row's id and fingerprint once to compute them).
-    pub totals: Option<CatalogTotals>,
 }
 
 /// A catalog's document count and its two [`SetDigest`]s (see
@@ -532,11 +527,7 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
     {
         // The recorded totals, when they are of this kind, with the old rows of the documents
         // this write changes toggled out: what is left is the catalog without them.
-        let recorded = match &changes.totals {
-            Some(_) => None,
-            None => recorded_totals(&tx).map_err(&err)?,
-        };
-        let recorded = match recorded {
+        let recorded = match recorded_totals(&tx).map_err(&err)? {
             Some(mut totals) => {
                 let mut old_fingerprint = tx
                     .prepare("SELECT fingerprint FROM documents WHERE doc_id = ?1")
@@ -624,12 +615,11 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
                 ])
                 .map_err(&err)?;
         }
-        // The digests and the count over the rows as they now are: given, updated with the
-        // new rows, or (a catalog of the older kind) computed over every row's id and
+        // The digests and the count over the rows as they now are: updated with the new rows,
+        // or (a new catalog, or one of the older kind) computed over every row's id and
         // fingerprint, no card read.
-        let totals = match (&changes.totals, recorded) {
-            (Some(totals), _) => totals.clone(),
-            (None, Some(mut totals)) => {
+        let totals = match recorded {
+            Some(mut totals) => {
                 for (entry, _) in &changes.upsert {
                     totals.rows.toggle_row(&entry.doc_id, &entry.fingerprint);
                     totals.ids.toggle_id(&entry.doc_id);
@@ -637,7 +627,7 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
                 }
                 totals
             }
-            (None, None) => {
+            None => {
                 let mut all = tx
                     .prepare("SELECT doc_id, fingerprint FROM documents")
                     .map_err(&err)?;

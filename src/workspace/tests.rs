@@ -382,9 +382,8 @@ fn index_force_over_a_damaged_catalog_keeps_it_aside_and_starts_again() {
     assert!(ws.document("notes").is_ok());
 }
 
-/// The count and digests an index run records — computed from the rows in memory (folders), or
-/// updated from the old and new rows of the files named (named files: only their rows are read)
-/// — are those of the rows the catalog holds after it, read back, and those an in-memory
+/// The count and digests an index run records — updated from the old and new rows of the
+/// documents it changed, for folders and for named files (only their rows are read) — are those of the rows the catalog holds after it, read back, and those an in-memory
 /// library of the same cards computes; a run that changes nothing writes neither the catalog nor
 /// the index; a catalog whose digests are of the older, ordered kind gets them computed at its
 /// next write.
