@@ -2,13 +2,19 @@
 //! without their namespace prefix (`w:p` → `p`), attribute values by local name, and the text of
 //! entity references.
 
+use std::borrow::Cow;
+
 use quick_xml::events::{BytesRef, BytesStart};
 use quick_xml::Reader;
 
-/// A reader over `text` that keeps whitespace (it is text in `<w:t xml:space="preserve">`).
+/// A reader over `text` that keeps whitespace (it is text in `<w:t xml:space="preserve">`)
+/// and does not check that end tags match their start tags: a document with a stray end tag
+/// is read on instead of cut short there (the comparison was 2% of reading a DOCX body).
 pub fn reader(text: &str) -> Reader<&[u8]> {
     let mut reader = Reader::from_reader(text.as_bytes());
-    reader.config_mut().trim_text(false);
+    let config = reader.config_mut();
+    config.trim_text(false);
+    config.check_end_names = false;
     reader
 }
 
@@ -39,16 +45,43 @@ pub fn local_end(name: &str) -> &str {
 /// The value of the attribute whose local name is `name` (`w:val`, `val`), unescaped; `None`
 /// when absent or malformed.
 pub fn attr(e: &BytesStart<'_>, name: &str) -> Option<String> {
+    let [value] = attrs(e, [name]);
+    value.map(Cow::into_owned)
+}
+
+/// The values of the attributes whose local names are `names`, in that order, unescaped and
+/// borrowed from the tag when no entity needed replacing; `None` for each one absent or
+/// malformed.
+///
+/// One pass over the tag's attributes for all the names: the body walk asks a hyperlink for
+/// two and a relationship for three, and each pass parses every attribute again (with a copy
+/// of each value, these lookups were 5% of indexing pandoc's DOCX).
+pub fn attrs<'a, const N: usize>(
+    e: &'a BytesStart<'_>,
+    names: [&str; N],
+) -> [Option<Cow<'a, str>>; N] {
+    let mut values = [const { None }; N];
+    let mut missing = N;
     // Without the duplicate check (a list of keys allocated per call): the first attribute of
-    // a name is returned before any duplicate of it could be reported.
-    e.attributes().with_checks(false).flatten().find_map(|a| {
+    // a name is kept, and any duplicate of it is skipped instead of reported.
+    for a in e.attributes().with_checks(false).flatten() {
         let key: &str = a.key.local_name().into_inner();
-        (key == name).then(|| {
-            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                .ok()
-                .map(|v| v.into_owned())
-        })?
-    })
+        let Some(slot) = names.iter().position(|n| *n == key) else {
+            continue;
+        };
+        if values[slot].is_some() {
+            continue;
+        }
+        let Ok(value) = a.normalized_value(quick_xml::XmlVersion::Implicit1_0) else {
+            continue;
+        };
+        values[slot] = Some(value);
+        missing -= 1;
+        if missing == 0 {
+            break;
+        }
+    }
+    values
 }
 
 /// The text an entity reference stands for: a character reference or one of XML's five
@@ -84,5 +117,38 @@ mod tests {
             }
         }
         assert_eq!(seen, ["p", "a&b", "x ", "&", " ", "é"]);
+    }
+
+    #[test]
+    fn attrs_come_in_the_order_asked_first_of_duplicates_and_borrowed_unless_unescaped() {
+        let mut r = reader(
+            "<Relationship Id=\"rId1\" Target=\"a&amp;b.html\" Id=\"rId2\" \
+             Type=\"http://x/hyperlink\"/>",
+        );
+        let Ok(Event::Empty(e)) = r.read_event() else {
+            panic!("an empty tag")
+        };
+        let [kind, id, target, missing] = attrs(&e, ["Type", "Id", "Target", "TargetMode"]);
+        assert_eq!(kind.as_deref(), Some("http://x/hyperlink"));
+        assert_eq!(id.as_deref(), Some("rId1"));
+        assert!(matches!(id, Some(Cow::Borrowed(_))));
+        assert_eq!(target.as_deref(), Some("a&b.html"));
+        assert!(matches!(target, Some(Cow::Owned(_))));
+        assert_eq!(missing, None);
+        assert_eq!(attr(&e, "Target").as_deref(), Some("a&b.html"));
+    }
+
+    #[test]
+    fn a_stray_end_tag_does_not_stop_the_reader() {
+        let mut r = reader("<a><b>one</c><d>two</d></a>");
+        let mut texts = Vec::new();
+        loop {
+            match r.read_event() {
+                Ok(Event::Text(t)) => texts.push(t.to_string()),
+                Ok(Event::Eof) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+        assert_eq!(texts, ["one", "two"]);
     }
 }

@@ -145,9 +145,10 @@ fn prose_of(text: &str, limit: usize) -> String {
             }
             out.push_str(word);
             chars += word.chars().count();
-        }
-        if chars > limit {
-            break;
+            // Within the line too: a paragraph of a Word or HTML document is one long line.
+            if chars > limit {
+                return out;
+            }
         }
     }
     out

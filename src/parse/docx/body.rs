@@ -11,10 +11,11 @@
 use std::collections::HashMap;
 
 use quick_xml::events::Event;
+use rustc_hash::FxHashMap;
 
 use super::styles::{NumberLabel, Numbering, Role, Styles};
 use crate::parse::html::classify_href;
-use crate::parse::xml::{attr, entity, local, local_end, reader};
+use crate::parse::xml::{attr, attrs, entity, local, local_end, reader};
 use crate::parse::{RawLink, RawSection};
 
 /// What the walk needs besides the body: styles, numbering, hyperlink targets by relationship
@@ -44,18 +45,47 @@ pub struct Body {
     pub paragraphs: u32,
 }
 
-/// A paragraph being read.
+/// A paragraph being read. One is kept between paragraphs and cleared, so its strings keep
+/// their buffers instead of being allocated again for every `<w:p>`.
 #[derive(Default)]
 struct Paragraph {
     number: u32,
-    style: Option<String>,
+    /// Its style id (`w:pStyle`); empty when none.
+    style: String,
     outline: Option<u32>,
-    num_id: Option<String>,
+    /// Its numbering id (`w:numId`); empty when none.
+    num_id: String,
     ilvl: u32,
     text: String,
     links: Vec<RawLink>,
     ids: Vec<String>,
     notes: Vec<String>,
+}
+
+impl Paragraph {
+    fn style(&self) -> Option<&str> {
+        Some(self.style.as_str()).filter(|s| !s.is_empty())
+    }
+
+    /// Empty again, buffers kept (links, ids and notes are moved out when placed).
+    fn clear(&mut self) {
+        self.style.clear();
+        self.outline = None;
+        self.num_id.clear();
+        self.ilvl = 0;
+        self.text.clear();
+        self.links.clear();
+        self.ids.clear();
+        self.notes.clear();
+    }
+}
+
+/// Set `value` to the tag's `w:val` (empty when it has none).
+fn set_val(value: &mut String, e: &quick_xml::events::BytesStart<'_>) {
+    value.clear();
+    if let [Some(v)] = attrs(e, ["val"]) {
+        value.push_str(&v);
+    }
 }
 
 /// Walk the body XML `xml` (see the module doc).
@@ -71,7 +101,8 @@ pub fn walk(xml: &str, parts: &mut Parts) -> Body {
         pending_ids: Vec::new(),
         paragraphs: 0,
         last_was_item: false,
-        roles: HashMap::new(),
+        styles: FxHashMap::default(),
+        spare: Paragraph::default(),
     };
     let mut r = reader(xml);
     let mut para: Option<Paragraph> = None;
@@ -89,16 +120,20 @@ pub fn walk(xml: &str, parts: &mut Parts) -> Body {
         match event {
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let empty = matches!(event, Event::Empty(_));
+                // Names are compared one arm after another: the most frequent come first
+                // (runs, their text and properties are most of a body's tags).
                 match local(e) {
+                    "r" if !empty => in_run += 1,
+                    "t" if !empty && in_run > 0 => in_text = true,
+                    "rPr" | "rStyle" | "pPr" => {}
                     "p" => {
                         if para.is_some() {
                             nested_p += 1;
                         } else {
                             w.paragraphs += 1;
-                            para = Some(Paragraph {
-                                number: w.paragraphs,
-                                ..Paragraph::default()
-                            });
+                            let mut p = std::mem::take(&mut w.spare);
+                            p.number = w.paragraphs;
+                            para = Some(p);
                         }
                         if empty {
                             w.end_paragraph(&mut para, &mut nested_p, &mut tables);
@@ -107,26 +142,26 @@ pub fn walk(xml: &str, parts: &mut Parts) -> Body {
                     "pPrChange" | "rPrChange" if !empty => in_change += 1,
                     "pStyle" if in_change == 0 => {
                         if let Some(p) = para.as_mut() {
-                            p.style = attr(e, "val");
+                            set_val(&mut p.style, e);
                         }
                     }
                     "outlineLvl" if in_change == 0 => {
                         if let Some(p) = para.as_mut() {
-                            p.outline = attr(e, "val").and_then(|v| v.parse().ok());
+                            let [v] = attrs(e, ["val"]);
+                            p.outline = v.and_then(|v| v.parse().ok());
                         }
                     }
                     "numId" if in_change == 0 => {
                         if let Some(p) = para.as_mut() {
-                            p.num_id = attr(e, "val");
+                            set_val(&mut p.num_id, e);
                         }
                     }
                     "ilvl" if in_change == 0 => {
                         if let Some(p) = para.as_mut() {
-                            p.ilvl = attr(e, "val").and_then(|v| v.parse().ok()).unwrap_or(0);
+                            let [v] = attrs(e, ["val"]);
+                            p.ilvl = v.and_then(|v| v.parse().ok()).unwrap_or(0);
                         }
                     }
-                    "r" if !empty => in_run += 1,
-                    "t" if !empty && in_run > 0 => in_text = true,
                     "tab" if in_run > 0 => push_text(&mut para, "\t"),
                     "br" | "cr" if in_run > 0 => push_text(&mut para, "\n"),
                     "noBreakHyphen" => push_text(&mut para, "-"),
@@ -139,17 +174,17 @@ pub fn walk(xml: &str, parts: &mut Parts) -> Body {
                         }
                     }
                     "hyperlink" => {
-                        let link = match (attr(e, "anchor"), attr(e, "id")) {
-                            (Some(anchor), _) => Some(RawLink {
+                        let link = match attrs(e, ["anchor", "id"]) {
+                            [Some(anchor), _] => Some(RawLink {
                                 file: None,
-                                anchor: Some(anchor),
+                                anchor: Some(anchor.into_owned()),
                             }),
-                            (None, Some(rel)) => w
+                            [None, Some(rel)] => w
                                 .parts
                                 .links
-                                .get(&rel)
+                                .get(&*rel)
                                 .and_then(|target| classify_href(target, None)),
-                            (None, None) => None,
+                            [None, None] => None,
                         };
                         if let (Some(p), Some(link)) = (para.as_mut(), link) {
                             p.links.push(link);
@@ -184,10 +219,10 @@ pub fn walk(xml: &str, parts: &mut Parts) -> Body {
                 }
             }
             Event::End(e) => match local_end(&e) {
-                "p" => w.end_paragraph(&mut para, &mut nested_p, &mut tables),
-                "pPrChange" | "rPrChange" => in_change = in_change.saturating_sub(1),
                 "r" => in_run = in_run.saturating_sub(1),
                 "t" => in_text = false,
+                "p" => w.end_paragraph(&mut para, &mut nested_p, &mut tables),
+                "pPrChange" | "rPrChange" => in_change = in_change.saturating_sub(1),
                 "tbl" => {
                     if let Some(rows) = tables.pop() {
                         w.end_table(rows, &mut tables);
@@ -199,6 +234,18 @@ pub fn walk(xml: &str, parts: &mut Parts) -> Body {
         }
     }
     w.finish()
+}
+
+/// Append `text` to `out` with each line break written as `joint`.
+fn push_lines(out: &mut String, text: &str, joint: &str) {
+    let mut lines = text.split('\n');
+    if let Some(first) = lines.next() {
+        out.push_str(first);
+    }
+    for line in lines {
+        out.push_str(joint);
+        out.push_str(line);
+    }
 }
 
 fn push_text(para: &mut Option<Paragraph>, text: &str) {
@@ -219,9 +266,11 @@ struct Walker<'p> {
     paragraphs: u32,
     /// The last text written was a list item (the next item follows on the next line).
     last_was_item: bool,
-    /// The role of each paragraph style met so far: every paragraph asks, and working it out
-    /// lowercases the style's name.
-    roles: HashMap<String, Role>,
+    /// The role of each paragraph style met so far and the numbering it gives its paragraphs:
+    /// every paragraph asks, and working the role out lowercases the style's name.
+    styles: FxHashMap<String, (Role, Option<(String, u32)>)>,
+    /// The paragraph buffers for the next `<w:p>`.
+    spare: Paragraph,
 }
 
 impl Walker<'_> {
@@ -244,9 +293,31 @@ impl Walker<'_> {
             return;
         }
         let Some(mut p) = para.take() else { return };
+        self.place(&mut p, tables);
+        p.clear();
+        self.spare = p;
+    }
+
+    /// The role of paragraphs of style `style` and the numbering the style gives them.
+    fn style_of(&mut self, style: &str) -> (Role, Option<(String, u32)>) {
+        if let Some(known) = self.styles.get(style) {
+            return known.clone();
+        }
+        let known = (
+            self.parts.styles.role(Some(style), None),
+            self.parts.styles.numbering(style),
+        );
+        self.styles.insert(style.to_string(), known.clone());
+        known
+    }
+
+    /// Write the ended paragraph `p` where it belongs (see [`Walker::end_paragraph`]).
+    fn place(&mut self, p: &mut Paragraph, tables: &mut [Vec<Vec<String>>]) {
         let mut ids = std::mem::take(&mut self.pending_ids);
         ids.append(&mut p.ids);
-        let text = p.text.trim().to_string();
+        let links = std::mem::take(&mut p.links);
+        let notes = std::mem::take(&mut p.notes);
+        let text = p.text.trim();
         if let Some(cell) = tables
             .last_mut()
             .and_then(|t| t.last_mut())
@@ -256,47 +327,55 @@ impl Walker<'_> {
                 if !cell.is_empty() {
                     cell.push(' ');
                 }
-                cell.push_str(&text.replace('\n', " "));
+                push_lines(cell, text, " ");
             }
-            self.keep(ids, p.links, p.notes);
+            self.keep(ids, links, notes);
             return;
         }
-        let role = match (p.style.as_deref(), p.outline) {
-            (Some(style), None) => match self.roles.get(style) {
-                Some(role) => *role,
-                None => {
-                    let role = self.parts.styles.role(Some(style), None);
-                    self.roles.insert(style.to_string(), role);
-                    role
-                }
-            },
-            (style, outline) => self.parts.styles.role(style, outline),
+        let (style_role, style_numbering) = match p.style() {
+            Some(style) => {
+                let (role, numbering) = self.style_of(style);
+                (Some(role), numbering)
+            }
+            None => (None, None),
         };
-        let numbering = p
-            .num_id
-            .clone()
-            .map(|id| (id, p.ilvl))
-            .or_else(|| {
-                p.style
-                    .as_deref()
-                    .and_then(|s| self.parts.styles.numbering(s))
-            })
-            .filter(|(id, _)| id != "0");
+        let role = match (style_role, p.outline) {
+            (Some(role), None) => role,
+            (_, outline) => self.parts.styles.role(p.style(), outline),
+        };
+        let numbering = match p.num_id.as_str() {
+            "" => style_numbering
+                .as_ref()
+                .map(|(id, ilvl)| (id.as_str(), *ilvl)),
+            id => Some((id, p.ilvl)),
+        }
+        .filter(|(id, _)| *id != "0");
         let label = numbering.and_then(|(id, ilvl)| {
             self.parts
                 .numbering
-                .next(&id, ilvl)
+                .next(id, ilvl)
                 .map(|label| (label, ilvl))
         });
         match role {
             Role::Contents => {}
-            Role::Title if self.title.is_none() && !text.is_empty() => self.title = Some(text),
+            Role::Title if self.title.is_none() && !text.is_empty() => {
+                self.title = Some(text.to_string());
+            }
             Role::Heading(level) if !text.is_empty() => {
-                let title = match label {
-                    Some((NumberLabel::Number(n), _)) => format!("{} {text}", n.trim_end()),
-                    _ => text,
+                let number = match &label {
+                    Some((NumberLabel::Number(n), _)) => Some(n.trim_end()),
+                    _ => None,
                 };
-                let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+                let mut title = String::with_capacity(text.len());
+                for word in number.into_iter().flat_map(str::split_whitespace) {
+                    title.push_str(word);
+                    title.push(' ');
+                }
+                for word in text.split_whitespace() {
+                    title.push_str(word);
+                    title.push(' ');
+                }
+                title.pop();
                 let mut ids = ids.into_iter();
                 self.sections.push(RawSection {
                     level,
@@ -304,31 +383,18 @@ impl Walker<'_> {
                     lines: Some(p.number..p.number + 1),
                     anchor: ids.next(),
                     ids: ids.collect(),
-                    links: p.links,
+                    links,
                     ..RawSection::default()
                 });
-                self.notes.push(p.notes);
+                self.notes.push(notes);
                 self.last_was_item = false;
             }
             _ => {
                 if text.is_empty() {
-                    self.keep(ids, p.links, p.notes);
+                    self.keep(ids, links, notes);
                     return;
                 }
                 let item = label.is_some();
-                let body = match (role, label) {
-                    (Role::Code, _) => format!("```\n{}\n```", p.text.trim_matches('\n')),
-                    (_, Some((label, ilvl))) => {
-                        let marker = match label {
-                            NumberLabel::Bullet => "-".to_string(),
-                            NumberLabel::Number(n) => n,
-                        };
-                        let indent = "  ".repeat(usize::try_from(ilvl).unwrap_or(0).min(8));
-                        let hang = format!("\n{indent}  ");
-                        format!("{indent}{marker} {}", text.replace('\n', &hang))
-                    }
-                    _ => text,
-                };
                 let separator = if self.last_was_item && item {
                     "\n"
                 } else {
@@ -338,9 +404,28 @@ impl Walker<'_> {
                 if !content.is_empty() {
                     content.push_str(separator);
                 }
-                content.push_str(&body);
+                match (role, label) {
+                    (Role::Code, _) => {
+                        content.push_str("```\n");
+                        content.push_str(p.text.trim_matches('\n'));
+                        content.push_str("\n```");
+                    }
+                    (_, Some((label, ilvl))) => {
+                        let depth = usize::try_from(ilvl).unwrap_or(0).min(8);
+                        let indent = &"                "[..2 * depth];
+                        content.push_str(indent);
+                        match &label {
+                            NumberLabel::Bullet => content.push('-'),
+                            NumberLabel::Number(n) => content.push_str(n),
+                        }
+                        content.push(' ');
+                        let hang = format!("\n{indent}  ");
+                        push_lines(content, text, &hang);
+                    }
+                    _ => content.push_str(text),
+                }
                 self.last_was_item = item;
-                self.keep(ids, p.links, p.notes);
+                self.keep(ids, links, notes);
             }
         }
     }

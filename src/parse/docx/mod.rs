@@ -18,7 +18,7 @@ use quick_xml::events::Event;
 
 use self::body::Parts;
 use self::styles::{Numbering, Styles};
-use super::xml::{attr, entity, local, local_end, reader};
+use super::xml::{attr, attrs, entity, local, local_end, reader};
 use super::zipped::{Archive, ZipError, ZipOptions};
 use super::{ParseError, ParsedDoc};
 use crate::tree::DocFormat;
@@ -94,11 +94,10 @@ fn relationships(xml: &str) -> HashMap<String, String> {
         match r.read_event() {
             Ok(Event::Eof) | Err(_) => break,
             Ok(Event::Start(e)) | Ok(Event::Empty(e)) if local(&e) == "Relationship" => {
-                let hyperlink = attr(&e, "Type").is_some_and(|t| t.ends_with("/hyperlink"));
-                if let (true, Some(id), Some(target)) =
-                    (hyperlink, attr(&e, "Id"), attr(&e, "Target"))
-                {
-                    out.insert(id, target);
+                if let [Some(kind), Some(id), Some(target)] = attrs(&e, ["Type", "Id", "Target"]) {
+                    if kind.ends_with("/hyperlink") {
+                        out.insert(id.into_owned(), target.into_owned());
+                    }
                 }
             }
             Ok(_) => {}

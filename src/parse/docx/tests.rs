@@ -134,3 +134,42 @@ fn not_a_word_document_is_one_clear_error() {
         "cannot read Word document `x.docx`: no `word/document.xml` in the archive"
     );
 }
+
+#[test]
+fn a_paragraph_keeps_nothing_of_the_one_before() {
+    // The walk reuses one paragraph's buffers: a list item's numbering, a heading's style and
+    // a paragraph's text must not leak into the next paragraph.
+    let styles = format!(
+        "<w:styles {W}><w:style w:type=\"paragraph\" w:styleId=\"Heading1\"><w:name w:val=\"heading 1\"/></w:style></w:styles>"
+    );
+    let numbering = format!(
+        "<w:numbering {W}><w:abstractNum w:abstractNumId=\"1\"><w:lvl w:ilvl=\"0\"><w:numFmt w:val=\"bullet\"/></w:lvl></w:abstractNum>\
+         <w:num w:numId=\"4\"><w:abstractNumId w:val=\"1\"/></w:num></w:numbering>"
+    );
+    let plain = |text: &str| format!("<w:p><w:r><w:t>{text}</w:t></w:r></w:p>");
+    let body = [
+        "<w:p><w:pPr><w:numPr><w:ilvl w:val=\"0\"/><w:numId w:val=\"4\"/></w:numPr></w:pPr><w:r><w:t>one</w:t></w:r></w:p>"
+            .to_string(),
+        plain("plain"),
+        para("Heading1", "Head"),
+        plain("after"),
+        "<w:p/>".to_string(),
+        plain("last"),
+    ]
+    .concat();
+    let document = format!("<w:document {W}><w:body>{body}</w:body></w:document>");
+    let bytes = docx(&[
+        ("word/document.xml", document),
+        ("word/styles.xml", styles),
+        ("word/numbering.xml", numbering),
+    ]);
+    let doc = parse_docx(Path::new("m.docx"), &bytes, &ZipOptions::default()).unwrap();
+    assert_eq!(doc.preamble.content, "- one\n\nplain");
+    let outline: Vec<(u32, &str)> = doc
+        .sections
+        .iter()
+        .map(|s| (s.level, s.title.as_str()))
+        .collect();
+    assert_eq!(outline, vec![(1, "Head")]);
+    assert_eq!(doc.sections[0].content, "after\n\nlast");
+}
