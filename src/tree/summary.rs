@@ -103,7 +103,8 @@ fn sentences(prose: &str) -> Vec<&str> {
 /// The prose lines of a Markdown/plain text, joined with single spaces, stopping once more than
 /// `limit` chars are collected.
 fn prose_of(text: &str, limit: usize) -> String {
-    let mut out = String::new();
+    // Room for `limit` ASCII chars and the word that crosses it, allocated once.
+    let mut out = String::with_capacity(text.len().min(limit + 64));
     let mut chars = 0;
     let mut fence: Option<&str> = None;
     let mut in_comment = false;

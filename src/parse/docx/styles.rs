@@ -7,7 +7,7 @@
 //! text. `Title` names the document. Styles named `toc …` belong to a table of contents, which
 //! repeats the headings: such paragraphs are not text.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use quick_xml::events::Event;
 
@@ -39,14 +39,14 @@ struct Style {
 /// The paragraph styles of a document.
 #[derive(Debug, Default)]
 pub struct Styles {
-    styles: HashMap<String, Style>,
+    styles: FxHashMap<String, Style>,
 }
 
 impl Styles {
     /// Parse `styles.xml` (an empty set when it is missing or unreadable: every paragraph is
     /// then body text unless it carries an outline level itself).
     pub fn parse(xml: &str) -> Styles {
-        let mut styles = HashMap::new();
+        let mut styles = FxHashMap::default();
         let mut r = reader(xml);
         let mut current: Option<(String, Style)> = None;
         let mut in_num = false;
@@ -178,13 +178,14 @@ struct Level {
 /// The numbering definitions of a document and the counters of a walk through it.
 #[derive(Debug, Default)]
 pub struct Numbering {
-    /// `numId` → `abstractNumId`.
-    nums: HashMap<String, String>,
+    /// `numId` → `abstractNumId`. Fx hashes (rustc's): the keys are a document's own short
+    /// ids, looked up for every numbered paragraph, and need no DoS resistance.
+    nums: FxHashMap<String, String>,
     /// `abstractNumId` → its levels.
-    abstracts: HashMap<String, Vec<Level>>,
+    abstracts: FxHashMap<String, Vec<Level>>,
     /// Counters per `abstractNumId` (lists sharing a definition continue its count, as Word
     /// counts them).
-    counters: HashMap<String, Vec<u32>>,
+    counters: FxHashMap<String, Vec<u32>>,
 }
 
 impl Numbering {
@@ -269,10 +270,10 @@ impl Numbering {
         if level.format == "bullet" || level.format == "none" {
             return Some(NumberLabel::Bullet);
         }
-        let counters = self.counters.entry(abstract_id.clone()).or_default();
-        if counters.len() < 9 {
-            counters.resize(9, 0);
+        if !self.counters.contains_key(abstract_id) {
+            self.counters.insert(abstract_id.clone(), vec![0; 9]);
         }
+        let counters = self.counters.get_mut(abstract_id)?;
         counters[i] = if counters[i] == 0 {
             level.start
         } else {
