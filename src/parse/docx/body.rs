@@ -366,16 +366,12 @@ impl Walker<'_> {
                     Some((NumberLabel::Number(n), _)) => Some(n.trim_end()),
                     _ => None,
                 };
-                let mut title = String::with_capacity(text.len());
-                for word in number.into_iter().flat_map(str::split_whitespace) {
-                    title.push_str(word);
-                    title.push(' ');
-                }
-                for word in text.split_whitespace() {
-                    title.push_str(word);
-                    title.push(' ');
-                }
-                title.pop();
+                let title = number
+                    .into_iter()
+                    .chain([text])
+                    .flat_map(str::split_whitespace)
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 let mut ids = ids.into_iter();
                 self.sections.push(RawSection {
                     level,
@@ -411,8 +407,10 @@ impl Walker<'_> {
                         content.push_str("\n```");
                     }
                     (_, Some((label, ilvl))) => {
+                        // Two spaces per level, at most 8 levels deep.
+                        const INDENT: &str = "                ";
                         let depth = usize::try_from(ilvl).unwrap_or(0).min(8);
-                        let indent = &"                "[..2 * depth];
+                        let indent = &INDENT[..2 * depth];
                         content.push_str(indent);
                         match &label {
                             NumberLabel::Bullet => content.push('-'),
