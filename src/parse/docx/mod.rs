@@ -51,10 +51,10 @@ pub fn parse_docx(
     };
     let zip_fail = |e: ZipError| fail(e.to_string());
     let mut archive = Archive::open(bytes, options).map_err(zip_fail)?;
-    let document = archive
-        .read_text(DOCUMENT)
-        .map_err(zip_fail)?
-        .ok_or_else(|| fail(format!("no `{DOCUMENT}` in the archive")))?;
+    let missing_document = || fail(format!("no `{DOCUMENT}` in the archive"));
+    if !archive.contains(DOCUMENT) {
+        return Err(missing_document());
+    }
     let mut part = |name: &str| archive.read_text(name).map_err(zip_fail);
     let styles = Styles::parse(&part("word/styles.xml")?.unwrap_or_default());
     let numbering = Numbering::parse(&part("word/numbering.xml")?.unwrap_or_default());
@@ -69,7 +69,10 @@ pub fn parse_docx(
         footnotes,
         endnotes,
     };
-    let body = body::walk(&document, &mut parts);
+    let body = archive
+        .with_text(DOCUMENT, |document| body::walk(document, &mut parts))
+        .map_err(zip_fail)?
+        .ok_or_else(missing_document)?;
     let core_title = core
         .iter()
         .find(|(k, _)| k == "title")

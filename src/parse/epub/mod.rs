@@ -84,15 +84,17 @@ pub fn parse_epub(
     let mut book = Book::default();
     let mut warnings = Vec::new();
     for file in &pkg.spine {
-        let Some(text) = archive.read_text(file).map_err(zip_fail)? else {
+        let name = file.rsplit('/').next().unwrap_or(file);
+        let chapter = archive
+            .with_text(file, |text| parse_html(text, Some(name), DocFormat::Epub))
+            .map_err(zip_fail)?;
+        let Some(chapter) = chapter else {
             warnings.push(format!(
                 "`{}`: chapter `{file}` is listed in the spine but missing from the archive",
                 path.display()
             ));
             continue;
         };
-        let name = file.rsplit('/').next().unwrap_or(file);
-        let chapter = parse_html(&text, Some(name), DocFormat::Epub);
         let entry = match toc.is_empty() {
             true => Some(TocEntry {
                 title: chapter
