@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{output, GlobalArgs};
+use super::{output, watch, GlobalArgs};
 use crate::parse::pdf::{PageBudget, PdfOptions};
 use crate::parse::zipped::ZipOptions;
 use crate::parse::ParseOptions;
@@ -21,7 +21,8 @@ pub struct IndexArgs {
     /// its search index).
     #[arg(value_name = "PATH")]
     paths: Vec<String>,
-    /// Remove documents whose source file no longer exists.
+    /// Remove documents whose source file no longer exists (when only files are named: those
+    /// of the named files that are gone).
     #[arg(long)]
     prune: bool,
     /// Rebuild every document even when unchanged.
@@ -59,6 +60,11 @@ pub struct IndexArgs {
     /// How node summaries are made (only `quick`, the first sentences, needs no model).
     #[arg(long, default_value = "quick", value_parser = ["quick"])]
     summaries: String,
+    /// After indexing, keep watching the files and folders given and index each change as it
+    /// happens: changed and new files are built, the documents of deleted or moved-away files
+    /// dropped. Runs until interrupted (Ctrl-C); one report line per batch of changes.
+    #[arg(long, requires = "paths")]
+    watch: bool,
 }
 
 /// A `--formats` name (see [`DocFormat::from_flag_name`]).
@@ -151,10 +157,148 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
         Some(bar) => bar,
         None => &NoProgress,
     };
+    // Watching starts before the first run, so that a change made while it runs is not lost.
+    let watching = match args.watch {
+        true => match watch_roots(&args.paths) {
+            Ok(roots) => Some((watch::start(&roots)?, roots)),
+            Err(message) => {
+                eprintln!("error: {message}");
+                return Ok(ExitCode::from(2));
+            }
+        },
+        false => None,
+    };
     let report = Workspace::index(&global.workspace, &args.paths, &options, progress)?;
     if let Some(bar) = &bar {
         bar.0.finish_and_clear();
     }
+    let failed = print_report(&report);
+    let Some(((_watcher, events), roots)) = watching else {
+        return Ok(if failed {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        });
+    };
+    let mut watch = watch::Watch::new(roots, options.formats.clone());
+    eprintln!(
+        "watching {} path(s) for changes (Ctrl-C stops)",
+        args.paths.len()
+    );
+    while let Some((changed, lost_events)) = watch::next_batch(&events) {
+        let mut plan = watch.plan(&changed);
+        plan.rescan |= lost_events;
+        if let Err(e) = index_plan(global, &options, &watch, &plan) {
+            // The next change tries again: a workspace error (a full disk, say) may pass.
+            eprintln!("error: {e:#}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The command-line paths of `--watch`, resolved. Errors (a message naming the path): a glob,
+/// or a path that does not exist.
+fn watch_roots(paths: &[String]) -> Result<Vec<watch::Root>, String> {
+    paths
+        .iter()
+        .map(|arg| {
+            if crate::workspace::indexer::is_glob(arg) {
+                return Err(format!(
+                    "--watch takes files and folders, and `{arg}` is a glob \
+                     (watch its folder, with --formats to choose the file types)"
+                ));
+            }
+            let path =
+                std::fs::canonicalize(arg).map_err(|e| format!("cannot watch `{arg}`: {e}"))?;
+            Ok(watch::Root {
+                is_dir: path.is_dir(),
+                path,
+            })
+        })
+        .collect()
+}
+
+/// Index what one batch of changes asks for ([`watch::Plan`]) and print each run's report.
+/// Documents are dropped by naming their gone files (`--prune` with files only), so a
+/// watcher never drops documents from outside its paths.
+fn index_plan(
+    global: &GlobalArgs,
+    options: &IndexOptions,
+    watch: &watch::Watch,
+    plan: &watch::Plan,
+) -> anyhow::Result<()> {
+    if plan.is_empty() {
+        return Ok(());
+    }
+    let run = |args: Vec<String>, prune: bool| -> anyhow::Result<()> {
+        let options = IndexOptions {
+            prune,
+            ..options.clone()
+        };
+        let report = Workspace::index(&global.workspace, &args, &options, &NoProgress)?;
+        print_report(&report);
+        Ok(())
+    };
+    let name = |p: &std::path::PathBuf| p.to_string_lossy().into_owned();
+    let mut index: Vec<String> = plan.index.iter().map(name).collect();
+    let mut gone: Vec<String> = plan.gone.iter().map(name).collect();
+    let mut folders_gone: Vec<String> = plan.gone_folders.iter().map(name).collect();
+    if plan.rescan {
+        index = watch.roots().iter().map(|r| name(&r.path)).collect();
+        folders_gone.extend(
+            watch
+                .roots()
+                .iter()
+                .filter(|r| r.is_dir)
+                .map(|r| name(&r.path)),
+        );
+        gone.extend(
+            watch
+                .roots()
+                .iter()
+                .filter(|r| !r.is_dir && !r.path.exists())
+                .map(|r| name(&r.path)),
+        );
+    }
+    if !gone.is_empty() || !folders_gone.is_empty() {
+        let store = crate::workspace::CatalogStore::open(&global.workspace)?;
+        // A file gone before it was ever indexed (a tool's short-lived file) names no document.
+        let indexed: std::collections::HashSet<String> = store
+            .entries_for_sources(&gone)?
+            .into_iter()
+            .map(|row| row.source)
+            .collect();
+        gone.retain(|g| indexed.contains(g));
+        for folder in &folders_gone {
+            gone.extend(
+                store
+                    .sources_under(folder)?
+                    .into_iter()
+                    .filter(|s| !std::path::Path::new(s).exists()),
+            );
+        }
+    }
+    // Files only: one run over the changed and the gone ones, which reads only their rows. A
+    // folder to walk gets a run of its own, so that `--prune` names files only.
+    let walks_folders = index.iter().any(|p| std::path::Path::new(p).is_dir());
+    if walks_folders {
+        run(index, false)?;
+        if !gone.is_empty() {
+            run(gone, true)?;
+        }
+        return Ok(());
+    }
+    let prune = !gone.is_empty();
+    index.extend(gone);
+    if !index.is_empty() {
+        run(index, prune)?;
+    }
+    Ok(())
+}
+
+/// Print a run's notices, warnings, errors and its summary line to stderr; true when any
+/// input failed.
+fn print_report(report: &crate::workspace::IndexReport) -> bool {
     for notice in &report.notices {
         eprintln!("note: {notice}");
     }
@@ -176,9 +320,5 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
         report.failed,
         report.elapsed.as_secs_f64()
     );
-    Ok(if report.failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    report.failed > 0
 }

@@ -99,7 +99,8 @@ pub struct Input {
     pub explicit: bool,
 }
 
-fn is_glob(arg: &str) -> bool {
+/// True when a command-line path is a glob (`docs/**/*.md`): it has `*`, `?`, `[` or `{`.
+pub fn is_glob(arg: &str) -> bool {
     arg.contains(['*', '?', '[', '{'])
 }
 
@@ -220,10 +221,12 @@ struct NamedFilesStart {
     store: super::CatalogStore,
 }
 
-/// For a run over files named one by one (no folder or glob, no `--prune`), on a workspace of
-/// this format: their inputs, their rows only, and which of those rows' tree files exist — a
-/// re-index of one file at 100,000 documents read every row (0.1 s) and listed `docs/` (issue
-/// 24). `None` for any other run, or when the catalog cannot be opened as it is (missing,
+/// For a run over files named one by one (no folder or glob), on a workspace of this format:
+/// their inputs, their rows only, and which of those rows' tree files exist — a re-index of one
+/// file at 100,000 documents read every row (0.1 s) and listed `docs/` (issue 24). With
+/// `--prune`, a named file that is gone is named for its row, which the run then drops (what
+/// `docnav index --watch` does when a file is deleted); one that no document came from is an
+/// error. `None` for any other run, or when the catalog cannot be opened as it is (missing,
 /// older, damaged: the whole-catalog path reports or repairs it).
 fn named_files_start(
     dir: &Path,
@@ -231,17 +234,33 @@ fn named_files_start(
     options: &IndexOptions,
     docs_dir: &Path,
 ) -> Option<NamedFilesStart> {
-    if args.is_empty() || options.prune || !args.iter().all(|a| Path::new(a).is_file()) {
+    let gone = |a: &String| options.prune && !is_glob(a) && !Path::new(a).exists();
+    if args.is_empty() || !args.iter().all(|a| Path::new(a).is_file() || gone(a)) {
         return None;
     }
     let store = super::open_store(dir).ok()?;
-    let walked = collect_inputs(args, &options.formats);
+    let (present, gone): (Vec<String>, Vec<String>) = args.iter().cloned().partition(|a| !gone(a));
+    let mut walked = collect_inputs(&present, &options.formats);
+    let gone_sources: Vec<String> = gone
+        .iter()
+        .map(|a| {
+            absolute_of_gone(Path::new(a))
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
     let sources: Vec<String> = walked
         .0
         .iter()
         .map(|i| i.path.to_string_lossy().into_owned())
+        .chain(gone_sources.iter().cloned())
         .collect();
     let rows = store.entries_for_sources(&sources).ok()?;
+    for (arg, source) in gone.iter().zip(&gone_sources) {
+        if !rows.iter().any(|r| r.source == *source) {
+            walked.1.push(format!("`{arg}`: no such file or directory"));
+        }
+    }
     let tree_files = rows
         .iter()
         .filter(|r| docs_dir.join(&r.tree_file).is_file())
@@ -307,6 +326,22 @@ fn absolute(path: &Path) -> PathBuf {
     std::fs::canonicalize(path)
         .or_else(|_| std::path::absolute(path))
         .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// What [`absolute`] made of a file's path while it existed: its folder resolved (when that is
+/// still there), then its name.
+fn absolute_of_gone(path: &Path) -> PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            absolute(parent).join(name)
+        }
+        _ => absolute(path),
+    }
 }
 
 /// One unit of parallel work.

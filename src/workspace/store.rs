@@ -382,6 +382,22 @@ impl CatalogStore {
         Ok(rows)
     }
 
+    /// The sources (absolute paths, as indexed) of the documents that come from under
+    /// `folder` (an absolute path, without a trailing `/`), in byte order: a range of the
+    /// `documents_by_source` index, not a scan. Errors: as [`CatalogStore::card`].
+    pub fn sources_under(&self, folder: &str) -> Result<Vec<String>, WorkspaceError> {
+        // Every path under `folder/` sorts from `folder/` to just before `folder0` ('0' follows
+        // '/' in byte order, and SQLite compares text by bytes).
+        let (from, to) = (format!("{folder}/"), format!("{folder}0"));
+        self.with(|c| {
+            c.prepare_cached(
+                "SELECT source FROM documents WHERE source >= ?1 AND source < ?2 ORDER BY source",
+            )?
+            .query_map([from, to], |r| r.get(0))?
+            .collect()
+        })
+    }
+
     /// Every row without its card, in doc id order. Errors: as [`CatalogStore::card`].
     pub fn entries(&self) -> Result<Vec<CatalogEntry>, WorkspaceError> {
         self.with(|c| {

@@ -516,3 +516,146 @@ fn formats_flag_restricts_the_formats_indexed() {
         r.stderr
     );
 }
+
+/// `--prune` with a named file that is gone drops that document only, reading only its row
+/// (`docnav index --watch` relies on it); a gone file no document came from is an error.
+#[test]
+fn a_named_gone_file_is_pruned_alone_and_an_unknown_one_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::copy(fixture("notes.txt"), src.join("notes.txt")).unwrap();
+    std::fs::copy(fixture("ripgrep__FAQ.md"), src.join("faq.md")).unwrap();
+    std::fs::copy(fixture("multilingual.md"), src.join("other.md")).unwrap();
+    let ws = dir.path().join("ws");
+    let r = run(&ws, &["index", src.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    std::fs::remove_file(src.join("faq.md")).unwrap();
+    std::fs::remove_file(src.join("other.md")).unwrap();
+    // Named relative to the working directory, as a user (or the watcher) names it.
+    let r = super::common::docnav_in(&src)
+        .arg("--workspace")
+        .arg(&ws)
+        .args(["index", "--prune", "faq.md"])
+        .output()
+        .unwrap();
+    let r = super::common::Run::from(r);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("indexed 0 documents (0 unchanged, 0 failed, 1 pruned)"),
+        "{}",
+        r.stderr
+    );
+    // other.md is gone too, but was not named: it stays until named or a folder is pruned.
+    assert_eq!(ids(&ws), vec!["notes", "other"]);
+    let missing = src.join("never-indexed.md");
+    let r = run(&ws, &["index", "--prune", missing.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("never-indexed.md`: no such file or directory"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(ids(&ws), vec!["notes", "other"]);
+}
+
+/// `docnav index --watch`: after the first run, a new file, an edit saved the way editors save
+/// (a temporary file renamed over the old one), a deleted file and a folder moved away are each
+/// indexed as they happen, one report line per batch, until the process is stopped.
+#[test]
+fn watch_indexes_each_change_as_it_happens() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("guide/deeper")).unwrap();
+    std::fs::create_dir_all(src.join("guide-notes")).unwrap();
+    std::fs::write(src.join("a.md"), "# Alpha\n\nThe first page.\n").unwrap();
+    std::fs::write(src.join("guide/b.md"), "# Beta\n\nA guide page.\n").unwrap();
+    std::fs::write(src.join("guide/deeper/d.md"), "# Delta\n\nDeeper.\n").unwrap();
+    std::fs::write(src.join("guide-notes/e.md"), "# Epsilon\n\nNotes.\n").unwrap();
+    // A document from outside the watched folder whose file is gone: the watcher leaves it.
+    let outside = dir.path().join("x.md");
+    std::fs::write(&outside, "# Outside\n").unwrap();
+    let ws = dir.path().join("ws");
+    assert_eq!(run(&ws, &["index", outside.to_str().unwrap()]).code, 0);
+    std::fs::remove_file(&outside).unwrap();
+    let mut child = super::common::docnav(&ws)
+        .args(["index", "--watch", src.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = std::sync::mpsc::channel::<String>();
+    let stderr = child.stderr.take().unwrap();
+    let sender = lines.0;
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Each step waits (at most 30 s) for the report line it expects.
+    let expect = |wanted: &str| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match lines.1.recv_timeout(left) {
+                Ok(line) if line.contains(wanted) => return,
+                Ok(line) => seen.push(line),
+                Err(_) => break,
+            }
+        }
+        panic!("no line with `{wanted}` in stderr: {seen:#?}");
+    };
+    expect("indexed 4 documents (0 unchanged, 0 failed)");
+    expect("watching 1 path(s) for changes");
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        std::fs::write(src.join("c.md"), "# Gamma\n\nA zebracorn grazes.\n").unwrap();
+        expect("indexed 1 documents (0 unchanged, 0 failed)");
+        let r = run(&ws, &["ask", "--lexical", "--json", "zebracorn"]);
+        assert!(r.stdout.contains("\"c\""), "{}", r.stdout);
+
+        std::fs::write(src.join(".a.md.swp"), "# Alpha two\n\nEdited.\n").unwrap();
+        std::fs::rename(src.join(".a.md.swp"), src.join("a.md")).unwrap();
+        expect("indexed 1 documents (0 unchanged, 0 failed)");
+        let r = run(&ws, &["tree", "a"]);
+        assert!(r.stdout.contains("Alpha two"), "{}", r.stdout);
+
+        std::fs::remove_file(src.join("c.md")).unwrap();
+        expect("1 pruned");
+        // A folder moved away: the documents from under it go, its namesake's stay.
+        std::fs::rename(src.join("guide"), dir.path().join("guide-away")).unwrap();
+        expect("2 pruned");
+        assert_eq!(ids(&ws), vec!["a", "e", "x"]);
+        // A document file made and gone within one batch names no document: no error.
+        std::fs::write(src.join("brief.md"), "# Brief\n").unwrap();
+        std::fs::remove_file(src.join("brief.md")).unwrap();
+        std::fs::write(src.join("f.md"), "# Phi\n").unwrap();
+        expect("indexed 1 documents (0 unchanged, 0 failed)");
+        assert_eq!(ids(&ws), vec!["a", "e", "f", "x"]);
+    }));
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// `--watch` needs files or folders: a glob and no path at all are usage errors (exit 2).
+#[test]
+fn watch_refuses_globs_and_needs_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let glob = format!("{}/*.md", dir.path().display());
+    let r = run(&ws, &["index", "--watch", &glob]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("is a glob"), "{}", r.stderr);
+    assert!(!ws.join("catalog.db").exists(), "nothing indexed");
+    let r = run(&ws, &["index", "--watch"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("<PATH>"), "{}", r.stderr);
+}
