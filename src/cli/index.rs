@@ -180,7 +180,7 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
             ExitCode::SUCCESS
         });
     };
-    let mut watch = watch::Watch::new(roots, options.formats.clone());
+    let mut watch = watch::Watch::new(roots, options.formats.clone(), &global.workspace);
     eprintln!(
         "watching {} path(s) for changes (Ctrl-C stops)",
         args.paths.len()

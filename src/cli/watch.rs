@@ -63,12 +63,23 @@ pub struct Watch {
     roots: Vec<Root>,
     formats: Vec<DocFormat>,
     folders: HashSet<PathBuf>,
+    /// The workspace, when it lies under a root: its own writes are no changes to index.
+    workspace: Option<PathBuf>,
 }
 
 impl Watch {
-    /// The watch over `roots` for files of `formats`; lists the folders under the roots
-    /// (hidden ones left out, as the index walk leaves them out).
-    pub fn new(roots: Vec<Root>, formats: Vec<DocFormat>) -> Watch {
+    /// The watch over `roots` for files of `formats`, passing over the workspace folder
+    /// `workspace` (which the runs write); lists the folders under the roots (hidden ones left
+    /// out, as the index walk leaves them out).
+    pub fn new(roots: Vec<Root>, formats: Vec<DocFormat>, workspace: &Path) -> Watch {
+        // Resolved as the events will name it (the folder may not exist yet).
+        let workspace = std::fs::canonicalize(workspace).ok().or_else(|| {
+            let name = workspace.file_name()?;
+            let parent = workspace.parent().filter(|p| !p.as_os_str().is_empty());
+            std::fs::canonicalize(parent.unwrap_or(Path::new(".")))
+                .ok()
+                .map(|p| p.join(name))
+        });
         let mut folders = HashSet::new();
         for root in roots.iter().filter(|r| r.is_dir) {
             for entry in walkdir::WalkDir::new(&root.path)
@@ -85,6 +96,7 @@ impl Watch {
             roots,
             formats,
             folders,
+            workspace,
         }
     }
 
@@ -135,6 +147,9 @@ impl Watch {
     /// True when `path` is a root file, or lies under a root folder with no hidden name
     /// below it.
     fn covers(&self, path: &Path) -> bool {
+        if self.workspace.as_ref().is_some_and(|w| path.starts_with(w)) {
+            return false;
+        }
         self.roots.iter().any(|root| {
             if !root.is_dir {
                 return path == root.path;
@@ -242,15 +257,20 @@ mod tests {
                 is_dir: true,
             }],
             vec![DocFormat::Markdown],
+            &root.join("ws"),
         );
         // A changed document, a file of no watched format, a hidden one, one outside the root,
-        // a gone document and a gone file of another format (vim's `4913` probe).
+        // a folder of the workspace, a gone document and a gone file of another format (vim's
+        // `4913` probe).
         let outside = dir.path().parent().unwrap().join("elsewhere.md");
+        // The workspace appears under the root with the first run, after the watch starts.
+        std::fs::create_dir_all(root.join("ws/index")).unwrap();
         let plan = watch.plan(&changes(&[
             &root.join("a.md"),
             &root.join("notes.bin"),
             &root.join(".git/HEAD.md"),
             &outside,
+            &root.join("ws/index"),
             &root.join("b.md"),
             &root.join("4913"),
         ]));
@@ -293,6 +313,7 @@ mod tests {
                 is_dir: false,
             }],
             DocFormat::ALL.to_vec(),
+            &root.join("ws"),
         );
         let plan = watch.plan(&changes(&[&root.join("a.md"), &root.join("b.md")]));
         assert_eq!(plan.index, vec![root.join("a.md")]);
