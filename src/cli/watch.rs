@@ -64,7 +64,7 @@ pub struct Watch {
     formats: Vec<DocFormat>,
     folders: HashSet<PathBuf>,
     /// The workspace, when it lies under a root: its own writes are no changes to index.
-    workspace: Option<PathBuf>,
+    workspace: PathBuf,
 }
 
 impl Watch {
@@ -73,13 +73,7 @@ impl Watch {
     /// out, as the index walk leaves them out).
     pub fn new(roots: Vec<Root>, formats: Vec<DocFormat>, workspace: &Path) -> Watch {
         // Resolved as the events will name it (the folder may not exist yet).
-        let workspace = std::fs::canonicalize(workspace).ok().or_else(|| {
-            let name = workspace.file_name()?;
-            let parent = workspace.parent().filter(|p| !p.as_os_str().is_empty());
-            std::fs::canonicalize(parent.unwrap_or(Path::new(".")))
-                .ok()
-                .map(|p| p.join(name))
-        });
+        let workspace = crate::workspace::indexer::resolved_path(workspace);
         let mut folders = HashSet::new();
         for root in roots.iter().filter(|r| r.is_dir) {
             for entry in walkdir::WalkDir::new(&root.path)
@@ -147,7 +141,7 @@ impl Watch {
     /// True when `path` is a root file, or lies under a root folder with no hidden name
     /// below it.
     fn covers(&self, path: &Path) -> bool {
-        if self.workspace.as_ref().is_some_and(|w| path.starts_with(w)) {
+        if path.starts_with(&self.workspace) {
             return false;
         }
         self.roots.iter().any(|root| {

@@ -169,9 +169,9 @@ impl<'a> Archive<'a> {
     ///
     /// The text is inflated into a buffer this thread keeps for its next entry (up to
     /// [`KEPT_BUFFER_BYTES`] of capacity): a fresh buffer per document faulted its pages in
-    /// again each time, and those faults with the zeroing of the pages were 40% of the page
-    /// faults and about 5% of the CPU of indexing pandoc's 270 DOCX (the inflated
-    /// `document.xml` is 4–15× the file).
+    /// again each time (40% of the page faults of indexing pandoc's 270 DOCX, whose inflated
+    /// `document.xml` is 4–15× the file); kept, the run's peak memory fell 22% and its CPU 2%
+    /// (BENCHMARKS.md, "Fourth pass").
     pub fn with_text<R>(
         &mut self,
         name: &str,

@@ -243,11 +243,7 @@ fn named_files_start(
     let mut walked = collect_inputs(&present, &options.formats);
     let gone_sources: Vec<String> = gone
         .iter()
-        .map(|a| {
-            absolute_of_gone(Path::new(a))
-                .to_string_lossy()
-                .into_owned()
-        })
+        .map(|a| resolved_path(Path::new(a)).to_string_lossy().into_owned())
         .collect();
     let sources: Vec<String> = walked
         .0
@@ -328,9 +324,13 @@ fn absolute(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// What [`absolute`] made of a file's path while it existed: its folder resolved (when that is
-/// still there), then its name.
-fn absolute_of_gone(path: &Path) -> PathBuf {
+/// The path the catalog knows a file by, whether or not it still exists: [`absolute`] of the
+/// path when it exists; when it is gone, its folder's (when that is still there) joined with
+/// its name — what [`absolute`] made of it while it existed.
+pub fn resolved_path(path: &Path) -> PathBuf {
+    if path.exists() {
+        return absolute(path);
+    }
     match (path.parent(), path.file_name()) {
         (Some(parent), Some(name)) => {
             let parent = if parent.as_os_str().is_empty() {
