@@ -1,11 +1,11 @@
 //! Searching the section index: BM25 over sections in a [`Scope`], their stored records,
 //! tantivy's `Explanation` of each score, and snippets around the matched terms.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use tantivy::collector::TopDocs;
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
@@ -30,17 +30,23 @@ pub enum Scope<'a> {
     Documents(&'a [String]),
 }
 
-/// The best `limit` matches of `query`, plus every match that ties with the last of them.
+/// The best `limit` matches of `query`, plus every match that ties with the last of them, best
+/// first (ties by address).
 ///
 /// tantivy breaks ties in score by document address, which depends on the order documents were
 /// added (parallel indexing) and on the segment layout, so a cut through a group of equal scores
 /// would keep different members in two indexes of the same documents — a workspace and the
 /// in-memory index a replay builds of the same trees (a replay diverged on exactly this: two
 /// copies of one npm section scoring 20.52 each). The caller orders the whole group by its own
-/// key and cuts there. Fetches `limit + 1`; when the last of them still ties, one more pass
-/// collects every match scoring at least the tie ([`all_at_least`]: block-max WAND skips the
-/// rest). It fetched twice as many again while the last tied, which took 7 searches for a
-/// group of 2,600 copies of one section (`bench/scale` at 100,000 documents, issue 24).
+/// key and cuts there.
+///
+/// One pass over the segments with block-max WAND (`for_each_pruning`, Ding & Suel 2011): the
+/// threshold is just below the `limit`-th best score seen so far, so blocks that cannot reach it
+/// are skipped and matches tying with it still come through. The scores are `TopDocs`'s (the
+/// same weight and statistics). It used to take two passes when the cut fell inside a tie (a
+/// `TopDocs` of `limit + 1`, then every match at least the tie): the first pass was a quarter
+/// of `ask --lexical` over `bench/scale`'s 100,000 copies, whose best sections tie in groups of
+/// 2,600 (issue 24).
 ///
 /// Errors: tantivy's, when a segment cannot be read.
 fn top_with_whole_ties(
@@ -49,52 +55,67 @@ fn top_with_whole_ties(
     limit: usize,
     stats: &ScopeStats,
 ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
-    let mut top = searcher.search_with_statistics_provider(
-        query,
-        &TopDocs::with_limit(limit + 1).order_by_score(),
-        stats,
-    )?;
-    let (Some(boundary), Some(last)) = (top.get(limit.saturating_sub(1)), top.last()) else {
-        return Ok(top);
-    };
-    if top.len() <= limit {
-        return Ok(top);
-    }
-    let boundary = boundary.0;
-    if last.0 < boundary {
-        top.truncate(limit);
-        return Ok(top);
-    }
-    all_at_least(searcher, query, stats, boundary)
-}
-
-/// Every live match of `query` scoring at least `min_score`, best first (ties by address), in
-/// one pass over the segments with the scores [`TopDocs`] computes (the same weight and
-/// statistics). Errors: tantivy's, when a segment cannot be read.
-fn all_at_least(
-    searcher: &Searcher,
-    query: &dyn Query,
-    stats: &ScopeStats,
-    min_score: f32,
-) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+    let limit = limit.max(1);
     let weight = query.weight(EnableScoring::enabled_from_statistics_provider(
         stats, searcher,
     ))?;
-    // `for_each_pruning` passes only scores above its threshold.
-    let threshold = min_score.next_down();
-    let mut out = Vec::new();
+    // The `limit` best scores so far (a min-heap): once full, its least is the floor a match
+    // must reach to be kept.
+    let mut best: BinaryHeap<Reverse<OrderedScore>> = BinaryHeap::with_capacity(limit + 1);
+    let mut kept: Vec<(f32, DocAddress)> = Vec::new();
+    // Matches that fell below the floor are dropped when `kept` doubles (amortized linear).
+    let mut compact_at = 2 * limit;
+    let floor = |best: &BinaryHeap<Reverse<OrderedScore>>| {
+        (best.len() >= limit)
+            .then(|| best.peek().map(|s| s.0 .0))
+            .flatten()
+    };
+    // `for_each_pruning` passes only scores above its threshold: just below the floor.
+    let threshold =
+        |best: &BinaryHeap<Reverse<OrderedScore>>| floor(best).map_or(f32::MIN, f32::next_down);
     for (ord, reader) in searcher.segment_readers().iter().enumerate() {
         let segment = u32::try_from(ord).unwrap_or(u32::MAX);
         let alive = reader.alive_bitset();
-        weight.for_each_pruning(threshold, reader, &mut |doc, score| {
-            if score >= min_score && alive.is_none_or(|a| a.is_alive(doc)) {
-                out.push((score, DocAddress::new(segment, doc)));
+        weight.for_each_pruning(threshold(&best), reader, &mut |doc, score| {
+            if alive.is_none_or(|a| a.is_alive(doc)) && floor(&best).is_none_or(|f| score >= f) {
+                kept.push((score, DocAddress::new(segment, doc)));
+                best.push(Reverse(OrderedScore(score)));
+                if best.len() > limit {
+                    best.pop();
+                }
+                if kept.len() >= compact_at {
+                    if let Some(f) = floor(&best) {
+                        kept.retain(|k| k.0 >= f);
+                    }
+                    compact_at = (2 * kept.len()).max(2 * limit);
+                }
             }
-            threshold
+            threshold(&best)
         })?;
     }
-    out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    Ok(out)
+    if let Some(f) = floor(&best) {
+        kept.retain(|k| k.0 >= f);
+    }
+    kept.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    Ok(kept)
+}
+
+/// A score ordered by [`f32::total_cmp`], for the heap of best scores.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct OrderedScore(f32);
+
+impl Eq for OrderedScore {}
+
+impl PartialOrd for OrderedScore {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrderedScore {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
 }
 
 /// What the index stores of a section, so a hit is ranked and named without loading its tree
