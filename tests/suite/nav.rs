@@ -600,6 +600,10 @@ fn find_searches_the_document_or_everything_at_root() {
         text(&mut s, "find zzqqxx"),
         "find: no section of /ripgrep-guide matches 'zzqqxx' (try other words, or grep)"
     );
+    // Zero hits is a usage error, not "no section matches".
+    let zero = error(&mut s, "find -n 0 binary data");
+    assert!(zero.contains("-n needs at least 1 hit"), "{zero}");
+    assert!(!zero.contains("no section"), "{zero}");
 }
 
 #[test]

@@ -53,6 +53,10 @@ impl Command for Find {
             .count("hits")
             .map_err(|e| usage_error(self, Some(&e))))
         .unwrap_or(DEFAULT_HITS);
+        if limit == 0 {
+            // Zero hits would read as "no section matches".
+            return Ok(usage_error(self, Some("-n needs at least 1 hit, got 0")));
+        }
         if parsed.positional.is_empty() {
             return Ok(usage_error(self, Some("no keywords given")));
         }
