@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::sync::{Arc, Mutex};
 
+use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
@@ -61,25 +62,26 @@ fn top_with_whole_ties(
     ))?;
     // The `limit` best scores so far (a min-heap): once full, its least is the floor a match
     // must reach to be kept.
-    let mut best: BinaryHeap<Reverse<OrderedScore>> = BinaryHeap::with_capacity(limit + 1);
+    let mut best: BinaryHeap<Reverse<OrderedFloat<f32>>> = BinaryHeap::with_capacity(limit + 1);
     let mut kept: Vec<(f32, DocAddress)> = Vec::new();
     // Matches that fell below the floor are dropped when `kept` doubles (amortized linear).
     let mut compact_at = 2 * limit;
-    let floor = |best: &BinaryHeap<Reverse<OrderedScore>>| {
+    let floor = |best: &BinaryHeap<Reverse<OrderedFloat<f32>>>| {
         (best.len() >= limit)
             .then(|| best.peek().map(|s| s.0 .0))
             .flatten()
     };
     // `for_each_pruning` passes only scores above its threshold: just below the floor.
-    let threshold =
-        |best: &BinaryHeap<Reverse<OrderedScore>>| floor(best).map_or(f32::MIN, f32::next_down);
+    let threshold = |best: &BinaryHeap<Reverse<OrderedFloat<f32>>>| {
+        floor(best).map_or(f32::MIN, f32::next_down)
+    };
     for (ord, reader) in searcher.segment_readers().iter().enumerate() {
         let segment = u32::try_from(ord).unwrap_or(u32::MAX);
         let alive = reader.alive_bitset();
         weight.for_each_pruning(threshold(&best), reader, &mut |doc, score| {
             if alive.is_none_or(|a| a.is_alive(doc)) && floor(&best).is_none_or(|f| score >= f) {
                 kept.push((score, DocAddress::new(segment, doc)));
-                best.push(Reverse(OrderedScore(score)));
+                best.push(Reverse(OrderedFloat(score)));
                 if best.len() > limit {
                     best.pop();
                 }
@@ -98,24 +100,6 @@ fn top_with_whole_ties(
     }
     kept.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     Ok(kept)
-}
-
-/// A score ordered by [`f32::total_cmp`], for the heap of best scores.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct OrderedScore(f32);
-
-impl Eq for OrderedScore {}
-
-impl PartialOrd for OrderedScore {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for OrderedScore {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
 }
 
 /// What the index stores of a section, so a hit is ranked and named without loading its tree
