@@ -282,6 +282,20 @@ async fn errors_are_json_with_the_status_that_says_who_must_act() {
         body["detail"].as_str().unwrap().contains("DOCNAV_MODEL"),
         "{body}"
     );
+    // The Ask page says so once, with what is missing, not "no model configured" twice over.
+    let page = client()
+        .get(served.at("/ask"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("<strong>No model is configured for this server</strong>: no model name."),
+        "{page}"
+    );
+    assert_eq!(page.matches("no model configured").count(), 0, "{page}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -34,11 +34,13 @@ struct AskPage {
 pub async fn page(State(state): State<AppState>, Query(q): Query<AskQuery>) -> Response {
     let (model, no_model) = match &state.model {
         Ok(m) => (Some(m.model_id().to_string()), None),
-        // The page says what to set; the reason's own `hint:` line would repeat it.
-        Err(why) => (
-            None,
-            Some(why.lines().next().unwrap_or_default().to_string()),
-        ),
+        // The page says what to set; the reason's own `hint:` line would repeat it, and its
+        // "no model configured: " the banner's own words.
+        Err(why) => {
+            let first = why.lines().next().unwrap_or_default();
+            let missing = first.strip_prefix("no model configured: ").unwrap_or(first);
+            (None, Some(missing.to_string()))
+        }
     };
     render_page(&AskPage {
         active: "ask",
