@@ -121,6 +121,20 @@ pub enum ParseError {
         /// What went wrong, one line.
         reason: String,
     },
+    /// An HTML page (or an EPUB chapter) whose elements nest deeper than any browser builds
+    /// ([`html::MAX_ELEMENT_DEPTH`]): refused rather than parsed in time that grows with the
+    /// square of its depth.
+    #[error(
+        "`{path}`{part} nests elements more than {limit} deep, deeper than browsers build \
+         pages; not indexed",
+        limit = html::MAX_ELEMENT_DEPTH
+    )]
+    TooDeep {
+        /// The file.
+        path: PathBuf,
+        /// The part of it, e.g. ` (chapter `ch1.xhtml`)`; empty for a page.
+        part: String,
+    },
     /// The extension is not one docnav reads and the content is not UTF-8 text.
     #[error("`{path}` is not a supported document (.md, .markdown, .pdf, .txt, .html, .htm, .xhtml, .docx, .epub or UTF-8 text)")]
     Unsupported {
@@ -263,7 +277,12 @@ pub fn parse_bytes_with(
         DocFormat::Html => {
             let (text, warning) = decode_text(path, bytes, "HTML")?;
             let name = path.file_name().and_then(|n| n.to_str());
-            let mut doc = html::parse_html(&text, name, DocFormat::Html);
+            let mut doc = html::parse_html(&text, name, DocFormat::Html).map_err(|_| {
+                ParseError::TooDeep {
+                    path: path.to_path_buf(),
+                    part: String::new(),
+                }
+            })?;
             doc.warnings.extend(warning);
             Ok(doc)
         }

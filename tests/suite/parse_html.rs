@@ -242,3 +242,52 @@ fn links_between_pages_are_cross_document_references() {
     let r = run(&ws, &["exec", "cat /argparse/1"]);
     assert!(r.stdout.contains("[see also:"), "{}", r.stdout);
 }
+
+/// A page whose elements nest past what browsers build (200,000 `<div>`s; this took minutes and
+/// then overflowed the stack) is refused with one error line while the rest of the run is
+/// indexed, and a page nested just under the bound is read.
+#[test]
+fn a_page_nested_past_the_browsers_bound_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let nested = |levels: usize| {
+        format!(
+            "<html><body><main>{}<h1>Deep</h1><p>bottom text</p>{}</main></body></html>",
+            "<div>".repeat(levels),
+            "</div>".repeat(levels)
+        )
+    };
+    let deep = dir.path().join("deep.html");
+    std::fs::write(&deep, nested(200_000)).unwrap();
+    // html, body and main, then the divs, then the heading: 512 levels in all.
+    let fits = dir.path().join("fits.html");
+    std::fs::write(&fits, nested(508)).unwrap();
+    let ws = dir.path().join("ws");
+    let r = run(
+        &ws,
+        &[
+            "index",
+            deep.to_str().unwrap(),
+            fits.to_str().unwrap(),
+            html_fixture("git/gitignore.html").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let errors: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .collect();
+    assert_eq!(
+        errors,
+        vec![format!(
+            "error: `{}` nests elements more than 512 deep, deeper than browsers build pages; \
+             not indexed",
+            deep.display()
+        )
+        .as_str()]
+    );
+    let r = run(&ws, &["exec", "cat /fits"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("bottom text"), "{}", r.stdout);
+    assert_eq!(run(&ws, &["docs", "--count"]).stdout.trim(), "2");
+}

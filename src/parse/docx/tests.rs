@@ -173,3 +173,30 @@ fn a_paragraph_keeps_nothing_of_the_one_before() {
     assert_eq!(outline, vec![(1, "Head")]);
     assert_eq!(doc.sections[0].content, "after\n\nlast");
 }
+
+#[test]
+fn tables_nested_past_the_bound_join_their_cell() {
+    // A table in a cell is written into that cell as its rows; past MAX_NESTED_TABLES levels a
+    // table is no longer one, and its text joins the innermost kept cell. 100,000 levels (a
+    // hostile file) read in time proportional to the file.
+    let plain = |text: &str| format!("<w:p><w:r><w:t>{text}</w:t></w:r></w:p>");
+    let nested = |levels: usize| {
+        let open = "<w:tbl><w:tr><w:tc>".repeat(levels);
+        let close = "</w:tc></w:tr></w:tbl>".repeat(levels);
+        let body = format!("{open}{}{close}{}", plain("deep"), plain("after"));
+        let document = format!("<w:document {W}><w:body>{body}</w:body></w:document>");
+        let bytes = docx(&[("word/document.xml", document)]);
+        parse_docx(Path::new("t.docx"), &bytes, &ZipOptions::default()).unwrap()
+    };
+    // Two levels: the inner table's row inside the outer cell, its bar escaped.
+    assert_eq!(nested(2).preamble.content, "| \\| deep \\| |\n\nafter");
+    let at_bound = nested(body::MAX_NESTED_TABLES).preamble.content;
+    let past = nested(100_000).preamble.content;
+    assert_eq!(past, at_bound);
+    assert!(
+        past.ends_with("\n\nafter") && past.contains("deep"),
+        "{past}"
+    );
+    // The deepest kept cell's bars are escaped once per level above it, no more.
+    assert!(past.len() < 2_000, "{} chars", past.len());
+}

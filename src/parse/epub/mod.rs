@@ -40,7 +40,8 @@ use crate::tree::DocFormat;
 ///
 /// Errors: [`ParseError::Archive`] when the file is not a zip, has no readable container or
 /// package document, lists no chapters, or has a part that inflates past
-/// `options.max_entry_bytes` or cannot be inflated.
+/// `options.max_entry_bytes` or cannot be inflated; [`ParseError::TooDeep`] when a chapter
+/// nests elements deeper than [`crate::parse::html::MAX_ELEMENT_DEPTH`].
 pub fn parse_epub(
     path: &Path,
     bytes: &[u8],
@@ -87,7 +88,12 @@ pub fn parse_epub(
         let name = file.rsplit('/').next().unwrap_or(file);
         let chapter = archive
             .with_text(file, |text| parse_html(text, Some(name), DocFormat::Epub))
-            .map_err(zip_fail)?;
+            .map_err(zip_fail)?
+            .transpose()
+            .map_err(|_| ParseError::TooDeep {
+                path: path.to_path_buf(),
+                part: format!(" (chapter `{file}`)"),
+            })?;
         let Some(chapter) = chapter else {
             warnings.push(format!(
                 "`{}`: chapter `{file}` is listed in the spine but missing from the archive",

@@ -165,4 +165,14 @@ fn a_broken_book_is_one_clear_error() {
         err.to_string(),
         "cannot read EPUB book `x.epub`: the spine of `OPS/book.opf` lists no chapters"
     );
+    // A chapter nested deeper than browsers build is named in the book's one error.
+    let opf = OPF.replace(" properties=\"nav\"", "");
+    let deep = chapter(&format!("{}x{}", "<div>".repeat(600), "</div>".repeat(600)));
+    let bytes = book(&opf, &[("OPS/text/cover.xhtml", deep)]);
+    let err = parse_epub(Path::new("x.epub"), &bytes, &ZipOptions::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`x.epub` (chapter `OPS/text/cover.xhtml`) nests elements more than 512 deep, deeper \
+         than browsers build pages; not indexed"
+    );
 }

@@ -311,7 +311,7 @@ mod tests {
     use super::*;
 
     fn content_id(html: &str) -> String {
-        let dom = Dom::parse(html);
+        let dom = Dom::parse(html).unwrap();
         let node = main_content(&dom);
         element(&node)
             .and_then(|e| e.id().map(str::to_string))

@@ -20,6 +20,7 @@ mod sections;
 mod writer;
 
 pub use content::DOMINANT_SHARE;
+pub use dom::{TooDeep, MAX_ELEMENT_DEPTH};
 pub(crate) use links::classify_href;
 pub use links::DOCUMENT_EXTENSIONS;
 pub use sections::ENTRY_LEVEL;
@@ -43,7 +44,10 @@ const META_KEYS: &[&str] = &[
 
 /// Parse the HTML page `text` into a [`ParsedDoc`] of `format` (HTML, or an EPUB chapter read
 /// by the EPUB parser). `self_name` is the page's file name (`argparse.html`), so links to the
-/// page itself are links inside it. Never fails and never panics: any text makes some tree.
+/// page itself are links inside it. Never panics: any text makes some tree.
+///
+/// Errors: [`TooDeep`] when the page nests elements more than [`MAX_ELEMENT_DEPTH`] deep
+/// (found while parsing, before the rest of the page is read).
 ///
 /// - `sections`: one per heading (`level` 1–6) and per Sphinx API description (`level` ≥
 ///   [`ENTRY_LEVEL`]); `title` is the heading's text (whitespace collapsed, ¶ marks dropped);
@@ -53,9 +57,13 @@ const META_KEYS: &[&str] = &[
 /// - `preamble`: the content before the first heading.
 /// - `title`: `og:title`, else `<title>`; `metadata`: the meta tags named above and `title`.
 /// - `source_units`: lines of `text`.
-pub fn parse_html(text: &str, self_name: Option<&str>, format: DocFormat) -> ParsedDoc {
+pub fn parse_html(
+    text: &str,
+    self_name: Option<&str>,
+    format: DocFormat,
+) -> Result<ParsedDoc, TooDeep> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let dom = Dom::parse(text);
+    let dom = Dom::parse(text)?;
     let (title, metadata) = head_metadata(&dom);
     // An EPUB chapter is all content: its whole body (no site chrome around it).
     let content = match format {
@@ -84,7 +92,7 @@ pub fn parse_html(text: &str, self_name: Option<&str>, format: DocFormat) -> Par
         section.content.truncate(trimmed);
     }
     let preamble = sections.remove(0);
-    ParsedDoc {
+    Ok(ParsedDoc {
         format,
         title,
         metadata,
@@ -93,7 +101,7 @@ pub fn parse_html(text: &str, self_name: Option<&str>, format: DocFormat) -> Par
         pages_without_text: Vec::new(),
         source_units: line_count,
         warnings: Vec::new(),
-    }
+    })
 }
 
 /// The title (`og:title`, else `<title>`) and the metadata of the page's `<head>`.

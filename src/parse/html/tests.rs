@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used)]
+
 use pretty_assertions::assert_eq;
 
 use super::*;
@@ -23,7 +25,7 @@ fn headings_nest_and_chrome_is_dropped() {
         <dl><dt>term</dt><dd>meaning</dd></dl>\n</section></section></div>\n\
         <div class=sphinxsidebar><h4>Previous topic</h4><p>Show Source</p></div>\n\
         <div class=footer>Report a Bug</div></body></html>\n";
-    let doc = parse_html(page, Some("guide.html"), DocFormat::Html);
+    let doc = parse_html(page, Some("guide.html"), DocFormat::Html).unwrap();
     assert_eq!(doc.title.as_deref(), Some("Guide — Site"));
     assert_eq!(
         doc.metadata,
@@ -65,7 +67,7 @@ fn sphinx_api_descriptions_are_nodes_under_their_heading() {
         <dl class='py method'><dt class=sig id=sys.x.y><span class='sig-name descname'>y</span>(<em>a</em>)</dt>\
         <dd>Inner.</dd></dl><p>After inner.</p></dd></dl>\
         <p>Back in sys.</p><h2>Next</h2><p>end</p></div></body>";
-    let doc = parse_html(page, Some("sys.html"), DocFormat::Html);
+    let doc = parse_html(page, Some("sys.html"), DocFormat::Html).unwrap();
     assert_eq!(
         outline(&doc),
         vec![
