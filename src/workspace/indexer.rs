@@ -118,8 +118,8 @@ fn is_hidden(entry: &walkdir::DirEntry) -> bool {
 /// ([`DocFormat::extensions`]: `.md .markdown .pdf .txt .html .htm .xhtml .docx .epub` for all); globs
 /// (`docs/**/*.md`) are matched with globset from their literal prefix, and their matches of
 /// known extensions outside `formats` passed over. Returns the inputs (deduplicated, sorted)
-/// and one error line per argument that matched nothing and per named file of a format
-/// outside `formats`.
+/// and one error line per argument that matched nothing, per one that is neither a file nor a
+/// folder (a device, pipe or socket) and per named file of a format outside `formats`.
 pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Vec<String>) {
     let mut found: Vec<Input> = Vec::new();
     let mut errors = Vec::new();
@@ -202,6 +202,11 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
                 }
                 Err(e) => errors.push(format!("`{arg}` is not a valid glob: {e}")),
             }
+        } else if std::fs::metadata(path).is_ok() {
+            // There, but not something to read to its end: /dev/zero never ends, a pipe waits.
+            errors.push(format!(
+                "`{arg}` is not a file or a folder (a device, pipe or socket); not indexed"
+            ));
         } else {
             errors.push(format!("`{arg}`: no such file or directory"));
         }

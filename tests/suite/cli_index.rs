@@ -155,12 +155,14 @@ fn bad_inputs_are_named_counted_and_do_not_stop_the_run() {
             src.to_str().unwrap(),
             empty_dir.to_str().unwrap(),
             "missing/file.md",
+            "/dev/null",
         ],
     );
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     let expect = [
         "error: `missing/file.md`: no such file or directory",
+        "error: `/dev/null` is not a file or a folder (a device, pipe or socket); not indexed",
         "contains no .md, .markdown, .pdf, .html, .htm, .xhtml, .docx, .epub or .txt files",
         "binary.md` is binary, not Markdown text",
         "empty.md` is empty",
@@ -179,7 +181,7 @@ fn bad_inputs_are_named_counted_and_do_not_stop_the_run() {
     }
     assert!(
         r.stderr
-            .contains("indexed 3 documents (0 unchanged, 6 failed)"),
+            .contains("indexed 3 documents (0 unchanged, 7 failed)"),
         "{}",
         r.stderr
     );
