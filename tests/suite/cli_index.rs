@@ -176,7 +176,7 @@ fn bad_inputs_are_named_counted_and_do_not_stop_the_run() {
         assert!(r.stderr.contains(e), "missing {e:?} in:\n{}", r.stderr);
     }
     // Every error is one line naming its input.
-    for line in r.stderr.lines().filter(|l| l.starts_with("error:")) {
+    for line in r.error_lines() {
         assert!(line.contains('`'), "{line}");
     }
     assert!(
@@ -484,11 +484,7 @@ fn formats_flag_restricts_the_formats_indexed() {
         ],
     );
     assert_eq!(r.code, 1, "{}", r.stderr);
-    let errors: Vec<&str> = r
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("error:"))
-        .collect();
+    let errors = r.error_lines();
     assert_eq!(
         errors,
         vec![

@@ -29,6 +29,16 @@ pub struct Run {
     pub stderr: String,
 }
 
+impl Run {
+    /// The `error:` lines of its stderr, in order.
+    pub fn error_lines(&self) -> Vec<&str> {
+        self.stderr
+            .lines()
+            .filter(|l| l.starts_with("error:"))
+            .collect()
+    }
+}
+
 impl From<Output> for Run {
     fn from(o: Output) -> Run {
         Run {

@@ -155,11 +155,7 @@ fn zip_bomb_fails_alone_and_the_rest_of_the_run_is_indexed() {
             ],
         );
         assert_eq!(r.code, 1, "{}", r.stderr);
-        let errors: Vec<&str> = r
-            .stderr
-            .lines()
-            .filter(|l| l.starts_with("error:"))
-            .collect();
+        let errors = r.error_lines();
         let why = if honest {
             "inflates past 32 MiB (a zip bomb?); the bound is 32 MiB per entry (raise it with \
              --max-zip-entry-mib)"

@@ -272,11 +272,7 @@ fn a_page_nested_past_the_browsers_bound_fails_alone() {
         ],
     );
     assert_eq!(r.code, 1, "{}", r.stderr);
-    let errors: Vec<&str> = r
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("error:"))
-        .collect();
+    let errors = r.error_lines();
     assert_eq!(
         errors,
         vec![format!(

@@ -47,11 +47,7 @@ fn decompression_bomb_fails_alone_and_the_rest_of_the_run_is_indexed() {
         ],
     );
     assert_eq!(r.code, 1, "{}", r.stderr);
-    let errors: Vec<&str> = r
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("error:"))
-        .collect();
+    let errors = r.error_lines();
     assert_eq!(
         errors,
         vec![format!(
