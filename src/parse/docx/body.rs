@@ -254,6 +254,11 @@ fn push_lines(out: &mut String, text: &str, joint: &str) {
     }
 }
 
+/// The cell being written: the last cell of the last row of the innermost open table.
+fn innermost_cell(tables: &mut [Vec<Vec<String>>]) -> Option<&mut String> {
+    tables.last_mut()?.last_mut()?.last_mut()
+}
+
 fn push_text(para: &mut Option<Paragraph>, text: &str) {
     if let Some(p) = para.as_mut() {
         p.text.push_str(text);
@@ -324,11 +329,7 @@ impl Walker<'_> {
         let links = std::mem::take(&mut p.links);
         let notes = std::mem::take(&mut p.notes);
         let text = p.text.trim();
-        if let Some(cell) = tables
-            .last_mut()
-            .and_then(|t| t.last_mut())
-            .and_then(|row| row.last_mut())
-        {
+        if let Some(cell) = innermost_cell(tables) {
             if !text.is_empty() {
                 if !cell.is_empty() {
                     cell.push(' ');
@@ -450,11 +451,7 @@ impl Walker<'_> {
         if tables.len() >= MAX_NESTED_TABLES {
             let cells = rows.into_iter().flatten().filter(|c| !c.is_empty());
             let text = cells.collect::<Vec<_>>().join(" ");
-            if let Some(cell) = tables
-                .last_mut()
-                .and_then(|t| t.last_mut())
-                .and_then(|row| row.last_mut())
-            {
+            if let Some(cell) = innermost_cell(tables) {
                 if !cell.is_empty() && !text.is_empty() {
                     cell.push(' ');
                 }
@@ -473,11 +470,7 @@ impl Walker<'_> {
         if lines.is_empty() {
             return;
         }
-        if let Some(cell) = tables
-            .last_mut()
-            .and_then(|t| t.last_mut())
-            .and_then(|row| row.last_mut())
-        {
+        if let Some(cell) = innermost_cell(tables) {
             cell.push_str(&lines.join(" "));
             return;
         }
