@@ -128,7 +128,9 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
     let names: Vec<&str> = formats.iter().map(|f| f.flag_name()).collect();
     for arg in args {
         let path = Path::new(arg);
-        if path.is_file() {
+        // One stat per argument, following links as `Path::is_file` does.
+        let kind = std::fs::metadata(path).ok().map(|m| m.file_type());
+        if kind.is_some_and(|k| k.is_file()) {
             if excluded(path) {
                 errors.push(format!(
                     "`{arg}` is {}, not one of --formats {}",
@@ -141,7 +143,7 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
                 path: absolute(path),
                 explicit: true,
             });
-        } else if path.is_dir() {
+        } else if kind.is_some_and(|k| k.is_dir()) {
             let before = found.len();
             // Resolved once: below it the walk meets real folders and regular files only (links
             // are not followed), so a file's path is the root's plus its own name; resolving
@@ -202,7 +204,7 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
                 }
                 Err(e) => errors.push(format!("`{arg}` is not a valid glob: {e}")),
             }
-        } else if std::fs::metadata(path).is_ok() {
+        } else if kind.is_some() {
             // There, but not something to read to its end: /dev/zero never ends, a pipe waits.
             errors.push(format!(
                 "`{arg}` is not a file or a folder (a device, pipe or socket); not indexed"
