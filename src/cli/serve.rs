@@ -73,7 +73,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let model = args.model.connect().map_err(|e| e.to_string());
     if let Err(why) = &model {
-        eprintln!("note: ask is unavailable until a model is configured: {why}");
+        eprintln!("note: ask is unavailable: {why}");
     }
     let library = crate::serve::library(&global.workspace);
     let max_asks = args.max_asks.max(1);
