@@ -16,7 +16,9 @@ use crate::workspace::{IndexOptions, Library, Workspace};
 /// Arguments of `docnav index`.
 #[derive(Debug, clap::Args)]
 pub struct IndexArgs {
-    /// Files, folders (searched recursively for .md .markdown .pdf .txt .html .htm .xhtml .docx .epub) or globs (`docs/**/*.md`).
+    /// Files, folders (searched recursively for .md .markdown .pdf .txt .html .htm .xhtml .docx .epub,
+    /// passing over hidden entries and, in a Sphinx build, Sphinx's `_sources/` copies and index
+    /// pages) or globs (`docs/**/*.md`).
     /// Without any: re-index every document of the workspace whose source changed (and repair
     /// its search index).
     #[arg(value_name = "PATH")]

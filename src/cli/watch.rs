@@ -15,6 +15,7 @@ use notify::{RecursiveMode, Watcher};
 
 use crate::parse::format_for_path;
 use crate::tree::DocFormat;
+use crate::workspace::sphinx_output::is_under_sphinx_output;
 
 /// A batch closes once no change has come for this long (an editor's save is a few events
 /// within milliseconds: write a temporary file, rename it over the old one).
@@ -139,7 +140,8 @@ impl Watch {
     }
 
     /// True when `path` is a root file, or lies under a root folder with no hidden name
-    /// below it.
+    /// below it and outside Sphinx's own output (`_sources/`, `genindex.html`…: what the index
+    /// walk leaves out, [`is_under_sphinx_output`]).
     fn covers(&self, path: &Path) -> bool {
         if path.starts_with(&self.workspace) {
             return false;
@@ -149,7 +151,9 @@ impl Watch {
                 return path == root.path;
             }
             path.strip_prefix(&root.path).is_ok_and(|rest| {
-                rest.components().next().is_some() && !rest.iter().any(hidden_name)
+                rest.components().next().is_some()
+                    && !rest.iter().any(hidden_name)
+                    && !is_under_sphinx_output(&root.path, path)
             })
         })
     }
@@ -293,6 +297,39 @@ mod tests {
         );
         let plan = watch.plan(&changes(&[&root.join("guide/deep")]));
         assert!(plan.is_empty(), "forgotten with its parent: {plan:?}");
+    }
+
+    #[test]
+    fn sphinx_output_beside_a_builds_pages_is_no_change_to_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let build = root.join("html");
+        std::fs::create_dir_all(build.join("_sources/library")).unwrap();
+        std::fs::create_dir_all(build.join("library")).unwrap();
+        let mut watch = Watch::new(
+            vec![Root {
+                path: root.clone(),
+                is_dir: true,
+            }],
+            vec![DocFormat::Html, DocFormat::Text],
+            &root.join("ws"),
+        );
+        let changed = [
+            build.join("library/sys.html"),
+            build.join("_sources/library/sys.rst.txt"),
+            build.join("genindex-S.html"),
+        ];
+        for path in &changed {
+            std::fs::write(path, "x").unwrap();
+        }
+        let all: Vec<&Path> = changed.iter().map(PathBuf::as_path).collect();
+        // Without Sphinx's marker these are pages like any other.
+        assert_eq!(watch.plan(&changes(&all)).index.len(), 3);
+        std::fs::write(build.join(".buildinfo"), "# Sphinx build info version 1\n").unwrap();
+        assert_eq!(
+            watch.plan(&changes(&all)).index,
+            vec![build.join("library/sys.html")]
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ use globset::Glob;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::source_stat::{SourceStat, SourceStatter};
+use super::sphinx_output::is_sphinx_output;
 use super::sync::{search_error, WriterLock};
 use super::{
     atomic::{sync_filesystem, write_atomic_deferred},
@@ -112,9 +113,20 @@ fn is_hidden(entry: &walkdir::DirEntry) -> bool {
             .is_some_and(|s| s.starts_with('.'))
 }
 
+/// A walked entry that is Sphinx's own output beside the pages of an HTML build
+/// ([`is_sphinx_output`]); never the walk's root.
+fn is_walked_sphinx_output(entry: &walkdir::DirEntry) -> bool {
+    entry.depth() > 0
+        && match (entry.path().parent(), entry.file_name().to_str()) {
+            (Some(parent), Some(name)) => is_sphinx_output(parent, name),
+            _ => false,
+        }
+}
+
 /// Expand command-line arguments (files, folders, globs) into input files of `formats`.
 ///
-/// Folders are walked recursively (hidden entries skipped) for the extensions of `formats`
+/// Folders are walked recursively (hidden entries and [Sphinx's own output](is_sphinx_output)
+/// beside a build's pages skipped) for the extensions of `formats`
 /// ([`DocFormat::extensions`]: `.md .markdown .pdf .txt .html .htm .xhtml .docx .epub` for all); globs
 /// (`docs/**/*.md`) are matched with globset from their literal prefix, and their matches of
 /// known extensions outside `formats` passed over. Returns the inputs (deduplicated, sorted)
@@ -155,7 +167,7 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
                 // 1.7 million comparisons (8% of a one-file re-index at 100,000 documents).
                 .sort_by(|a, b| a.path().as_os_str().cmp(b.path().as_os_str()))
                 .into_iter()
-                .filter_entry(|e| !is_hidden(e))
+                .filter_entry(|e| !is_hidden(e) && !is_walked_sphinx_output(e))
                 .flatten()
             {
                 if entry.file_type().is_file() && wanted(entry.path()) {

@@ -29,6 +29,7 @@ pub mod cache;
 pub mod document;
 pub mod indexer;
 pub mod source_stat;
+pub mod sphinx_output;
 pub mod store;
 mod sync;
 

@@ -154,3 +154,78 @@ fn explicitly_named_utf8_file_with_unknown_extension_indexes_as_text() {
          3 3 Troubleshooting  (lines 26–29)\n"
     );
 }
+
+#[test]
+fn a_sphinx_build_folder_indexes_its_pages_not_sphinx_own_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = dir.path().join("html");
+    for folder in ["library", "_sources/library", "_static", "_downloads"] {
+        std::fs::create_dir_all(build.join(folder)).unwrap();
+    }
+    let sys = fixture("../html/python/library/sys.html");
+    std::fs::copy(
+        fixture("../html/python/library/argparse.html"),
+        build.join("library/argparse.html"),
+    )
+    .unwrap();
+    std::fs::copy(&sys, build.join("library/sys.html")).unwrap();
+    // What Sphinx writes beside the pages: the reST copies, theme files, the general and module
+    // indices and the search page (stand-ins with real content, so only their place decides).
+    std::fs::copy(
+        fixture("notes.txt"),
+        build.join("_sources/library/sys.rst.txt"),
+    )
+    .unwrap();
+    std::fs::copy(fixture("notes.txt"), build.join("_static/LICENSE.txt")).unwrap();
+    for page in [
+        "genindex.html",
+        "genindex-S.html",
+        "py-modindex.html",
+        "search.html",
+    ] {
+        std::fs::copy(&sys, build.join(page)).unwrap();
+    }
+    // Files the authors link to stay.
+    std::fs::copy(fixture("notes.txt"), build.join("_downloads/example.txt")).unwrap();
+    let ids = |cwd: &Path| -> Vec<String> { cards(cwd, None).into_iter().map(|c| c.0).collect() };
+
+    // Without Sphinx's marker, every file is a document.
+    let r = run_in(dir.path(), None, &["index", "html"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(ids(dir.path()).len(), 9, "{:?}", ids(dir.path()));
+
+    std::fs::remove_dir_all(dir.path().join(".docnav")).unwrap();
+    std::fs::write(build.join(".buildinfo"), "# Sphinx build info version 1\n").unwrap();
+    let r = run_in(dir.path(), None, &["index", "html"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("indexed 3 documents (0 unchanged, 0 failed)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(ids(dir.path()), ["argparse", "example", "sys"]);
+    // The pages still link to each other.
+    let r = run_in(
+        dir.path(),
+        None,
+        &["exec", "cat --budget 1000000 /argparse"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout.lines().rev().find(|l| l.starts_with("[see also:")),
+        Some("[see also: /sys/#3 sys.argv, /sys/#77 sys.stdin]")
+    );
+
+    // Named, or walked from inside `_sources/`, Sphinx's output is indexed like any file.
+    let r = run_in(
+        dir.path(),
+        None,
+        &["index", "html/_sources", "html/search.html"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        ids(dir.path()),
+        ["argparse", "example", "search", "sys", "sys-rst"]
+    );
+}
