@@ -15,7 +15,7 @@ use notify::{RecursiveMode, Watcher};
 
 use crate::parse::format_for_path;
 use crate::tree::DocFormat;
-use crate::workspace::sphinx_output::is_under_sphinx_output;
+use crate::workspace::site_files::{is_source_beside_page, is_under_sphinx_output};
 
 /// A batch closes once no change has come for this long (an editor's save is a few events
 /// within milliseconds: write a temporary file, rename it over the old one).
@@ -108,7 +108,10 @@ impl Watch {
             let wanted = format_for_path(path).is_some_and(|f| self.formats.contains(&f));
             match std::fs::symlink_metadata(path) {
                 Ok(m) if m.is_file() => {
-                    if wanted {
+                    // A page's source beside it is passed over, as the folder walk does.
+                    let source_of_page =
+                        self.formats.contains(&DocFormat::Html) && is_source_beside_page(path);
+                    if wanted && !source_of_page {
                         plan.index.push(path.clone());
                     }
                 }
@@ -300,7 +303,7 @@ mod tests {
     }
 
     #[test]
-    fn sphinx_output_beside_a_builds_pages_is_no_change_to_index() {
+    fn sphinx_output_and_page_sources_are_no_change_to_index() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let build = root.join("html");
@@ -319,6 +322,15 @@ mod tests {
             build.join("_sources/library/sys.rst.txt"),
             build.join("genindex-S.html"),
         ];
+        // An AsciiDoc page's source beside it is no change to index either.
+        std::fs::write(root.join("gitignore.html"), "<h1>gitignore</h1>").unwrap();
+        std::fs::write(root.join("gitignore.txt"), "gitignore(5)\n").unwrap();
+        std::fs::write(root.join("notes.txt"), "notes\n").unwrap();
+        let plan = watch.plan(&changes(&[
+            &root.join("gitignore.txt"),
+            &root.join("notes.txt"),
+        ]));
+        assert_eq!(plan.index, vec![root.join("notes.txt")]);
         for path in &changed {
             std::fs::write(path, "x").unwrap();
         }

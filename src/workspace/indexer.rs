@@ -10,8 +10,8 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use globset::Glob;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::site_files::{is_sphinx_output, sources_beside_pages};
 use super::source_stat::{SourceStat, SourceStatter};
-use super::sphinx_output::is_sphinx_output;
 use super::sync::{search_error, WriterLock};
 use super::{
     atomic::{sync_filesystem, write_atomic_deferred},
@@ -125,9 +125,10 @@ fn is_walked_sphinx_output(entry: &walkdir::DirEntry) -> bool {
 
 /// Expand command-line arguments (files, folders, globs) into input files of `formats`.
 ///
-/// Folders are walked recursively (hidden entries and [Sphinx's own output](is_sphinx_output)
-/// beside a build's pages skipped) for the extensions of `formats`
-/// ([`DocFormat::extensions`]: `.md .markdown .pdf .txt .html .htm .xhtml .docx .epub` for all); globs
+/// Folders are walked recursively for the extensions of `formats` ([`DocFormat::extensions`]:
+/// `.md .markdown .pdf .txt .html .htm .xhtml .docx .epub` for all), passing over hidden entries,
+/// [Sphinx's own output](is_sphinx_output) beside a build's pages and a `.txt` file beside an
+/// HTML page of its stem ([`sources_beside_pages`]); globs
 /// (`docs/**/*.md`) are matched with globset from their literal prefix, and their matches of
 /// known extensions outside `formats` passed over. Returns the inputs (deduplicated, sorted)
 /// and one error line per argument that matched nothing, per one that is neither a file nor a
@@ -181,6 +182,16 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
                     });
                 }
             }
+            let walked = found.split_off(before);
+            let paths: Vec<&Path> = walked.iter().map(|i| i.path.as_path()).collect();
+            let sources: HashSet<usize> = sources_beside_pages(&paths).into_iter().collect();
+            found.extend(
+                walked
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| !sources.contains(i))
+                    .map(|(_, input)| input),
+            );
             if found.len() == before {
                 errors.push(format!(
                     "`{arg}` contains no {} files",

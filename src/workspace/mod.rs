@@ -28,8 +28,8 @@ pub mod atomic;
 pub mod cache;
 pub mod document;
 pub mod indexer;
+pub mod site_files;
 pub mod source_stat;
-pub mod sphinx_output;
 pub mod store;
 mod sync;
 

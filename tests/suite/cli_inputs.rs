@@ -229,3 +229,42 @@ fn a_sphinx_build_folder_indexes_its_pages_not_sphinx_own_output() {
         ["argparse", "example", "search", "sys", "sys-rst"]
     );
 }
+
+#[test]
+fn a_text_file_beside_an_html_page_of_its_name_is_that_pages_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("git");
+    std::fs::create_dir_all(&site).unwrap();
+    // git-doc keeps each page's AsciiDoc source beside it (`gitignore.txt`).
+    std::fs::copy(
+        fixture("../html/git/gitignore.html"),
+        site.join("gitignore.html"),
+    )
+    .unwrap();
+    std::fs::copy(fixture("notes.txt"), site.join("gitignore.txt")).unwrap();
+    std::fs::copy(fixture("notes.txt"), site.join("notes.txt")).unwrap();
+    let r = run_in(dir.path(), None, &["index", "git"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        cards(dir.path(), None),
+        [pair("gitignore", "html"), pair("notes", "text")]
+    );
+    // Without HTML among the formats, or named, the text is a document of its own.
+    std::fs::remove_dir_all(dir.path().join(".docnav")).unwrap();
+    let r = run_in(dir.path(), None, &["index", "git", "--formats", "txt"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        cards(dir.path(), None),
+        [pair("gitignore", "text"), pair("notes", "text")]
+    );
+    let r = run_in(dir.path(), None, &["index", "git/gitignore.html"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        cards(dir.path(), None),
+        [
+            pair("gitignore", "text"),
+            pair("gitignore-2", "html"),
+            pair("notes", "text")
+        ]
+    );
+}
