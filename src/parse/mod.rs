@@ -27,6 +27,11 @@ pub struct RawSection {
     /// 1-based source line of the first line of `content` (Markdown/text), used to place `Part N`
     /// splits; `None` for PDF.
     pub content_first_line: Option<u32>,
+    /// Where the text of `content` comes from when it is not verbatim (HTML: source lines; DOCX:
+    /// paragraph numbers): `(byte offset into content, line or paragraph the text from there
+    /// on starts at)`, offsets and lines increasing, used to place `Part N` splits. Empty for
+    /// Markdown and text (`content_first_line` places every line) and for PDF and EPUB.
+    pub source_marks: Vec<(usize, u32)>,
     /// 1-based source lines covered, heading included, end exclusive (Markdown/text).
     pub lines: Option<Range<u32>>,
     /// 1-based pages covered, end exclusive (PDF).

@@ -96,6 +96,7 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
     // Stack of open nodes: (id, level).
     let mut stack: Vec<NodeId> = vec![NodeId::ROOT];
     let mut first_lines: Vec<Option<u32>> = vec![preamble.content_first_line];
+    let mut source_marks: Vec<Vec<(usize, u32)>> = vec![preamble.source_marks];
     for mut section in sections {
         let level = section.level.max(1);
         while stack.len() > 1 && levels[stack[stack.len() - 1].index()] >= level {
@@ -120,6 +121,7 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         });
         levels.push(level);
         first_lines.push(section.content_first_line);
+        source_marks.push(section.source_marks);
         nodes[parent.index()].children.push(id);
         stack.push(id);
     }
@@ -140,7 +142,12 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         section_anchors: section_ids,
         links,
     };
-    split_large_leaves(&mut tree, &first_lines, options.max_leaf_tokens);
+    split_large_leaves(
+        &mut tree,
+        &first_lines,
+        &source_marks,
+        options.max_leaf_tokens,
+    );
     finish(&mut tree);
     resolve_references(&mut tree, &headings);
     tree
@@ -164,6 +171,11 @@ fn root_level(format: DocFormat, sections: &[RawSection]) -> Option<u32> {
 /// the source's line layout and `Part N` splits of it get the right source lines.
 fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
     let keep_preamble = !preamble.content.trim().is_empty();
+    let mut source_marks = if keep_preamble {
+        preamble.source_marks
+    } else {
+        Vec::new()
+    };
     let content = if keep_preamble {
         // Markdown: as many line ends as the heading took, so lines stay in place; text that
         // is rendered (HTML, DOCX) has no such lines: a paragraph break.
@@ -173,9 +185,12 @@ fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
         };
         let mut joined = preamble.content;
         joined.push_str(&"\n".repeat(heading_lines as usize));
+        let shift = joined.len();
+        source_marks.extend(h1.source_marks.iter().map(|&(at, line)| (at + shift, line)));
         joined.push_str(&h1.content);
         joined
     } else {
+        source_marks = h1.source_marks;
         h1.content
     };
     // The root spans the preamble too, blank or not, so every source line stays in a node.
@@ -192,6 +207,7 @@ fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
         } else {
             h1.content_first_line
         },
+        source_marks,
         lines,
         pages: h1.pages,
         anchor: h1.anchor,
@@ -200,8 +216,16 @@ fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
     }
 }
 
-/// Split every leaf whose own text exceeds `max_tokens` into `Part N` children.
-fn split_large_leaves(tree: &mut Tree, first_lines: &[Option<u32>], max_tokens: u32) {
+/// Split every leaf whose own text exceeds `max_tokens` into `Part N` children. A part's lines
+/// run from its first line to the next part's: counted from the content's first source line
+/// (`first_lines`, Markdown and text), else taken from the source marks of the rendered text
+/// (`source_marks`, HTML lines and DOCX paragraphs), else the parent's.
+fn split_large_leaves(
+    tree: &mut Tree,
+    first_lines: &[Option<u32>],
+    source_marks: &[Vec<(usize, u32)>],
+    max_tokens: u32,
+) {
     let count = tree.nodes.len();
     for i in 0..count {
         let node = &tree.nodes[i];
@@ -228,10 +252,22 @@ fn split_large_leaves(tree: &mut Tree, first_lines: &[Option<u32>], max_tokens: 
             counted = chunk.start;
             starts.push(newlines);
         }
+        // Rendered text (HTML, DOCX): each part starts where the source of its first text does.
+        let marks = source_marks.get(i).map_or(&[][..], Vec::as_slice);
+        let marked: Option<Vec<u32>> = node_lines.as_ref().filter(|_| !marks.is_empty()).map(|l| {
+            let mut previous = l.start;
+            chunks
+                .iter()
+                .map(|chunk| {
+                    let at = marks.partition_point(|m| m.0 <= chunk.start);
+                    let line = at.checked_sub(1).map_or(l.start, |m| marks[m].1);
+                    previous = line.clamp(previous, l.end.saturating_sub(1).max(l.start));
+                    previous
+                })
+                .collect()
+        });
         let mut children = Vec::new();
         for (n, chunk) in chunks.iter().enumerate() {
-            // Without the source line of the content (HTML: its text is rendered, not
-            // verbatim) a part is located by its parent's lines.
             let lines = first_line
                 .map(|first| {
                     let start = first + starts[n];
@@ -240,6 +276,15 @@ fn split_large_leaves(tree: &mut Tree, first_lines: &[Option<u32>], max_tokens: 
                         None => node_lines_end.unwrap_or(start + 1),
                     };
                     start..end.max(start + 1)
+                })
+                .or_else(|| {
+                    let starts = marked.as_ref()?;
+                    let start = starts[n];
+                    let end = match starts.get(n + 1) {
+                        Some(&next) => next,
+                        None => node_lines_end.unwrap_or(start + 1),
+                    };
+                    Some(start..end.max(start + 1))
                 })
                 .or_else(|| node_lines.clone());
             let id = NodeId(u32::try_from(tree.nodes.len()).unwrap_or(u32::MAX));

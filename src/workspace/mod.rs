@@ -81,7 +81,9 @@ pub const FORMAT_VERSION: u32 = 5;
 /// `[^N]` (issue 25.5).
 /// 10: a changelog's card orders pre-releases by SemVer precedence (`7.0.0-beta.8` after
 /// `7.0.0-beta.0`; they all compared equal before).
-pub const TREE_BUILDER_VERSION: u32 = 10;
+/// 11: `Part N` splits of HTML and DOCX sections have their own lines and paragraphs (they had
+/// their section's whole range).
+pub const TREE_BUILDER_VERSION: u32 = 11;
 
 /// The builder part of a [`build_key`] (`builder 9`); "" for an empty key.
 fn builder_of(build_key: &str) -> &str {

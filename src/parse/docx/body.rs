@@ -106,6 +106,7 @@ pub fn walk(xml: &str, parts: &mut Parts) -> Body {
         title: None,
         pending_ids: Vec::new(),
         paragraphs: 0,
+        table_start: 0,
         last_was_item: false,
         styles: FxHashMap::default(),
         spare: Paragraph::default(),
@@ -204,7 +205,12 @@ pub fn walk(xml: &str, parts: &mut Parts) -> Body {
                             }
                         }
                     }
-                    "tbl" if !empty => tables.push(Vec::new()),
+                    "tbl" if !empty => {
+                        if tables.is_empty() {
+                            w.table_start = w.paragraphs + 1;
+                        }
+                        tables.push(Vec::new());
+                    }
                     "tr" if !empty => {
                         if let Some(t) = tables.last_mut() {
                             t.push(Vec::new());
@@ -275,6 +281,8 @@ struct Walker<'p> {
     /// Bookmarks seen between paragraphs: they name the next paragraph.
     pending_ids: Vec<String>,
     paragraphs: u32,
+    /// The number of the first paragraph of the outermost table open.
+    table_start: u32,
     /// The last text written was a list item (the next item follows on the next line).
     last_was_item: bool,
     /// The role of each paragraph style met so far and the numbering it gives its paragraphs:
@@ -403,6 +411,7 @@ impl Walker<'_> {
                 } else {
                     "\n\n"
                 };
+                self.mark(p.number);
                 let content = &mut self.current().content;
                 if !content.is_empty() {
                     content.push_str(separator);
@@ -432,6 +441,16 @@ impl Walker<'_> {
                 self.last_was_item = item;
                 self.keep(ids, links, notes);
             }
+        }
+    }
+
+    /// Note in the current section that the text written next comes from paragraph `number`,
+    /// so a `Part N` split of it finds its paragraphs.
+    fn mark(&mut self, number: u32) {
+        let section = self.current();
+        if section.source_marks.last().is_none_or(|m| m.1 < number) {
+            let at = section.content.len();
+            section.source_marks.push((at, number));
         }
     }
 
@@ -474,6 +493,7 @@ impl Walker<'_> {
             cell.push_str(&lines.join(" "));
             return;
         }
+        self.mark(self.table_start);
         let content = &mut self.current().content;
         if !content.is_empty() {
             content.push_str("\n\n");

@@ -200,3 +200,62 @@ fn tables_nested_past_the_bound_join_their_cell() {
     // The deepest kept cell's bars are escaped once per level above it, no more.
     assert!(past.len() < 2_000, "{} chars", past.len());
 }
+
+/// `Part N` splits of a long section are located by the paragraphs they hold: the heading is
+/// paragraph 1, body paragraph `k` is paragraph `k + 1`, and a table's rows count one each.
+#[test]
+fn parts_of_a_long_section_are_located_by_their_paragraphs() {
+    let styles = format!(
+        "<w:styles {W}><w:style w:type=\"paragraph\" w:styleId=\"Heading1\"><w:name w:val=\"heading 1\"/></w:style></w:styles>"
+    );
+    let filler = "word ".repeat(60);
+    let mut body = para("Heading1", "Long");
+    for k in 1..=30 {
+        if k == 20 {
+            body.push_str(&format!(
+                "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Row {k} {filler}</w:t></w:r></w:p></w:tc></w:tr>\
+                 <w:tr><w:tc><w:p><w:r><w:t>Row {} {filler}</w:t></w:r></w:p></w:tc></w:tr></w:tbl>",
+                k + 1
+            ));
+        } else if k != 21 {
+            body.push_str(&para("Normal", &format!("Paragraph {k} {filler}")));
+        }
+    }
+    let document = format!("<w:document {W}><w:body>{body}</w:body></w:document>");
+    let bytes = docx(&[("word/document.xml", document), ("word/styles.xml", styles)]);
+    let doc = parse_docx(Path::new("long.docx"), &bytes, &ZipOptions::default()).unwrap();
+    let tree = crate::tree::build_tree(
+        doc,
+        &crate::tree::BuildOptions {
+            max_leaf_tokens: 200,
+            ..crate::tree::BuildOptions::default()
+        },
+    );
+    let parts: Vec<_> = tree
+        .nodes
+        .iter()
+        .filter(|n| n.title.starts_with("Part "))
+        .collect();
+    assert!(parts.len() >= 5, "{} parts", parts.len());
+    let mut previous_end = None;
+    for part in &parts {
+        let k: u32 = part
+            .content
+            .split_whitespace()
+            .find_map(|w| w.parse().ok())
+            .unwrap();
+        let lines = part.lines.clone().unwrap();
+        assert_eq!(
+            lines.start,
+            k + 1,
+            "{}: {:?}",
+            part.title,
+            part.content.get(..40)
+        );
+        if let Some(end) = previous_end {
+            assert_eq!(end, lines.start, "parts follow each other");
+        }
+        previous_end = Some(lines.end);
+    }
+    assert_eq!(previous_end, Some(32));
+}

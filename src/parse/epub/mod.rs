@@ -155,6 +155,7 @@ impl Book {
             section.lines = None;
             section.pages = None;
             section.content_first_line = None;
+            section.source_marks.clear();
             // Links to other chapters name archive paths until `finish` turns them into
             // links inside the book.
             for link in &mut section.links {

@@ -90,6 +90,7 @@ pub fn parse_html(
         }
         let trimmed = section.content.trim_end().len();
         section.content.truncate(trimmed);
+        section.source_marks.retain(|m| m.0 < trimmed);
     }
     let preamble = sections.remove(0);
     Ok(ParsedDoc {

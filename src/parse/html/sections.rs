@@ -67,6 +67,7 @@ pub fn walk(dom: &Dom, content: NodeRef<'_>, self_name: Option<&str>) -> Walked 
         entries: 0,
         lists: 0,
         pending_ids: Vec::new(),
+        line: dom.line(content).unwrap_or(1),
         writer: Writer::new(),
     };
     walker.children(content);
@@ -89,6 +90,8 @@ struct Walker<'d, 'n> {
     /// Ids of elements entered since the last text: they name what comes next (a heading, or
     /// the section the next text goes to).
     pending_ids: Vec<String>,
+    /// Source line of the element last entered: where the next text written comes from.
+    line: u32,
     writer: Writer,
 }
 
@@ -109,9 +112,28 @@ impl Walker<'_, '_> {
     fn text(&mut self, text: &str) {
         if !text.trim().is_empty() {
             self.flush_ids();
+            self.mark();
         }
         let i = self.open.last().copied().unwrap_or(0);
         self.writer.text(&mut self.sections[i].content, text);
+    }
+
+    /// Note in the open section that the text written next comes from [`Walker::line`] (when
+    /// that line differs from the last noted), so a `Part N` split of it finds its source line.
+    fn mark(&mut self) {
+        let line = self.line;
+        let section = self.current();
+        if section.source_marks.last().is_none_or(|m| m.1 < line) {
+            let at = section.content.len();
+            section.source_marks.push((at, line));
+        }
+    }
+
+    /// Enter `node`: the text written next comes from its line.
+    fn enter(&mut self, node: NodeRef<'_>) {
+        if let Some(line) = self.dom.line(node) {
+            self.line = line;
+        }
     }
 
     fn children(&mut self, node: NodeRef<'_>) {
@@ -130,6 +152,7 @@ impl Walker<'_, '_> {
                 if let Some(id) = e.id().or_else(|| anchor_name(&node)) {
                     self.pending_ids.push(id.to_string());
                 }
+                self.enter(node);
                 self.element(node, e.name());
             }
             _ => {}
@@ -144,6 +167,9 @@ impl Walker<'_, '_> {
                 raw_text(node, &mut code);
                 self.flush_ids();
                 self.harvest(node);
+                if !code.trim().is_empty() {
+                    self.mark();
+                }
                 let i = self.open.last().copied().unwrap_or(0);
                 self.writer.code_block(&mut self.sections[i].content, &code);
             }
@@ -234,6 +260,8 @@ impl Walker<'_, '_> {
             match tag(&part) {
                 "caption" => {
                     let caption = collapsed_text(part, &skip);
+                    self.enter(part);
+                    self.mark();
                     let i = self.open.last().copied().unwrap_or(0);
                     self.writer
                         .raw_line(&mut self.sections[i].content, &caption);
@@ -247,6 +275,8 @@ impl Walker<'_, '_> {
                     if cells.iter().all(|(_, t)| t.is_empty()) {
                         continue;
                     }
+                    self.enter(part);
+                    self.mark();
                     let row = format!(
                         "| {} |",
                         cells
@@ -354,6 +384,8 @@ impl Walker<'_, '_> {
                     current
                         .links
                         .extend(links.into_iter().filter(|l| l.file.is_some()));
+                    self.enter(item);
+                    self.mark();
                     let i = self.open.last().copied().unwrap_or(0);
                     self.writer
                         .raw_line(&mut self.sections[i].content, &signature);

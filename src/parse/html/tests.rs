@@ -99,3 +99,64 @@ fn sphinx_api_descriptions_are_nodes_under_their_heading() {
         }]
     );
 }
+
+/// `Part N` splits of a long section start on the source line of their first text: paragraph
+/// `k` of the page sits on line `FIRST + k`, and a table row on a line of its own.
+#[test]
+fn parts_of_a_long_section_start_on_the_line_of_their_first_text() {
+    const FIRST: u32 = 5;
+    let mut page = String::from(
+        "<!DOCTYPE html>\n<html><head><title>Long</title></head>\n<body>\n<main>\n<h1>Long</h1>\n",
+    );
+    let filler = "word ".repeat(60);
+    for k in 1..=30 {
+        if k == 20 {
+            page.push_str(&format!("<table><tr><td>Row {k} {filler}</td></tr>\n"));
+            page.push_str(&format!(
+                "<tr><td>Row {} {filler}</td></tr></table>\n",
+                k + 1
+            ));
+        } else if k != 21 {
+            page.push_str(&format!("<p>Paragraph {k} {filler}</p>\n"));
+        }
+    }
+    page.push_str("</main>\n</body></html>\n");
+    let doc = parse_html(&page, Some("long.html"), DocFormat::Html).unwrap();
+    let tree = crate::tree::build_tree(
+        doc,
+        &crate::tree::BuildOptions {
+            max_leaf_tokens: 200,
+            ..crate::tree::BuildOptions::default()
+        },
+    );
+    let parts: Vec<_> = tree
+        .nodes
+        .iter()
+        .filter(|n| n.title.starts_with("Part "))
+        .collect();
+    assert!(parts.len() >= 5, "{} parts", parts.len());
+    let mut previous_end = None;
+    for part in &parts {
+        // "Paragraph 12 word…" or "| Row 20 word…": the k of its first text.
+        let k: u32 = part
+            .content
+            .split_whitespace()
+            .find_map(|w| w.parse().ok())
+            .unwrap();
+        let lines = part.lines.clone().unwrap();
+        assert_eq!(
+            lines.start,
+            FIRST + k,
+            "{}: {:?}",
+            part.title,
+            part.content.get(..40)
+        );
+        if let Some(end) = previous_end {
+            assert_eq!(end, lines.start, "parts follow each other");
+        }
+        previous_end = Some(lines.end);
+    }
+    // The last part ends with its section (here the page's root: the file's end).
+    assert_eq!(previous_end, tree.nodes[0].lines.clone().map(|l| l.end));
+    assert_eq!(previous_end, Some(FIRST + 33));
+}
