@@ -17,8 +17,8 @@ use crate::workspace::{IndexOptions, Library, Workspace};
 #[derive(Debug, clap::Args)]
 pub struct IndexArgs {
     /// Files, folders (searched recursively for .md .markdown .pdf .txt .html .htm .xhtml .docx .epub,
-    /// passing over hidden entries, a Sphinx build's `_sources/` copies and index pages, and a
-    /// page's `.txt` source beside its `.html`) or globs (`docs/**/*.md`).
+    /// passing over hidden entries, a Sphinx build's `_sources/` copies and index pages, a page's
+    /// `.txt` source beside its `.html` and a site's `404.html`) or globs (`docs/**/*.md`).
     /// Without any: re-index every document of the workspace whose source changed (and repair
     /// its search index).
     #[arg(value_name = "PATH")]

@@ -15,7 +15,9 @@ use notify::{RecursiveMode, Watcher};
 
 use crate::parse::format_for_path;
 use crate::tree::DocFormat;
-use crate::workspace::site_files::{is_source_beside_page, is_under_sphinx_output};
+use crate::workspace::site_files::{
+    is_not_found_page, is_source_beside_page, is_under_sphinx_output,
+};
 
 /// A batch closes once no change has come for this long (an editor's save is a few events
 /// within milliseconds: write a temporary file, rename it over the old one).
@@ -111,7 +113,11 @@ impl Watch {
                     // A page's source beside it is passed over, as the folder walk does.
                     let source_of_page =
                         self.formats.contains(&DocFormat::Html) && is_source_beside_page(path);
-                    if wanted && !source_of_page {
+                    let not_found_page = path
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(is_not_found_page);
+                    if wanted && !source_of_page && !not_found_page {
                         plan.index.push(path.clone());
                     }
                 }
@@ -326,9 +332,11 @@ mod tests {
         std::fs::write(root.join("gitignore.html"), "<h1>gitignore</h1>").unwrap();
         std::fs::write(root.join("gitignore.txt"), "gitignore(5)\n").unwrap();
         std::fs::write(root.join("notes.txt"), "notes\n").unwrap();
+        std::fs::write(root.join("404.html"), "<h1>Page not found</h1>").unwrap();
         let plan = watch.plan(&changes(&[
             &root.join("gitignore.txt"),
             &root.join("notes.txt"),
+            &root.join("404.html"),
         ]));
         assert_eq!(plan.index, vec![root.join("notes.txt")]);
         for path in &changed {

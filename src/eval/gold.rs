@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{DataError, QaItem};
 use crate::tree::{BuildOptions, NodeId};
-use crate::workspace::{slugify, unique_slug, Document, InMemoryLibrary, Library};
+use crate::workspace::{doc_id_base, unique_slug, Document, InMemoryLibrary, Library};
 
 /// Collapse runs of whitespace to one space and trim (`"a \n b"` → `"a b"`).
 pub fn normalize_space(text: &str) -> String {
@@ -172,8 +172,7 @@ pub fn library_from_qa(
         if !seen.insert(key) {
             continue;
         }
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("doc");
-        let id = unique_slug(&slugify(stem), |c| taken.contains(c));
+        let id = unique_slug(&doc_id_base(&path), |c| taken.contains(c));
         let built = std::fs::read(&path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))
             .and_then(|bytes| {

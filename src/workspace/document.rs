@@ -82,6 +82,28 @@ pub fn slugify(stem: &str) -> String {
     }
 }
 
+/// File stems that name a page by its place rather than its subject: a site's page served from
+/// its own folder (`guide/index.html`, as MkDocs, Docusaurus, Hugo and Sphinx's `dirhtml`
+/// write every page) and a package's readme (`packages/cli/README.md`).
+const PLACE_STEMS: &[&str] = &["index", "readme"];
+
+/// The readable base of a new document's id, before [`super::unique_slug`] makes it unique: the
+/// [slug](slugify) of the file's stem (`nodejs-doc__fs.md` → `nodejs-doc-fs`), or for a file whose
+/// stem is `index` or `readme` (any case) the slug of the folder it is in (`site/guide/index.html`
+/// → `guide`, where 40 pages of a MkDocs site were `index`, `index-2`, … `index-40`). The folder
+/// is that of the absolute path (no file system access), so a relative `README.md` is named after
+/// the current folder; a file at the root of the file system keeps its stem.
+pub fn doc_id_base(path: &Path) -> String {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("doc");
+    if !PLACE_STEMS.iter().any(|p| stem.eq_ignore_ascii_case(p)) {
+        return slugify(stem);
+    }
+    let folder = std::path::absolute(path)
+        .ok()
+        .and_then(|p| Some(p.parent()?.file_name()?.to_str()?.to_string()));
+    slugify(folder.as_deref().unwrap_or(stem))
+}
+
 impl Document {
     /// Parse and build the document in `bytes` read from `path`.
     ///
@@ -453,8 +475,7 @@ impl InMemoryLibrary {
                 path: path.to_path_buf(),
                 source,
             })?;
-            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("doc");
-            let id = super::unique_slug(&slugify(stem), |c| taken.contains(c));
+            let id = super::unique_slug(&doc_id_base(path), |c| taken.contains(c));
             taken.insert(id.clone());
             documents.push(Document::build(path, &bytes, &id, true, options)?.document);
         }

@@ -10,12 +10,12 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use globset::Glob;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::site_files::{is_sphinx_output, sources_beside_pages};
+use super::site_files::{is_not_found_page, is_sphinx_output, sources_beside_pages};
 use super::source_stat::{SourceStat, SourceStatter};
 use super::sync::{search_error, WriterLock};
 use super::{
     atomic::{sync_filesystem, write_atomic_deferred},
-    build_key, decode_tree_file, encode_tree_file, fingerprint, slugify, store, tree_file_name,
+    build_key, decode_tree_file, doc_id_base, encode_tree_file, fingerprint, store, tree_file_name,
     unique_slug, Catalog, CatalogEntry, Document, Workspace, WorkspaceError,
 };
 use crate::index::sections::DocumentEntries;
@@ -113,12 +113,16 @@ fn is_hidden(entry: &walkdir::DirEntry) -> bool {
             .is_some_and(|s| s.starts_with('.'))
 }
 
-/// A walked entry that is Sphinx's own output beside the pages of an HTML build
-/// ([`is_sphinx_output`]); never the walk's root.
-fn is_walked_sphinx_output(entry: &walkdir::DirEntry) -> bool {
+/// A walked entry that is a site's by-product, not one of its pages: Sphinx's own output beside
+/// the pages of an HTML build ([`is_sphinx_output`]) or a "not found" page
+/// ([`is_not_found_page`]); never the walk's root.
+fn is_walked_site_output(entry: &walkdir::DirEntry) -> bool {
     entry.depth() > 0
         && match (entry.path().parent(), entry.file_name().to_str()) {
-            (Some(parent), Some(name)) => is_sphinx_output(parent, name),
+            (Some(parent), Some(name)) => {
+                (entry.file_type().is_file() && is_not_found_page(name))
+                    || is_sphinx_output(parent, name)
+            }
             _ => false,
         }
 }
@@ -127,8 +131,9 @@ fn is_walked_sphinx_output(entry: &walkdir::DirEntry) -> bool {
 ///
 /// Folders are walked recursively for the extensions of `formats` ([`DocFormat::extensions`]:
 /// `.md .markdown .pdf .txt .html .htm .xhtml .docx .epub` for all), passing over hidden entries,
-/// [Sphinx's own output](is_sphinx_output) beside a build's pages and a `.txt` file beside an
-/// HTML page of its stem ([`sources_beside_pages`]); globs
+/// [Sphinx's own output](is_sphinx_output) beside a build's pages, a site's `404.html`
+/// ([`is_not_found_page`]) and a `.txt` file beside an HTML page of its stem
+/// ([`sources_beside_pages`]); globs
 /// (`docs/**/*.md`) are matched with globset from their literal prefix, and their matches of
 /// known extensions outside `formats` passed over. Returns the inputs (deduplicated, sorted)
 /// and one error line per argument that matched nothing, per one that is neither a file nor a
@@ -168,7 +173,7 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
                 // 1.7 million comparisons (8% of a one-file re-index at 100,000 documents).
                 .sort_by(|a, b| a.path().as_os_str().cmp(b.path().as_os_str()))
                 .into_iter()
-                .filter_entry(|e| !is_hidden(e) && !is_walked_sphinx_output(e))
+                .filter_entry(|e| !is_hidden(e) && !is_walked_site_output(e))
                 .flatten()
             {
                 if entry.file_type().is_file() && wanted(entry.path()) {
@@ -684,18 +689,13 @@ impl Workspace {
                         let known = known.get_or_insert_with(|| {
                             rows.iter().map(|e| e.doc_id.as_str()).collect()
                         });
-                        let stem = input
-                            .path
-                            .file_stem()
-                            .and_then(|s| s.to_str())
-                            .unwrap_or("doc");
                         // With only the named files' rows read, the catalog is asked.
                         let in_catalog = |c: &str| {
                             named_store
                                 .as_ref()
                                 .is_some_and(|s| !matches!(s.entry(c), Ok(None)))
                         };
-                        let id = unique_slug(&slugify(stem), |c| {
+                        let id = unique_slug(&doc_id_base(&input.path), |c| {
                             known.contains(c) || taken.contains(c) || in_catalog(c)
                         });
                         taken.insert(id.clone());

@@ -40,8 +40,8 @@ use serde::{Deserialize, Serialize};
 
 pub use atomic::write_atomic;
 pub use document::{
-    fingerprint, slugify, BuiltDocument, CardList, CatalogDigest, Document, InMemoryLibrary,
-    Library, SetDigest, CARD_SCAN_PAGE,
+    doc_id_base, fingerprint, slugify, BuiltDocument, CardList, CatalogDigest, Document,
+    InMemoryLibrary, Library, SetDigest, CARD_SCAN_PAGE,
 };
 pub use indexer::{IndexOptions, IndexReport};
 pub use store::{CatalogEntry, CatalogStore};
@@ -82,7 +82,7 @@ pub const FORMAT_VERSION: u32 = 5;
 /// 10: a changelog's card orders pre-releases by SemVer precedence (`7.0.0-beta.8` after
 /// `7.0.0-beta.0`; they all compared equal before).
 /// 11: `Part N` splits of HTML and DOCX sections have their own lines and paragraphs (they had
-/// their section's whole range).
+/// their section's whole range); an HTML link to a folder (`../guide/`) links its `index.html`.
 pub const TREE_BUILDER_VERSION: u32 = 11;
 
 /// The builder part of a [`build_key`] (`builder 9`); "" for an empty key.

@@ -21,6 +21,11 @@
 //! markup as plain text, with the headings the HTML reader reads properly, so the walk takes the
 //! page and passes over the text.
 //!
+//! **A site's "not found" page.** Static site generators (MkDocs, Docusaurus, Hugo, Jekyll) write
+//! `404.html` for the server to show on a missing page: "Page not found" under the site's name,
+//! which a MkDocs site then listed among its documents, titled like the site. The walk passes
+//! over files named `404.html` (or `.htm`).
+//!
 //! A folder walk leaves these out; a file named on the command line (or matched by a glob) is
 //! indexed whatever its place, and so is a folder walk that starts inside `_sources/`.
 
@@ -95,6 +100,12 @@ pub fn is_source_beside_page(path: &Path) -> bool {
             .any(|ext| path.with_extension(ext).is_file())
 }
 
+/// True for a site's "not found" page, `404.html` or `404.htm` (any case), which a folder walk
+/// passes over.
+pub fn is_not_found_page(name: &str) -> bool {
+    name.eq_ignore_ascii_case("404.html") || name.eq_ignore_ascii_case("404.htm")
+}
+
 fn sphinx_output_name(name: &str) -> bool {
     if name == "_sources" || name == "_static" {
         return true;
@@ -161,6 +172,8 @@ mod tests {
         ];
         assert_eq!(sources_beside_pages(&paths), [1, 5]);
         assert!(sources_beside_pages(&paths[1..4]).is_empty());
+        assert!(is_not_found_page("404.html") && is_not_found_page("404.HTM"));
+        assert!(!is_not_found_page("404.md") && !is_not_found_page("1404.html"));
 
         let dir = tempfile::tempdir().unwrap();
         let text = dir.path().join("gitignore.txt");

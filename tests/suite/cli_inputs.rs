@@ -268,3 +268,49 @@ fn a_text_file_beside_an_html_page_of_its_name_is_that_pages_source() {
         ]
     );
 }
+
+#[test]
+fn pages_named_index_or_readme_take_their_folders_name_and_404_pages_are_passed_over() {
+    let dir = tempfile::tempdir().unwrap();
+    // A site written with directory URLs (MkDocs, Docusaurus, Hugo): every page is `index.html`.
+    let site = dir.path().join("site");
+    for folder in ["guide", "faq", "packages/cli"] {
+        std::fs::create_dir_all(site.join(folder)).unwrap();
+    }
+    let page = fixture("../html/git/gitignore.html");
+    for name in [
+        "index.html",
+        "guide/index.html",
+        "faq/index.html",
+        "404.html",
+    ] {
+        std::fs::copy(&page, site.join(name)).unwrap();
+    }
+    std::fs::copy(
+        fixture("vant__README.md"),
+        site.join("packages/cli/README.md"),
+    )
+    .unwrap();
+    let r = run_in(dir.path(), None, &["index", "site"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        cards(dir.path(), None),
+        [
+            pair("cli", "markdown"),
+            pair("faq", "html"),
+            pair("guide", "html"),
+            pair("site", "html")
+        ]
+    );
+    // Named, a 404 page is indexed; a second `index` in a folder of a taken name is made unique.
+    std::fs::create_dir_all(dir.path().join("more/guide")).unwrap();
+    std::fs::copy(&page, dir.path().join("more/guide/index.html")).unwrap();
+    let r = run_in(
+        dir.path(),
+        None,
+        &["index", "site/404.html", "more/guide/index.html"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let ids: Vec<String> = cards(dir.path(), None).into_iter().map(|c| c.0).collect();
+    assert_eq!(ids, ["404", "cli", "faq", "guide", "guide-2", "site"]);
+}

@@ -287,3 +287,52 @@ fn a_page_nested_past_the_browsers_bound_fails_alone() {
     assert!(r.stdout.contains("bottom text"), "{}", r.stdout);
     assert_eq!(run(&ws, &["docs", "--count"]).stdout.trim(), "2");
 }
+
+/// A site with directory URLs (MkDocs, Docusaurus, Hugo) links `../b/#section-two`: the folder's
+/// `index.html`, which is the document named after the folder.
+#[test]
+fn links_to_a_folder_reach_its_index_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let site = dir.path().join("site");
+    let page = |body: &str| {
+        format!(
+            "<!DOCTYPE html>\n<html><head><title>T</title></head>\n<body>\n\
+             <nav><a href=\"../\">Home</a> <a href=\"../b/\">Next</a></nav>\n\
+             <div role=\"main\">\n{body}\n</div>\n<footer>Built with MkDocs</footer>\n</body></html>\n"
+        )
+    };
+    std::fs::create_dir_all(site.join("a")).unwrap();
+    std::fs::create_dir_all(site.join("b")).unwrap();
+    std::fs::write(
+        site.join("a/index.html"),
+        page(
+            "<h1 id=\"alpha\">Alpha</h1>\n<h2 id=\"setup\">Setup</h2>\n\
+              <p>See <a href=\"../b/#section-two\">the second part</a> for details.</p>",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("b/index.html"),
+        page(
+            "<h1 id=\"beta\">Beta</h1>\n<h2 id=\"section-one\">Section one</h2>\n<p>One.</p>\n\
+              <h2 id=\"section-two\">Section two</h2>\n<p>Two is here.</p>",
+        ),
+    )
+    .unwrap();
+    let r = run(&ws, &["index", site.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(&ws, &["exec", "cat /a"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        !r.stdout.contains("Built with") && !r.stdout.contains("Next"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        r.stdout.lines().rev().find(|l| l.starts_with("[see also:")),
+        Some("[see also: /b/#2 Section two]"),
+        "{}",
+        r.stdout
+    );
+}

@@ -1,7 +1,9 @@
 //! Which `href`s are references: a fragment of this page (`#action`), or a relative path to
 //! another document, possibly with a fragment (`../library/sys.html#sys.argv`). Links with a
 //! scheme (`https:`, `mailto:`), protocol-relative ones (`//host/x`) and links to anything but
-//! a document (images, stylesheets, folders) are not.
+//! a document (images, stylesheets) are not. A link to a folder (`../guide/#setup`) is a link to
+//! its `index.html`, the page a server shows for it: sites with directory URLs (MkDocs,
+//! Docusaurus, Hugo, Sphinx's `dirhtml`) link every page that way.
 
 use crate::parse::RawLink;
 
@@ -33,7 +35,10 @@ pub fn classify_href(href: &str, self_name: Option<&str>) -> Option<RawLink> {
     if scheme || path.starts_with("//") {
         return None;
     }
-    let file = decode(path);
+    let mut file = decode(path);
+    if file.ends_with('/') {
+        file.push_str("index.html");
+    }
     let name = file.rsplit('/').next().unwrap_or(&file);
     let extension = name.rsplit_once('.')?.1.to_ascii_lowercase();
     if !DOCUMENT_EXTENSIONS.contains(&extension.as_str()) {
@@ -86,7 +91,11 @@ mod tests {
         assert_eq!(c("mailto:a@b.c"), None);
         assert_eq!(c("//cdn/x.html"), None);
         assert_eq!(c("_static/logo.png"), None);
-        assert_eq!(c("../library/"), None);
+        assert_eq!(
+            c("../guide/#setup"),
+            link(Some("../guide/index.html"), Some("setup"))
+        );
+        assert_eq!(c("./"), link(Some("./index.html"), None));
         assert_eq!(c("#"), None);
     }
 }
