@@ -422,6 +422,44 @@ fn finish(tree: &mut Tree) {
     }
 }
 
+/// For tests of a parser's `Part N` locations: `doc` built with leaves of at most
+/// `max_leaf_tokens`, and its `Part N` nodes in order, each as the first number in its text (the
+/// test writes `Paragraph 12 …`) with its lines; panics unless there are at least five parts and
+/// each starts where the one before ends.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn numbered_parts(
+    doc: ParsedDoc,
+    max_leaf_tokens: u32,
+) -> (Tree, Vec<(u32, Range<u32>)>) {
+    let options = BuildOptions {
+        max_leaf_tokens,
+        ..BuildOptions::default()
+    };
+    let tree = build_tree(doc, &options);
+    let parts: Vec<(u32, Range<u32>)> = tree
+        .nodes
+        .iter()
+        .filter(|n| n.title.starts_with("Part "))
+        .map(|n| {
+            let k = n
+                .content
+                .split_whitespace()
+                .find_map(|w| w.parse().ok())
+                .unwrap();
+            (k, n.lines.clone().unwrap())
+        })
+        .collect();
+    assert!(parts.len() >= 5, "{} parts", parts.len());
+    for pair in parts.windows(2) {
+        assert_eq!(
+            pair[0].1.end, pair[1].1.start,
+            "parts follow each other: {pair:?}"
+        );
+    }
+    (tree, parts)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -34,6 +34,13 @@ fn pair(id: &str, format: &str) -> (String, String) {
     (id.to_string(), format.to_string())
 }
 
+/// Copy `from` to each of `names` under `dir`.
+fn copy_as(from: &Path, dir: &Path, names: &[&str]) {
+    for name in names {
+        std::fs::copy(from, dir.join(name)).unwrap();
+    }
+}
+
 #[test]
 fn default_workspace_is_dot_docnav_in_the_current_directory() {
     let dir = tempfile::tempdir().unwrap();
@@ -177,14 +184,9 @@ fn a_sphinx_build_folder_indexes_its_pages_not_sphinx_own_output() {
     )
     .unwrap();
     std::fs::copy(fixture("notes.txt"), build.join("_static/LICENSE.txt")).unwrap();
-    for page in [
-        "genindex.html",
-        "genindex-S.html",
-        "py-modindex.html",
-        "search.html",
-    ] {
-        std::fs::copy(&sys, build.join(page)).unwrap();
-    }
+    let indices = ["genindex.html", "genindex-S.html", "py-modindex.html"];
+    copy_as(&sys, &build, &indices);
+    copy_as(&sys, &build, &["search.html"]);
     // Files the authors link to stay.
     std::fs::copy(fixture("notes.txt"), build.join("_downloads/example.txt")).unwrap();
     let ids = |cwd: &Path| -> Vec<String> { cards(cwd, None).into_iter().map(|c| c.0).collect() };
@@ -278,14 +280,9 @@ fn pages_named_index_or_readme_take_their_folders_name_and_404_pages_are_passed_
         std::fs::create_dir_all(site.join(folder)).unwrap();
     }
     let page = fixture("../html/git/gitignore.html");
-    for name in [
-        "index.html",
-        "guide/index.html",
-        "faq/index.html",
-        "404.html",
-    ] {
-        std::fs::copy(&page, site.join(name)).unwrap();
-    }
+    let pages = ["index.html", "guide/index.html", "faq/index.html"];
+    copy_as(&page, &site, &pages);
+    copy_as(&page, &site, &["404.html"]);
     std::fs::copy(
         fixture("vant__README.md"),
         site.join("packages/cli/README.md"),

@@ -122,41 +122,13 @@ fn parts_of_a_long_section_start_on_the_line_of_their_first_text() {
     }
     page.push_str("</main>\n</body></html>\n");
     let doc = parse_html(&page, Some("long.html"), DocFormat::Html).unwrap();
-    let tree = crate::tree::build_tree(
-        doc,
-        &crate::tree::BuildOptions {
-            max_leaf_tokens: 200,
-            ..crate::tree::BuildOptions::default()
-        },
-    );
-    let parts: Vec<_> = tree
-        .nodes
-        .iter()
-        .filter(|n| n.title.starts_with("Part "))
-        .collect();
-    assert!(parts.len() >= 5, "{} parts", parts.len());
-    let mut previous_end = None;
-    for part in &parts {
-        // "Paragraph 12 word…" or "| Row 20 word…": the k of its first text.
-        let k: u32 = part
-            .content
-            .split_whitespace()
-            .find_map(|w| w.parse().ok())
-            .unwrap();
-        let lines = part.lines.clone().unwrap();
-        assert_eq!(
-            lines.start,
-            FIRST + k,
-            "{}: {:?}",
-            part.title,
-            part.content.get(..40)
-        );
-        if let Some(end) = previous_end {
-            assert_eq!(end, lines.start, "parts follow each other");
-        }
-        previous_end = Some(lines.end);
+    let (tree, parts) = crate::tree::build::numbered_parts(doc, 200);
+    for (k, lines) in &parts {
+        // "Paragraph 12 word…" or "| Row 20 word…" starts on line FIRST + 12 or FIRST + 20.
+        assert_eq!(lines.start, FIRST + k, "part starting with {k}");
     }
     // The last part ends with its section (here the page's root: the file's end).
-    assert_eq!(previous_end, tree.nodes[0].lines.clone().map(|l| l.end));
-    assert_eq!(previous_end, Some(FIRST + 33));
+    let last_end = parts.last().map(|p| p.1.end);
+    assert_eq!(last_end, tree.nodes[0].lines.clone().map(|l| l.end));
+    assert_eq!(last_end, Some(FIRST + 33));
 }
