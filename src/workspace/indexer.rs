@@ -187,16 +187,18 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
                     });
                 }
             }
-            let walked = found.split_off(before);
-            let paths: Vec<&Path> = walked.iter().map(|i| i.path.as_path()).collect();
+            let paths: Vec<&Path> = found[before..].iter().map(|i| i.path.as_path()).collect();
             let sources: HashSet<usize> = sources_beside_pages(&paths).into_iter().collect();
-            found.extend(
-                walked
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(i, _)| !sources.contains(i))
-                    .map(|(_, input)| input),
-            );
+            if !sources.is_empty() {
+                let walked = found.split_off(before);
+                found.extend(
+                    walked
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(i, _)| !sources.contains(i))
+                        .map(|(_, input)| input),
+                );
+            }
             if found.len() == before {
                 errors.push(format!(
                     "`{arg}` contains no {} files",
