@@ -141,7 +141,6 @@ fn is_walked_site_output(entry: &walkdir::DirEntry) -> bool {
 pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Vec<String>) {
     let mut found: Vec<Input> = Vec::new();
     let mut errors = Vec::new();
-    let wanted = |p: &Path| format_for_path(p).is_some_and(|f| formats.contains(&f));
     let excluded = |p: &Path| format_for_path(p).is_some_and(|f| !formats.contains(&f));
     let names: Vec<&str> = formats.iter().map(|f| f.flag_name()).collect();
     for arg in args {
@@ -167,6 +166,7 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
             // are not followed), so a file's path is the root's plus its own name; resolving
             // each of 100,000 files took a third of a one-file re-index (issue 24).
             let root = absolute(path);
+            let mut pages = false;
             for entry in walkdir::WalkDir::new(path)
                 // By file name, compared as whole paths: siblings share their parent's path, so
                 // the order is the same, without parsing each name out of its path for each of
@@ -176,7 +176,12 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
                 .filter_entry(|e| !is_hidden(e) && !is_walked_site_output(e))
                 .flatten()
             {
-                if entry.file_type().is_file() && wanted(entry.path()) {
+                if !entry.file_type().is_file() {
+                    continue;
+                }
+                let format = format_for_path(entry.path());
+                if format.is_some_and(|f| formats.contains(&f)) {
+                    pages |= format == Some(DocFormat::Html);
                     let path = match entry.path().strip_prefix(path) {
                         Ok(relative) => root.join(relative),
                         Err(_) => absolute(entry.path()),
@@ -187,8 +192,13 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
                     });
                 }
             }
-            let paths: Vec<&Path> = found[before..].iter().map(|i| i.path.as_path()).collect();
-            let sources: HashSet<usize> = sources_beside_pages(&paths).into_iter().collect();
+            // Only a walk that found HTML pages can have their sources beside them.
+            let sources: HashSet<usize> = if pages {
+                let paths: Vec<&Path> = found[before..].iter().map(|i| i.path.as_path()).collect();
+                sources_beside_pages(&paths).into_iter().collect()
+            } else {
+                HashSet::new()
+            };
             if !sources.is_empty() {
                 let walked = found.split_off(before);
                 found.extend(
