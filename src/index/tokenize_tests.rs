@@ -48,6 +48,28 @@ fn plain_words_lowercased_stopwords_and_single_letters_dropped() {
 }
 
 #[test]
+fn per_and_via_are_stopwords_also_inside_technical_tokens() {
+    assert_eq!(
+        toks("one stat per file, via HTTP: sys.int_info.bits_per_digit and Per-drive paths"),
+        [
+            "one",
+            "stat",
+            "file",
+            "http",
+            "sys.int_info.bits_per_digit",
+            "sys",
+            "int",
+            "info",
+            "bit",
+            "digit",
+            "per-drive",
+            "drive",
+            "path",
+        ]
+    );
+}
+
+#[test]
 fn plural_stemming() {
     assert_eq!(
         toks("libraries dependencies releases files matches boxes classes hashes caches"),
