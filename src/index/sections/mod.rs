@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::{Index, IndexReader, IndexSettings, ReloadPolicy};
+use tantivy::{Index, IndexReader, IndexSettings, IndexSortByField, Order, ReloadPolicy};
 
 use directory::BatchSyncDirectory;
 
@@ -58,6 +58,22 @@ pub const TITLE_WEIGHT: usize = 3;
 
 /// At most this many distinct query terms are scored (the rest are ignored).
 pub const MAX_QUERY_TERMS: usize = 64;
+
+/// Name of the `doc_id` field, by which new indexes sort each segment's entries.
+const DOC_ID_FIELD: &str = "doc_id";
+
+/// Settings of a new index: each segment's entries sorted by `doc_id` (tantivy's index sorting,
+/// kept through merges), so a search cuts a tie group after its first members in each segment
+/// instead of visiting all of them (`search::top_with_whole_ties`; issue 24).
+fn new_index_settings() -> IndexSettings {
+    IndexSettings {
+        sort_by_field: Some(IndexSortByField {
+            field: DOC_ID_FIELD.to_string(),
+            order: Order::Asc,
+        }),
+        ..IndexSettings::default()
+    }
+}
 
 /// `kind` of a section entry.
 const KIND_SECTION: &str = "section";
@@ -109,7 +125,7 @@ fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let fields = Fields {
         kind: b.add_text_field("kind", STRING),
-        doc_id: b.add_text_field("doc_id", STRING | FAST),
+        doc_id: b.add_text_field(DOC_ID_FIELD, STRING | FAST),
         node: b.add_u64_field("node", FAST),
         rank: b.add_u64_field("rank", FAST),
         ancestor: b.add_u64_field("ancestor", INDEXED),
@@ -145,8 +161,24 @@ impl SectionIndex {
     /// Errors: [`SectionIndexError::Tantivy`] if tantivy cannot set it up (a bug).
     pub fn create_in_ram() -> Result<SectionIndex, SectionIndexError> {
         let (schema, fields) = schema();
-        let index = Index::create_in_ram(schema);
+        let index = Index::builder()
+            .schema(schema)
+            .settings(new_index_settings())
+            .create_in_ram()
+            .map_err(|source| SectionIndexError::Tantivy {
+                place: "in memory".into(),
+                source,
+            })?;
         SectionIndex::finish(index, fields, "in memory".into())
+    }
+
+    /// [`SectionIndex::create_in_ram`] without the `doc_id` sorting: an index as made before
+    /// issue 24's sorting, whose segments keep entries in the order they were added.
+    #[cfg(test)]
+    #[allow(clippy::unwrap_used)]
+    pub(crate) fn create_in_ram_unsorted() -> SectionIndex {
+        let (schema, fields) = schema();
+        SectionIndex::finish(Index::create_in_ram(schema), fields, "in memory".into()).unwrap()
     }
 
     /// Create a new, empty index in `dir` (created if missing; it must hold no index yet).
@@ -164,7 +196,7 @@ impl SectionIndex {
         if Index::exists(&directory).map_err(|e| tantivy(e.into()))? {
             return Err(tantivy(tantivy::TantivyError::IndexAlreadyExists));
         }
-        let index = Index::create(directory, schema, IndexSettings::default()).map_err(tantivy)?;
+        let index = Index::create(directory, schema, new_index_settings()).map_err(tantivy)?;
         SectionIndex::finish(index, fields, place)
     }
 

@@ -49,12 +49,21 @@ pub enum Scope<'a> {
 /// of `ask --lexical` over `bench/scale`'s 100,000 copies, whose best sections tie in groups of
 /// 2,600 (issue 24).
 ///
+/// With `doc_ordered` (each segment holds its entries in the order ties are broken: by
+/// `doc_id`, then reading order — see [`sorted_by_doc_id`]), a match is also dropped once
+/// `limit` earlier matches of its own segment score at least as much: each of them comes before
+/// it (a better score, or the same score and an earlier place). The threshold then rises to
+/// the `limit`-th best score of the segment, so block-max WAND skips the blocks of a tie group
+/// after its first `limit` members instead of visiting all of them (`bench/scale`'s 2,600
+/// copies per section, issue 24).
+///
 /// Errors: tantivy's, when a segment cannot be read.
 fn top_with_whole_ties(
     searcher: &Searcher,
     query: &dyn Query,
     limit: usize,
     stats: &ScopeStats,
+    doc_ordered: bool,
 ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
     let limit = limit.max(1);
     let weight = query.weight(EnableScoring::enabled_from_statistics_provider(
@@ -75,15 +84,25 @@ fn top_with_whole_ties(
     let threshold = |best: &BinaryHeap<Reverse<OrderedFloat<f32>>>| {
         floor(best).map_or(f32::MIN, f32::next_down)
     };
+    // The `limit` best scores of the current segment (used when `doc_ordered`).
+    let mut segment_best: BinaryHeap<Reverse<OrderedFloat<f32>>> =
+        BinaryHeap::with_capacity(limit + 1);
     for (ord, reader) in searcher.segment_readers().iter().enumerate() {
         let segment = u32::try_from(ord).unwrap_or(u32::MAX);
         let alive = reader.alive_bitset();
+        segment_best.clear();
         weight.for_each_pruning(threshold(&best), reader, &mut |doc, score| {
-            if alive.is_none_or(|a| a.is_alive(doc)) && floor(&best).is_none_or(|f| score >= f) {
+            let dominated = doc_ordered && floor(&segment_best).is_some_and(|f| score <= f);
+            if !dominated
+                && alive.is_none_or(|a| a.is_alive(doc))
+                && floor(&best).is_none_or(|f| score >= f)
+            {
                 kept.push((score, DocAddress::new(segment, doc)));
-                best.push(Reverse(OrderedFloat(score)));
-                if best.len() > limit {
-                    best.pop();
+                for heap in [&mut best, &mut segment_best] {
+                    heap.push(Reverse(OrderedFloat(score)));
+                    if heap.len() > limit {
+                        heap.pop();
+                    }
                 }
                 if kept.len() >= compact_at {
                     if let Some(f) = floor(&best) {
@@ -92,7 +111,12 @@ fn top_with_whole_ties(
                     compact_at = (2 * kept.len()).max(2 * limit);
                 }
             }
-            threshold(&best)
+            let segment_floor = if doc_ordered {
+                floor(&segment_best).unwrap_or(f32::MIN)
+            } else {
+                f32::MIN
+            };
+            threshold(&best).max(segment_floor)
         })?;
     }
     if let Some(f) = floor(&best) {
@@ -100,6 +124,20 @@ fn top_with_whole_ties(
     }
     kept.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     Ok(kept)
+}
+
+/// `true` when the index keeps each segment's entries sorted by `doc_id` (tantivy's index
+/// sorting, set by [`SectionIndex::create`] since issue 24; an index made before keeps them in
+/// the order they were added). Entries of one `doc_id` keep the order they were added in, which
+/// is reading order (the stable sort of tantivy's segment writer; a merge keeps a segment's
+/// order).
+pub(super) fn sorted_by_doc_id(searcher: &Searcher) -> bool {
+    searcher
+        .index()
+        .settings()
+        .sort_by_field
+        .as_ref()
+        .is_some_and(|s| s.field == super::DOC_ID_FIELD && s.order.is_asc())
 }
 
 /// What the index stores of a section, so a hit is ranked and named without loading its tree
@@ -233,7 +271,8 @@ impl SectionIndex {
                 })
                 .collect();
             let q = BooleanQuery::new(should);
-            let top = top_with_whole_ties(&searcher, &q, limit.max(1), &stats)?;
+            let doc_ordered = sorted_by_doc_id(&searcher);
+            let top = top_with_whole_ties(&searcher, &q, limit.max(1), &stats, doc_ordered)?;
             // Ties by doc_id: in one segment the ordinal of a doc_id orders as the id does.
             let top = self.columns.keep_first_per_segment(&searcher, top, limit)?;
             let mut out = Vec::with_capacity(top.len());
@@ -462,7 +501,10 @@ impl PreparedSearch {
             return Ok(Vec::new());
         }
         let run = || -> tantivy::Result<Vec<SectionHit>> {
-            let mut top = top_with_whole_ties(&self.searcher, query, limit, &self.stats)?;
+            // Over all documents ties go by doc_id, the order of a sorted index's segments.
+            let doc_ordered = self.order.is_none() && sorted_by_doc_id(&self.searcher);
+            let mut top =
+                top_with_whole_ties(&self.searcher, query, limit, &self.stats, doc_ordered)?;
             // Over all documents ties go by doc_id (a scope's order is its own).
             if self.order.is_none() {
                 top = self

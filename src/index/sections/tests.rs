@@ -279,7 +279,9 @@ fn a_cut_through_equal_scores_keeps_the_same_sections_whatever_the_indexing_orde
 /// Ties cut across several segments: each commit writes its own segment, and the hits of a tie
 /// group are first cut per segment by the ordinal of their doc_id (issue 24). The result is
 /// the first `limit` in (score, doc_id, reading order) whatever the segments and the indexing
-/// order, for sections and cards, and the shared column cache follows a reload.
+/// order, for sections and cards, in an index sorted by doc_id (whose searches stop a tie
+/// group early in each segment) and in one that is not, and the shared column cache follows a
+/// reload.
 #[test]
 fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_reading_order() {
     // Two equal "kiwi" sections per document (reading order decides between them).
@@ -287,8 +289,12 @@ fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_rea
     let ids = [
         "d07", "d02", "d09", "d01", "d05", "d03", "d08", "d04", "d06",
     ];
-    let segmented = |order: &[&str], per_commit: usize| -> SectionIndex {
-        let index = SectionIndex::create_in_ram().unwrap();
+    let segmented = |order: &[&str], per_commit: usize, sorted: bool| -> SectionIndex {
+        let index = if sorted {
+            SectionIndex::create_in_ram().unwrap()
+        } else {
+            SectionIndex::create_in_ram_unsorted()
+        };
         for (n, chunk) in order.chunks(per_commit).enumerate() {
             let writer = index.writer(1).unwrap();
             for id in chunk {
@@ -309,9 +315,14 @@ fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_rea
         .flat_map(|id| [(id.to_string(), 0), (id.to_string(), 1)])
         .collect();
     let reversed: Vec<&str> = ids.iter().rev().copied().collect();
-    for (order, per_commit) in [(&ids[..], 2), (&reversed[..], 3), (&ids[..], 1)] {
-        let index = segmented(order, per_commit);
+    let layouts = [(&ids[..], 2), (&reversed[..], 3), (&ids[..], 1)];
+    for ((order, per_commit), sorted) in layouts.into_iter().flat_map(|l| [(l, true), (l, false)]) {
+        let index = segmented(order, per_commit, sorted);
         assert!(index.reader.searcher().segment_readers().len() > 1);
+        assert_eq!(
+            super::search::sorted_by_doc_id(&index.reader.searcher()),
+            sorted
+        );
         let search = index.prepare("kiwi", Scope::All).unwrap();
         for limit in [1, 2, 3, 5, 8, 17, 18, 30] {
             let got: Vec<(String, u32)> = search
@@ -327,7 +338,10 @@ fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_rea
                 .take(limit)
                 .map(|(id, r)| (id.clone(), r + first_rank))
                 .collect();
-            assert_eq!(got, want, "limit {limit}, {per_commit} per commit");
+            assert_eq!(
+                got, want,
+                "limit {limit}, {per_commit} per commit, sorted {sorted}"
+            );
         }
         let cards: Vec<String> = index
             .rank_cards("kiwi", 4)
@@ -336,5 +350,51 @@ fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_rea
             .map(|(id, _)| id)
             .collect();
         assert_eq!(cards, ["d01", "d02", "d03", "d04"]);
+    }
+}
+
+/// A sorted index's early stop in each segment (`top_with_whole_ties`) keeps what an unsorted
+/// index keeps, when scores differ as well as tie: documents of five different scores, added in
+/// a shuffled order over several commits, cut at every limit.
+#[test]
+fn a_sorted_index_cuts_mixed_scores_as_an_unsorted_one_does() {
+    let ids: Vec<String> = (0..40).map(|i| format!("d{:02}", (i * 17) % 40)).collect();
+    let fill = |index: &SectionIndex| {
+        for (n, chunk) in ids.chunks(7).enumerate() {
+            let writer = index.writer(1).unwrap();
+            for id in chunk {
+                let i: usize = id[1..].parse().unwrap();
+                // Two sections: "kiwi" 1 to 5 times in the first, once in the second.
+                let kiwis = vec!["kiwi"; 1 + (i * 7) % 5].join(" ");
+                let t = tree(&[
+                    (1, "Alpha", &format!("{kiwis} mango")),
+                    (1, "Gamma", "kiwi papaya"),
+                ]);
+                let card = DocCard::new(id, "x", 1, "f", &t);
+                writer.replace(index.entries(&card, &t, id)).unwrap();
+            }
+            writer.commit(n as u64 + 1).unwrap();
+        }
+        index.reload().unwrap();
+    };
+    let sorted = SectionIndex::create_in_ram().unwrap();
+    let unsorted = SectionIndex::create_in_ram_unsorted();
+    fill(&sorted);
+    fill(&unsorted);
+    let named = |index: &SectionIndex, limit: usize| -> Vec<(String, u32, f32)> {
+        let search = index.prepare("kiwi", Scope::All).unwrap();
+        search
+            .top(limit)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.doc_id, h.rank, h.score))
+            .collect()
+    };
+    let all = named(&unsorted, 80);
+    assert_eq!(all.len(), 80);
+    for limit in 1..=80 {
+        let got = named(&sorted, limit);
+        assert_eq!(got, all[..limit], "limit {limit}");
+        assert_eq!(named(&unsorted, limit), all[..limit], "limit {limit}");
     }
 }
