@@ -83,8 +83,9 @@ pub const FORMAT_VERSION: u32 = 5;
 /// `7.0.0-beta.0`; they all compared equal before).
 /// 11: `Part N` splits of HTML and DOCX sections have their own lines and paragraphs (they had
 /// their section's whole range); an HTML link to a folder (`../guide/`) links its `index.html`.
-/// 12: the trees are as in 11, but `per` and `via` are stopwords: the index entries and DocCard
-/// top terms of unchanged sources are rebuilt without them.
+/// 12: the trees are as in 11, but `per` and `via` are stopwords, and a section's stored
+/// record carries its node id and rank (searches no longer open those columns): the index
+/// entries and DocCard top terms of unchanged sources are rebuilt with both.
 pub const TREE_BUILDER_VERSION: u32 = 12;
 
 /// The builder part of a [`build_key`] (`builder 9`); "" for an empty key.

@@ -3,7 +3,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
@@ -12,7 +12,7 @@ use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query,
 use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, Searcher, SegmentReader, TantivyDocument, Term};
 
 use super::stats::ScopeStats;
 use super::write::stored_record;
@@ -159,6 +159,13 @@ pub struct SectionRecord {
     /// Own pages `[start, end)`, 1-based (PDF).
     #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<[u32; 2]>,
+    /// The node's id in its tree; `None` in records written before builder 12, whose hits read
+    /// it from the `node` column.
+    #[serde(rename = "n", default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<u32>,
+    /// Its position in the document's reading order (pre-order); `None` as for `node`.
+    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
 }
 
 impl SectionRecord {
@@ -184,6 +191,8 @@ pub struct SectionHit {
     pub score: f32,
     /// Where the hit is in the index (for [`PreparedSearch::explain`]).
     address: DocAddress,
+    /// Its stored record, when the search read it (for [`PreparedSearch::record`]).
+    record: Option<SectionRecord>,
 }
 
 /// A query ready to run: its terms, the scope's statistics and the searcher (a consistent view
@@ -327,11 +336,25 @@ fn filtered_query(f: Fields, terms: &[String], doc_ids: &[String]) -> Box<dyn Qu
 
 /// The fast-field columns of one segment a hit is read from. Opening a column reads its block
 /// index (work in proportion to the segment's size), so it is done once per segment and search,
-/// not once per hit: per hit, a 10,000-document workspace spent a second in it.
+/// not once per hit: per hit, a 10,000-document workspace spent a second in it. Each column is
+/// opened when first read: the cut through ties needs only `doc_id`; `node` and `rank` come
+/// from the hits' stored records and are read from their columns only in indexes written
+/// before builder 12 (opening the three columns of `bench/scale`'s largest segment at 100,000
+/// documents was a fifth of `ask --lexical`).
 pub(super) struct SegmentColumns {
-    node: Column<u64>,
-    rank: Column<u64>,
-    doc_id: Option<StrColumn>,
+    reader: SegmentReader,
+    node: OnceLock<Column<u64>>,
+    rank: OnceLock<Column<u64>>,
+    doc_id: OnceLock<Option<StrColumn>>,
+}
+
+/// The value of `cell`, opened by `open` when it has none yet.
+fn opened<T>(cell: &OnceLock<T>, open: impl FnOnce() -> tantivy::Result<T>) -> tantivy::Result<&T> {
+    if let Some(value) = cell.get() {
+        return Ok(value);
+    }
+    let value = open()?;
+    Ok(cell.get_or_init(|| value))
 }
 
 /// [`SegmentColumns`] by segment ordinal, opened on first use, for the searcher generation
@@ -351,11 +374,11 @@ impl ColumnCache {
         }) {
             return Ok(c);
         }
-        let fast = searcher.segment_reader(segment_ord).fast_fields();
         let columns = Arc::new(SegmentColumns {
-            node: fast.u64("node")?,
-            rank: fast.u64("rank")?,
-            doc_id: fast.str("doc_id")?,
+            reader: searcher.segment_reader(segment_ord).clone(),
+            node: OnceLock::new(),
+            rank: OnceLock::new(),
+            doc_id: OnceLock::new(),
         });
         if let Ok(mut cache) = self.0.lock() {
             if cache.0 != generation {
@@ -387,7 +410,7 @@ impl ColumnCache {
         for (score, address) in hits {
             let segment = self.get(searcher, address.segment_ord)?;
             let ord = segment
-                .doc_id
+                .doc_ids()?
                 .as_ref()
                 .and_then(|ids| ids.term_ords(address.doc_id).next())
                 .unwrap_or(u64::MAX);
@@ -416,8 +439,22 @@ impl ColumnCache {
 }
 
 impl SegmentColumns {
+    fn doc_ids(&self) -> tantivy::Result<&Option<StrColumn>> {
+        opened(&self.doc_id, || self.reader.fast_fields().str("doc_id"))
+    }
+
+    fn node(&self, doc: tantivy::DocId) -> tantivy::Result<Option<u64>> {
+        let column = opened(&self.node, || self.reader.fast_fields().u64("node"))?;
+        Ok(column.first(doc))
+    }
+
+    fn rank(&self, doc: tantivy::DocId) -> tantivy::Result<Option<u64>> {
+        let column = opened(&self.rank, || self.reader.fast_fields().u64("rank"))?;
+        Ok(column.first(doc))
+    }
+
     fn doc_id(&self, doc: tantivy::DocId) -> tantivy::Result<Option<String>> {
-        let Some(ids) = &self.doc_id else {
+        let Some(ids) = self.doc_ids()? else {
             return Ok(None);
         };
         let Some(ord) = ids.term_ords(doc).next() else {
@@ -479,17 +516,21 @@ impl PreparedSearch {
     /// The order of [`PreparedSearch::top`]: score descending, then scope order (`doc_id` for
     /// [`Scope::All`]), then reading order.
     pub fn compare(&self, a: &SectionHit, b: &SectionHit) -> std::cmp::Ordering {
+        self.compare_before_rank((a.score, &a.doc_id), (b.score, &b.doc_id))
+            .then_with(|| a.rank.cmp(&b.rank))
+    }
+
+    /// [`PreparedSearch::compare`] on score and document only.
+    fn compare_before_rank(&self, a: (f32, &str), b: (f32, &str)) -> std::cmp::Ordering {
         let position = |id: &str| -> usize {
             self.order
                 .as_ref()
                 .and_then(|o| o.iter().position(|x| x == id))
                 .unwrap_or(0)
         };
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| position(&a.doc_id).cmp(&position(&b.doc_id)))
-            .then_with(|| a.doc_id.cmp(&b.doc_id))
-            .then_with(|| a.rank.cmp(&b.rank))
+        b.0.total_cmp(&a.0)
+            .then_with(|| position(a.1).cmp(&position(b.1)))
+            .then_with(|| a.1.cmp(b.1))
     }
 
     fn run_top(
@@ -511,15 +552,41 @@ impl PreparedSearch {
                     .columns
                     .keep_first_per_segment(&self.searcher, top, limit)?;
             }
-            let mut hits = Vec::with_capacity(top.len());
+            let mut named = Vec::with_capacity(top.len());
             for (score, address) in top {
                 let segment = self.columns.get(&self.searcher, address.segment_ord)?;
-                let node = segment.node.first(address.doc_id);
-                let rank = segment.rank.first(address.doc_id);
-                let (Some(node), Some(rank), Some(doc_id)) =
-                    (node, rank, segment.doc_id(address.doc_id)?)
-                else {
-                    continue;
+                if let Some(doc_id) = segment.doc_id(address.doc_id)? {
+                    named.push((score, doc_id, address));
+                }
+            }
+            // The cut, before `node` and `rank` are read: one document's entries sit in one
+            // segment in reading order (added together, in pre-order; tantivy's sorting is
+            // stable and merges keep a segment's order), so among a document's hits the
+            // address orders as the rank does.
+            named.sort_by(|a, b| {
+                self.compare_before_rank((a.0, &a.1), (b.0, &b.1))
+                    .then_with(|| a.2.cmp(&b.2))
+            });
+            named.truncate(limit);
+            let mut hits = Vec::with_capacity(named.len());
+            for (score, doc_id, address) in named {
+                // Node and rank from the stored record (read for each hit anyway, to name it):
+                // opening the `node` and `rank` columns of a large segment costs more than
+                // the hits it serves (a fifth of `ask --lexical` at 100,000 documents).
+                let doc: TantivyDocument = self.searcher.doc(address)?;
+                let record = stored_record(&doc, self.fields);
+                let from_record = record.as_ref().and_then(|r| r.node.zip(r.rank));
+                let (node, rank) = match from_record {
+                    Some((node, rank)) => (u64::from(node), u64::from(rank)),
+                    None => {
+                        let segment = self.columns.get(&self.searcher, address.segment_ord)?;
+                        let (Some(node), Some(rank)) =
+                            (segment.node(address.doc_id)?, segment.rank(address.doc_id)?)
+                        else {
+                            continue;
+                        };
+                        (node, rank)
+                    }
                 };
                 hits.push(SectionHit {
                     doc_id,
@@ -527,6 +594,7 @@ impl PreparedSearch {
                     rank: u32::try_from(rank).unwrap_or(u32::MAX),
                     score,
                     address,
+                    record,
                 });
             }
             hits.sort_by(|a, b| self.compare(a, b));
@@ -541,6 +609,9 @@ impl PreparedSearch {
     /// Errors: [`SectionIndexError::Tantivy`] when the stored fields cannot be read; a record
     /// that does not decode is reported the same way (the index is damaged).
     pub fn record(&self, hit: &SectionHit) -> Result<SectionRecord, SectionIndexError> {
+        if let Some(record) = &hit.record {
+            return Ok(record.clone());
+        }
         let doc: TantivyDocument = self.searcher.doc(hit.address).map_err(|e| self.error(e))?;
         stored_record(&doc, self.fields).ok_or_else(|| {
             self.error(tantivy::TantivyError::InternalError(format!(

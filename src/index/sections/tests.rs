@@ -398,3 +398,20 @@ fn a_sorted_index_cuts_mixed_scores_as_an_unsorted_one_does() {
         assert_eq!(named(&unsorted, limit), all[..limit], "limit {limit}");
     }
 }
+
+/// Records written before builder 12 have no node id or rank: they still decode, and a hit
+/// then reads both from the columns; a new record carries them.
+#[test]
+fn a_record_without_node_and_rank_decodes_and_new_ones_carry_them() {
+    let old = SectionRecord::decode(r#"{"s":"2.1","t":"Beta","a":[0,2],"l":[3,9]}"#).unwrap();
+    assert_eq!((old.node, old.rank), (None, None));
+    assert_eq!((old.structure.as_str(), old.lines), ("2.1", Some([3, 9])));
+    let t = tree(&[(1, "Alpha", "kiwi"), (2, "Beta", "kiwi mango")]);
+    let index = index_of(&[("d", &t)]);
+    let search = index.prepare("mango", Scope::All).unwrap();
+    let hit = search.top(1).unwrap().remove(0);
+    let record = search.record(&hit).unwrap();
+    assert_eq!(record.title, "Beta");
+    assert_eq!((record.node, record.rank), (Some(hit.node.0), Some(hit.rank)));
+    assert_eq!(hit.rank, 2);
+}

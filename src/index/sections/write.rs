@@ -181,6 +181,8 @@ fn entries(
                     .then(|| node.lines.clone().map(|r| [r.start, r.end]))
                     .flatten(),
                 pages: node.pages.clone().map(|r| [r.start, r.end]),
+                node: Some(id.0),
+                rank: u32::try_from(rank).ok(),
             };
             doc.add_text(f.record, record.encode());
             entries.push(doc);
