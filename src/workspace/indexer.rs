@@ -612,6 +612,29 @@ impl Workspace {
             catalog.documents.len(),
             &mut notices,
         )?;
+        // An index made before issue 24's sorting stays unsorted until it is made anew; when
+        // this run rebuilds every document anyway (all were built by an older builder), the
+        // index is made anew, sorted, and filled from the rebuilt trees at no extra cost.
+        let current_builder = format!("builder {}", super::TREE_BUILDER_VERSION);
+        let index = if named_store.is_none()
+            && outdated.is_none()
+            && !index.sorted_by_doc_id()
+            && !catalog.documents.is_empty()
+            && catalog
+                .documents
+                .iter()
+                .all(|row| super::builder_of(&row.build_key) != current_builder)
+        {
+            drop(index);
+            notices.push(format!(
+                "the search index of `{}` is made anew, sorted by document (faster searches \
+                 at scale; every document is rebuilt by this docnav anyway)",
+                dir.display()
+            ));
+            starting_index(dir, true, 0, &mut notices)?
+        } else {
+            index
+        };
         lap("index opened");
         // What the index holds, document by document. When its last commit is the catalog's
         // (every run ends that way; an interrupted one does not), it holds exactly the

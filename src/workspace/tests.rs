@@ -286,6 +286,81 @@ fn unchanged_sources_are_rebuilt_when_the_build_differs() {
     assert_eq!(index(&options), (0, 1));
 }
 
+/// An index made before the `doc_id` sorting is made anew, sorted, by a run that rebuilds every
+/// document anyway (they were all built by an older builder), and searches find what they did.
+#[test]
+fn an_unsorted_index_is_made_anew_sorted_when_every_document_is_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        (
+            "a.md",
+            "# A
+
+## Kiwi
+
+kiwi mango
+",
+        ),
+        (
+            "b.md",
+            "# B
+
+kiwi
+",
+        ),
+    ] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let ws_dir = dir.path().join("ws");
+    let args = [dir.path().join("*.md").to_string_lossy().into_owned()];
+    let progress = indexer::NoProgress;
+    let run = || Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress).unwrap();
+    run();
+    let index_dir = ws_dir.join("index");
+    let sorted = || {
+        crate::index::SectionIndex::open(&index_dir)
+            .unwrap()
+            .sorted_by_doc_id()
+    };
+    assert!(sorted());
+    let hits = |ws: &Workspace| -> Vec<String> {
+        let sections = ws.sections().unwrap();
+        let search = sections.prepare("kiwi", crate::index::Scope::All).unwrap();
+        search
+            .top(5)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.doc_id)
+            .collect()
+    };
+    let before = hits(&Workspace::open(&ws_dir).unwrap());
+    assert_eq!(before.len(), 2, "{before:?}");
+
+    // An older docnav's workspace: an unsorted index, rows of an older builder.
+    std::fs::remove_dir_all(&index_dir).unwrap();
+    drop(crate::index::SectionIndex::create_unsorted(&index_dir));
+    assert!(!sorted());
+    edit_catalog(
+        &ws_dir,
+        "UPDATE documents SET build_key = 'builder 11, max leaf 4000 tokens'",
+    );
+    let report = run();
+    assert_eq!(report.indexed, 2);
+    assert!(
+        report
+            .notices
+            .iter()
+            .any(|n| n.contains("made anew, sorted by document")),
+        "{:?}",
+        report.notices
+    );
+    assert!(sorted());
+    assert_eq!(hits(&Workspace::open(&ws_dir).unwrap()), before);
+    // Up to date now: nothing rebuilt, no notice.
+    let report = run();
+    assert_eq!((report.indexed, report.notices.len()), (0, 0));
+}
+
 /// A tree file that no longer decodes is "outdated" when its catalog row names another builder
 /// (an older docnav wrote it: run `docnav index`), and "damaged" when this builder wrote it;
 /// `docnav index` then rebuilds the outdated one without `--force`.

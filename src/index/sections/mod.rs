@@ -181,6 +181,18 @@ impl SectionIndex {
         SectionIndex::finish(Index::create_in_ram(schema), fields, "in memory".into()).unwrap()
     }
 
+    /// [`SectionIndex::create`] without the `doc_id` sorting, as docnav made indexes before
+    /// issue 24 (`dir` must hold no index).
+    #[cfg(test)]
+    #[allow(clippy::unwrap_used)]
+    pub(crate) fn create_unsorted(dir: &Path) -> SectionIndex {
+        std::fs::create_dir_all(dir).unwrap();
+        let (schema, fields) = schema();
+        let directory = BatchSyncDirectory::open(dir).unwrap();
+        let index = Index::create(directory, schema, IndexSettings::default()).unwrap();
+        SectionIndex::finish(index, fields, dir.display().to_string()).unwrap()
+    }
+
     /// Create a new, empty index in `dir` (created if missing; it must hold no index yet).
     ///
     /// Errors: [`SectionIndexError::Tantivy`] for I/O failures or an index already there.
@@ -267,6 +279,13 @@ impl SectionIndex {
             place,
             columns: Default::default(),
         })
+    }
+
+    /// `true` when the index keeps each segment's entries sorted by `doc_id`, as every index
+    /// [`SectionIndex::create`] makes since issue 24; an index made before is not, and is
+    /// searched without the early cut of tie groups that sorting allows.
+    pub fn sorted_by_doc_id(&self) -> bool {
+        search::sorted_by_doc_id(&self.reader.searcher())
     }
 
     /// Where the index lives (its directory, or `in memory`), for messages.

@@ -412,6 +412,9 @@ fn a_record_without_node_and_rank_decodes_and_new_ones_carry_them() {
     let hit = search.top(1).unwrap().remove(0);
     let record = search.record(&hit).unwrap();
     assert_eq!(record.title, "Beta");
-    assert_eq!((record.node, record.rank), (Some(hit.node.0), Some(hit.rank)));
+    assert_eq!(
+        (record.node, record.rank),
+        (Some(hit.node.0), Some(hit.rank))
+    );
     assert_eq!(hit.rank, 2);
 }
