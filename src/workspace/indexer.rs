@@ -615,7 +615,6 @@ impl Workspace {
         // An index made before issue 24's sorting stays unsorted until it is made anew; when
         // this run rebuilds every document anyway (all were built by an older builder), the
         // index is made anew, sorted, and filled from the rebuilt trees at no extra cost.
-        let current_builder = format!("builder {}", super::TREE_BUILDER_VERSION);
         let index = if named_store.is_none()
             && outdated.is_none()
             && !index.sorted_by_doc_id()
@@ -623,7 +622,7 @@ impl Workspace {
             && catalog
                 .documents
                 .iter()
-                .all(|row| super::builder_of(&row.build_key) != current_builder)
+                .all(|row| !super::built_by_this_builder(&row.build_key))
         {
             drop(index);
             notices.push(format!(

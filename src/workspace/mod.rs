@@ -93,6 +93,15 @@ fn builder_of(build_key: &str) -> &str {
     build_key.split(',').next().unwrap_or("")
 }
 
+/// `true` when a [`build_key`] names this build's [`TREE_BUILDER_VERSION`] (no allocation: the
+/// indexer asks it of every catalog row).
+fn built_by_this_builder(build_key: &str) -> bool {
+    builder_of(build_key)
+        .strip_prefix("builder ")
+        .and_then(|version| version.parse::<u32>().ok())
+        == Some(TREE_BUILDER_VERSION)
+}
+
 /// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
 /// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose
 /// bytes are unchanged is still rebuilt when this differs.
