@@ -200,8 +200,13 @@ fn paged_dedup_keeps_what_a_scan_of_the_whole_ranking_keeps() {
             .unwrap()
             .into_iter()
             .map(|hit| {
-                let ancestors = prepared.record(&hit).unwrap().ancestors;
-                Hit { hit, ancestors }
+                let record = prepared.record(&hit).unwrap();
+                let leaf = record.children == Some(0);
+                Hit {
+                    hit,
+                    ancestors: record.ancestors,
+                    leaf,
+                }
             })
             .collect();
         for k in [1, 2, 5, 12] {
@@ -218,4 +223,53 @@ fn paged_dedup_keeps_what_a_scan_of_the_whole_ranking_keeps() {
             assert_eq!(got, want, "{q} k={k}");
         }
     }
+}
+
+/// A kept section whose subsection scores at least half as much takes its place even when the
+/// subsection ranks below the page read (20 tied sections of other documents lie between):
+/// the lookup below each kept section that is not a leaf finds it. Leaves are not looked
+/// below (their records say they have no children).
+#[test]
+fn a_descendant_beyond_the_page_read_replaces_its_kept_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = vec![dir.path().join("a.md")];
+    std::fs::write(
+        &paths[0],
+        "# A\n\n## Kiwi\n\nkiwi kiwi kiwi kiwi kiwi kiwi\n\n### Note\n\nkiwi kiwi papaya mango guava lime\n",
+    )
+    .unwrap();
+    for i in 0..20 {
+        let p = dir.path().join(format!("b{i:02}.md"));
+        std::fs::write(&p, "# B\n\n## Fruit\n\nkiwi kiwi lemon\n").unwrap();
+        paths.push(p);
+    }
+    let lib = InMemoryLibrary::from_paths(&paths, &BuildOptions::default()).unwrap();
+    let sections = lib.sections().unwrap();
+    let prepared = sections.prepare("kiwi", Scope::All).unwrap();
+    let ranked: Vec<(String, NodeId, bool)> = prepared
+        .top(40)
+        .unwrap()
+        .into_iter()
+        .map(|h| {
+            let leaf = prepared.record(&h).unwrap().children == Some(0);
+            (h.doc_id, h.node, leaf)
+        })
+        .collect();
+    // The parent first, not a leaf; its subsection last, beyond the first page of 16.
+    assert_eq!(ranked[0], ("a".to_string(), NodeId(1), false));
+    assert_eq!(ranked[21], ("a".to_string(), NodeId(2), true));
+    assert!(ranked[1..21]
+        .iter()
+        .all(|(id, _, leaf)| id.starts_with('b') && *leaf));
+    let got: Vec<(String, NodeId)> = top_deduplicated(&prepared, 1)
+        .unwrap()
+        .into_iter()
+        .map(|h| (h.hit.doc_id, h.hit.node))
+        .collect();
+    assert_eq!(got, [("a".to_string(), NodeId(2))]);
+    let answer = ask_lexical(&lib, "kiwi", None, 1).unwrap();
+    assert_eq!(
+        answer.evidence[0].path.last().map(String::as_str),
+        Some("Note")
+    );
 }

@@ -15,7 +15,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Searcher, SegmentReader, TantivyDocument, Term};
 
 use super::stats::ScopeStats;
-use super::write::stored_record;
+use super::write::{stored_entry, stored_record};
 use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, MAX_QUERY_TERMS};
 use crate::index::analyzer::DocnavTokenizer;
 use crate::index::bm25::{query_terms, Bm25Explanation, TermExplanation};
@@ -140,6 +140,103 @@ pub(super) fn sorted_by_doc_id(searcher: &Searcher) -> bool {
         .is_some_and(|s| s.field == super::DOC_ID_FIELD && s.order.is_asc())
 }
 
+/// How many hits of a search in a scope of several documents, beyond the `limit` asked for,
+/// are named from their stored records rather than from the `doc_id` column (see
+/// `PreparedSearch::named_in_search_order`).
+const SCOPE_NAMES_FROM_STORE: usize = 32;
+
+/// A hit with its document's id and, when it was read to name the hit, its stored record.
+struct NamedHit {
+    score: f32,
+    doc_id: String,
+    address: DocAddress,
+    record: Option<SectionRecord>,
+}
+
+/// Of `top` (hits of an index sorted by `doc_id`, see [`sorted_by_doc_id`]), the first `limit`
+/// in the order score (best first), `doc_id`, reading order, named from their stored records.
+///
+/// In a sorted segment that order is (score, address), so each segment's hits are ordered
+/// without their names and only its first `limit` can count; the segments are then merged,
+/// reading the name of a segment's next hit only when its previous one is taken: at most
+/// `limit` + one per segment stored documents are read, most of them the hits returned (whose
+/// records the caller needs anyway), and the `doc_id` column — whose opening decodes the block
+/// index of the ordinals of every entry of a segment, a sixth of `ask --lexical` over
+/// `bench/scale`'s 100,000 copies (issue 24) — is opened only for entries written before
+/// builder 13, whose records lack the id.
+///
+/// Errors: tantivy's, when a stored document or a segment's `doc_id` column cannot be read.
+fn first_in_doc_order(
+    searcher: &Searcher,
+    fields: Fields,
+    columns: &ColumnCache,
+    top: Vec<(f32, DocAddress)>,
+    limit: usize,
+) -> tantivy::Result<Vec<NamedHit>> {
+    let mut by_segment: BTreeMap<u32, Vec<(f32, DocAddress)>> = BTreeMap::new();
+    for hit in top {
+        by_segment.entry(hit.1.segment_ord).or_default().push(hit);
+    }
+    let mut queues: Vec<std::vec::IntoIter<(f32, DocAddress)>> = by_segment
+        .into_values()
+        .map(|mut hits| {
+            hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            hits.truncate(limit);
+            hits.into_iter()
+        })
+        .collect();
+    // The next hit of a segment, named (hits whose document cannot be named are passed over,
+    // as the column's path does).
+    let next =
+        |queue: &mut std::vec::IntoIter<(f32, DocAddress)>| -> tantivy::Result<Option<NamedHit>> {
+            for (score, address) in queue.by_ref() {
+                let doc: TantivyDocument = searcher.doc(address)?;
+                let (doc_id, record) = stored_entry(&doc, fields);
+                let doc_id = match doc_id {
+                    Some(id) => Some(id),
+                    None => columns
+                        .get(searcher, address.segment_ord)?
+                        .doc_id(address.doc_id)?,
+                };
+                if let Some(doc_id) = doc_id {
+                    return Ok(Some(NamedHit {
+                        score,
+                        doc_id,
+                        address,
+                        record,
+                    }));
+                }
+            }
+            Ok(None)
+        };
+    let mut heads = Vec::with_capacity(queues.len());
+    for queue in &mut queues {
+        heads.push(next(queue)?);
+    }
+    let mut out = Vec::with_capacity(limit);
+    while out.len() < limit {
+        let best = heads
+            .iter()
+            .enumerate()
+            .filter_map(|(i, head)| head.as_ref().map(|h| (i, h)))
+            .min_by(|(_, a), (_, b)| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then_with(|| a.doc_id.cmp(&b.doc_id))
+                    .then(a.address.cmp(&b.address))
+            })
+            .map(|(i, _)| i);
+        let Some(i) = best else {
+            break;
+        };
+        if let Some(hit) = heads[i].take() {
+            out.push(hit);
+        }
+        heads[i] = next(&mut queues[i])?;
+    }
+    Ok(out)
+}
+
 /// What the index stores of a section, so a hit is ranked and named without loading its tree
 /// (its text is in the tree only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,6 +263,13 @@ pub struct SectionRecord {
     /// Its position in the document's reading order (pre-order); `None` as for `node`.
     #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
     pub rank: Option<u32>,
+    /// Its document's id; `None` in records written before builder 13, whose hits read it from
+    /// the `doc_id` column.
+    #[serde(rename = "d", default, skip_serializing_if = "Option::is_none")]
+    pub doc_id: Option<String>,
+    /// How many child nodes it has (0: a leaf); `None` in records written before builder 13.
+    #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+    pub children: Option<u32>,
 }
 
 impl SectionRecord {
@@ -175,6 +279,21 @@ impl SectionRecord {
 
     pub(super) fn decode(text: &str) -> Option<SectionRecord> {
         serde_json::from_str(text).ok()
+    }
+}
+
+/// What the index stores of a DocCard entry (builder 13 on): its document's id, so a ranked
+/// card is named from the store, as a section is, without the `doc_id` column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct CardRecord {
+    /// The card's document.
+    #[serde(rename = "d", default, skip_serializing_if = "Option::is_none")]
+    pub doc_id: Option<String>,
+}
+
+impl CardRecord {
+    pub(super) fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
     }
 }
 
@@ -282,13 +401,19 @@ impl SectionIndex {
             let q = BooleanQuery::new(should);
             let doc_ordered = sorted_by_doc_id(&searcher);
             let top = top_with_whole_ties(&searcher, &q, limit.max(1), &stats, doc_ordered)?;
-            // Ties by doc_id: in one segment the ordinal of a doc_id orders as the id does.
-            let top = self.columns.keep_first_per_segment(&searcher, top, limit)?;
             let mut out = Vec::with_capacity(top.len());
-            for (score, address) in top {
-                let segment = self.columns.get(&searcher, address.segment_ord)?;
-                if let Some(id) = segment.doc_id(address.doc_id)? {
-                    out.push((id, score));
+            if doc_ordered {
+                for hit in first_in_doc_order(&searcher, f, &self.columns, top, limit)? {
+                    out.push((hit.doc_id, hit.score));
+                }
+            } else {
+                // Ties by doc_id: in one segment the ordinal of a doc_id orders as the id does.
+                let top = self.columns.keep_first_per_segment(&searcher, top, limit)?;
+                for (score, address) in top {
+                    let segment = self.columns.get(&searcher, address.segment_ord)?;
+                    if let Some(id) = segment.doc_id(address.doc_id)? {
+                        out.push((id, score));
+                    }
                 }
             }
             out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -337,10 +462,12 @@ fn filtered_query(f: Fields, terms: &[String], doc_ids: &[String]) -> Box<dyn Qu
 /// The fast-field columns of one segment a hit is read from. Opening a column reads its block
 /// index (work in proportion to the segment's size), so it is done once per segment and search,
 /// not once per hit: per hit, a 10,000-document workspace spent a second in it. Each column is
-/// opened when first read: the cut through ties needs only `doc_id`; `node` and `rank` come
-/// from the hits' stored records and are read from their columns only in indexes written
-/// before builder 12 (opening the three columns of `bench/scale`'s largest segment at 100,000
-/// documents was a fifth of `ask --lexical`).
+/// opened when first read: `doc_id` by the cut through ties of an unsorted index, of a scope
+/// with its own order, or of entries written before builder 13 (a sorted index names hits from
+/// their stored records, [`first_in_doc_order`]); `node` and `rank` come from the hits' stored
+/// records and are read from their columns only in indexes written before builder 12 (opening
+/// the three columns of `bench/scale`'s largest segment at 100,000 documents was a fifth of
+/// `ask --lexical`).
 pub(super) struct SegmentColumns {
     reader: SegmentReader,
     node: OnceLock<Column<u64>>,
@@ -435,6 +562,21 @@ impl ColumnCache {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+impl ColumnCache {
+    /// How many segments of the searcher generation last asked about have had their `doc_id`
+    /// column opened.
+    pub(super) fn doc_id_columns_opened(&self) -> usize {
+        self.0.lock().map_or(0, |cache| {
+            cache
+                .1
+                .values()
+                .filter(|c| c.doc_id.get().is_some())
+                .count()
+        })
     }
 }
 
@@ -544,56 +686,44 @@ impl PreparedSearch {
         let run = || -> tantivy::Result<Vec<SectionHit>> {
             // Over all documents ties go by doc_id, the order of a sorted index's segments.
             let doc_ordered = self.order.is_none() && sorted_by_doc_id(&self.searcher);
-            let mut top =
-                top_with_whole_ties(&self.searcher, query, limit, &self.stats, doc_ordered)?;
-            // Over all documents ties go by doc_id (a scope's order is its own).
-            if self.order.is_none() {
-                top = self
-                    .columns
-                    .keep_first_per_segment(&self.searcher, top, limit)?;
-            }
-            let mut named = Vec::with_capacity(top.len());
-            for (score, address) in top {
-                let segment = self.columns.get(&self.searcher, address.segment_ord)?;
-                if let Some(doc_id) = segment.doc_id(address.doc_id)? {
-                    named.push((score, doc_id, address));
-                }
-            }
-            // The cut, before `node` and `rank` are read: one document's entries sit in one
-            // segment in reading order (added together, in pre-order; tantivy's sorting is
-            // stable and merges keep a segment's order), so among a document's hits the
-            // address orders as the rank does.
-            named.sort_by(|a, b| {
-                self.compare_before_rank((a.0, &a.1), (b.0, &b.1))
-                    .then_with(|| a.2.cmp(&b.2))
-            });
-            named.truncate(limit);
+            let top = top_with_whole_ties(&self.searcher, query, limit, &self.stats, doc_ordered)?;
+            let named = if doc_ordered {
+                first_in_doc_order(&self.searcher, self.fields, &self.columns, top, limit)?
+            } else {
+                self.named_in_search_order(top, limit)?
+            };
             let mut hits = Vec::with_capacity(named.len());
-            for (score, doc_id, address) in named {
+            for hit in named {
                 // Node and rank from the stored record (read for each hit anyway, to name it):
                 // opening the `node` and `rank` columns of a large segment costs more than
                 // the hits it serves (a fifth of `ask --lexical` at 100,000 documents).
-                let doc: TantivyDocument = self.searcher.doc(address)?;
-                let record = stored_record(&doc, self.fields);
+                let record = match hit.record {
+                    Some(record) => Some(record),
+                    None => {
+                        let doc: TantivyDocument = self.searcher.doc(hit.address)?;
+                        stored_record(&doc, self.fields)
+                    }
+                };
                 let from_record = record.as_ref().and_then(|r| r.node.zip(r.rank));
                 let (node, rank) = match from_record {
                     Some((node, rank)) => (u64::from(node), u64::from(rank)),
                     None => {
-                        let segment = self.columns.get(&self.searcher, address.segment_ord)?;
-                        let (Some(node), Some(rank)) =
-                            (segment.node(address.doc_id)?, segment.rank(address.doc_id)?)
-                        else {
+                        let segment = self.columns.get(&self.searcher, hit.address.segment_ord)?;
+                        let (Some(node), Some(rank)) = (
+                            segment.node(hit.address.doc_id)?,
+                            segment.rank(hit.address.doc_id)?,
+                        ) else {
                             continue;
                         };
                         (node, rank)
                     }
                 };
                 hits.push(SectionHit {
-                    doc_id,
+                    doc_id: hit.doc_id,
                     node: NodeId(u32::try_from(node).unwrap_or(u32::MAX)),
                     rank: u32::try_from(rank).unwrap_or(u32::MAX),
-                    score,
-                    address,
+                    score: hit.score,
+                    address: hit.address,
                     record,
                 });
             }
@@ -602,6 +732,66 @@ impl PreparedSearch {
             Ok(hits)
         };
         run().map_err(|e| self.error(e))
+    }
+
+    /// The first `limit` of `top` (best first, with whole ties) in this search's order on
+    /// score and document (an unsorted index, or a scope with an order of its own); hits of
+    /// one document keep their address order, which is their reading order (one document's
+    /// entries sit in one segment, added in pre-order; tantivy's sorting is stable and merges
+    /// keep a segment's order).
+    ///
+    /// Each hit is named by the scope when it has one document (a worker's searches); from its
+    /// stored record when the scope's hits are at most [`SCOPE_NAMES_FROM_STORE`] more than
+    /// `limit` (the records of the hits kept are read anyway; opening the `doc_id` column of a
+    /// large segment costs more than a few dozen reads); otherwise, and for records written
+    /// before builder 13, from the `doc_id` column.
+    ///
+    /// Errors: tantivy's, when a stored document or a segment's `doc_id` column cannot be read.
+    fn named_in_search_order(
+        &self,
+        top: Vec<(f32, DocAddress)>,
+        limit: usize,
+    ) -> tantivy::Result<Vec<NamedHit>> {
+        // Over all documents ties go by doc_id (a scope's order is its own).
+        let top = if self.order.is_none() {
+            self.columns
+                .keep_first_per_segment(&self.searcher, top, limit)?
+        } else {
+            top
+        };
+        let only = match self.order.as_deref() {
+            Some([only]) => Some(only),
+            _ => None,
+        };
+        let from_store = self.order.is_some() && top.len() <= limit + SCOPE_NAMES_FROM_STORE;
+        let mut named = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            let (mut doc_id, mut record) = (only.cloned(), None);
+            if doc_id.is_none() && from_store {
+                let doc: TantivyDocument = self.searcher.doc(address)?;
+                (doc_id, record) = stored_entry(&doc, self.fields);
+            }
+            if doc_id.is_none() {
+                doc_id = self
+                    .columns
+                    .get(&self.searcher, address.segment_ord)?
+                    .doc_id(address.doc_id)?;
+            }
+            if let Some(doc_id) = doc_id {
+                named.push(NamedHit {
+                    score,
+                    doc_id,
+                    address,
+                    record,
+                });
+            }
+        }
+        named.sort_by(|a, b| {
+            self.compare_before_rank((a.score, &a.doc_id), (b.score, &b.doc_id))
+                .then_with(|| a.address.cmp(&b.address))
+        });
+        named.truncate(limit);
+        Ok(named)
     }
 
     /// The stored record of `hit` (title, structure, ancestors, location, own text).

@@ -116,6 +116,36 @@ fn a_document_scope_uses_that_documents_statistics_and_filters_to_it() {
     assert_eq!(record.ancestors, vec![0]);
 }
 
+/// A scope's hits are named by the scope (one document) or from their stored records (a few
+/// more than asked for), without opening the `doc_id` column; a scope with many ties beyond
+/// the limit reads the column instead. Either way, ties go in the scope's order.
+#[test]
+fn a_scope_names_its_hits_from_the_store_unless_many_tie() {
+    let same: Vec<(u32, &str, &str)> = (0..40).map(|_| (1, "Kiwi", "kiwi mango")).collect();
+    let t = tree(&same);
+    let index = index_of(&[("a", &t), ("b", &t), ("c", &t)]);
+    let named = |scope: &[&str], limit: usize| -> Vec<(String, u32)> {
+        let scope: Vec<String> = scope.iter().map(|s| s.to_string()).collect();
+        let search = index.prepare("kiwi", Scope::Documents(&scope)).unwrap();
+        search
+            .top(limit)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.doc_id, h.rank))
+            .collect()
+    };
+    assert_eq!(named(&["b"], 2), [("b".into(), 1), ("b".into(), 2)]);
+    assert_eq!(index.columns.doc_id_columns_opened(), 0);
+    // 80 ties for a limit of 60: from the store, in the scope's order.
+    let got = named(&["b", "a"], 60);
+    assert_eq!(got.len(), 60);
+    assert_eq!((&got[39], &got[40]), (&("b".into(), 40), &("a".into(), 1)));
+    assert_eq!(index.columns.doc_id_columns_opened(), 0);
+    // 120 ties for a limit of 1: the column.
+    assert_eq!(named(&["c", "a", "b"], 1), [("c".into(), 1)]);
+    assert_eq!(index.columns.doc_id_columns_opened(), 1);
+}
+
 #[test]
 fn compounds_of_adjacent_words_are_searched_when_the_scope_knows_them() {
     let t = tree(&[(
@@ -280,8 +310,10 @@ fn a_cut_through_equal_scores_keeps_the_same_sections_whatever_the_indexing_orde
 /// group are first cut per segment by the ordinal of their doc_id (issue 24). The result is
 /// the first `limit` in (score, doc_id, reading order) whatever the segments and the indexing
 /// order, for sections and cards, in an index sorted by doc_id (whose searches stop a tie
-/// group early in each segment) and in one that is not, and the shared column cache follows a
-/// reload.
+/// group early in each segment and merge the segments by the ids in the stored records,
+/// opening no `doc_id` column), in the same with records written before builder 13 (no ids:
+/// the column names them), and in one that is not sorted, and the shared column cache follows
+/// a reload.
 #[test]
 fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_reading_order() {
     // Two equal "kiwi" sections per document (reading order decides between them).
@@ -289,7 +321,8 @@ fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_rea
     let ids = [
         "d07", "d02", "d09", "d01", "d05", "d03", "d08", "d04", "d06",
     ];
-    let segmented = |order: &[&str], per_commit: usize, sorted: bool| -> SectionIndex {
+    // (sorted, records without doc ids)
+    let segmented = |order: &[&str], per_commit: usize, (sorted, old): (bool, bool)| {
         let index = if sorted {
             SectionIndex::create_in_ram().unwrap()
         } else {
@@ -299,7 +332,11 @@ fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_rea
             let writer = index.writer(1).unwrap();
             for id in chunk {
                 let card = DocCard::new(id, "x", 1, "f", &t);
-                writer.replace(index.entries(&card, &t, id)).unwrap();
+                let mut entries = index.entries(&card, &t, id);
+                if old {
+                    entries = entries.into_builder_12_entries(index.fields);
+                }
+                writer.replace(entries).unwrap();
             }
             writer.commit(n as u64 + 1).unwrap();
             // Searched between commits: the cache must not serve the older segments' columns.
@@ -316,8 +353,10 @@ fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_rea
         .collect();
     let reversed: Vec<&str> = ids.iter().rev().copied().collect();
     let layouts = [(&ids[..], 2), (&reversed[..], 3), (&ids[..], 1)];
-    for ((order, per_commit), sorted) in layouts.into_iter().flat_map(|l| [(l, true), (l, false)]) {
-        let index = segmented(order, per_commit, sorted);
+    let kinds = [(true, false), (true, true), (false, false)];
+    for ((order, per_commit), kind) in layouts.into_iter().flat_map(|l| kinds.map(|k| (l, k))) {
+        let (sorted, old) = kind;
+        let index = segmented(order, per_commit, kind);
         assert!(index.reader.searcher().segment_readers().len() > 1);
         assert_eq!(
             super::search::sorted_by_doc_id(&index.reader.searcher()),
@@ -340,7 +379,7 @@ fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_rea
                 .collect();
             assert_eq!(
                 got, want,
-                "limit {limit}, {per_commit} per commit, sorted {sorted}"
+                "limit {limit}, {per_commit} per commit, sorted {sorted}, old records {old}"
             );
         }
         let cards: Vec<String> = index
@@ -350,6 +389,12 @@ fn a_cut_through_equal_scores_across_segments_keeps_the_first_by_doc_id_then_rea
             .map(|(id, _)| id)
             .collect();
         assert_eq!(cards, ["d01", "d02", "d03", "d04"]);
+        let opened = index.columns.doc_id_columns_opened();
+        if sorted && !old {
+            assert_eq!(opened, 0, "{per_commit} per commit");
+        } else {
+            assert!(opened > 0, "{per_commit} per commit, sorted {sorted}");
+        }
     }
 }
 

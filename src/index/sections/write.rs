@@ -10,7 +10,7 @@ use tantivy::schema::Value as _;
 use tantivy::{DocSet, IndexWriter, TantivyDocument, Term, TERMINATED};
 
 use super::backlog::Backlog;
-use super::search::SectionRecord;
+use super::search::{CardRecord, SectionRecord};
 use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, KIND_SECTION, TITLE_WEIGHT};
 use crate::index::analyzer::{TermListTokenizer, TERM_LIST_TOKENIZER_NAME};
 use crate::index::node_terms::TERM_SEPARATOR;
@@ -47,6 +47,27 @@ pub struct DocumentEntries {
     entries: Vec<TantivyDocument>,
     /// Bytes of each entry's `text` value (0 for the card), for the [`Backlog`].
     text_bytes: Vec<usize>,
+}
+
+#[cfg(test)]
+impl DocumentEntries {
+    /// These entries as builder 12 wrote them: section records without their document's id and
+    /// child count, DocCard entries without a record.
+    pub(crate) fn into_builder_12_entries(mut self, f: Fields) -> DocumentEntries {
+        for doc in &mut self.entries {
+            let mut old = TantivyDocument::new();
+            for (field, value) in doc.field_values() {
+                if field != f.record {
+                    old.add_field_value(field, value);
+                } else if let Some(mut record) = value.as_str().and_then(SectionRecord::decode) {
+                    (record.doc_id, record.children) = (None, None);
+                    old.add_text(field, record.encode());
+                }
+            }
+            *doc = old;
+        }
+        self
+    }
 }
 
 impl SectionIndex {
@@ -183,6 +204,8 @@ fn entries(
                 pages: node.pages.clone().map(|r| [r.start, r.end]),
                 node: Some(id.0),
                 rank: u32::try_from(rank).ok(),
+                doc_id: Some(card.doc_id.clone()),
+                children: u32::try_from(node.children.len()).ok(),
             };
             doc.add_text(f.record, record.encode());
             entries.push(doc);
@@ -193,6 +216,10 @@ fn entries(
     doc.add_text(f.doc_id, &card.doc_id);
     doc.add_text(f.identity, identity);
     doc.add_text(f.card, card_text(card));
+    let record = CardRecord {
+        doc_id: Some(card.doc_id.clone()),
+    };
+    doc.add_text(f.record, record.encode());
     entries.push(doc);
     text_bytes.push(0);
     DocumentEntries {
@@ -298,4 +325,20 @@ impl SectionWriter {
 /// Read back the stored record of a section entry (used by search).
 pub(super) fn stored_record(doc: &TantivyDocument, f: Fields) -> Option<SectionRecord> {
     SectionRecord::decode(doc.get_first(f.record)?.as_str()?)
+}
+
+/// The doc_id stored with an entry (section or DocCard; `None` when written before builder 13)
+/// and, for a section entry, its record.
+pub(super) fn stored_entry(
+    doc: &TantivyDocument,
+    f: Fields,
+) -> (Option<String>, Option<SectionRecord>) {
+    let Some(text) = doc.get_first(f.record).and_then(|v| v.as_str()) else {
+        return (None, None);
+    };
+    if let Some(record) = SectionRecord::decode(text) {
+        return (record.doc_id.clone(), Some(record));
+    }
+    let card: Option<CardRecord> = serde_json::from_str(text).ok();
+    (card.and_then(|c| c.doc_id), None)
 }
