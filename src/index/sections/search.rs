@@ -142,7 +142,7 @@ pub(super) fn sorted_by_doc_id(searcher: &Searcher) -> bool {
 
 /// How many hits of a search in a scope of several documents, beyond the `limit` asked for,
 /// are named from their stored records rather than from the `doc_id` column (see
-/// `PreparedSearch::named_in_search_order`).
+/// `PreparedSearch::first_in_scope_order`).
 const SCOPE_NAMES_FROM_STORE: usize = 32;
 
 /// A hit with its document's id and, when it was read to name the hit, its stored record.
@@ -151,6 +151,50 @@ struct NamedHit {
     doc_id: String,
     address: DocAddress,
     record: Option<SectionRecord>,
+}
+
+/// Of `top` (best first, with whole ties, over all documents), the first `limit` in the order
+/// score (best first), `doc_id`, reading order, each named. A sorted index
+/// (`doc_ordered`, see [`sorted_by_doc_id`]) names them from their stored records
+/// ([`first_in_doc_order`]); an unsorted one cuts each segment's ties by the ordinals of the
+/// `doc_id` column (in one segment they order as the ids do) and names the rest from it. One
+/// document's hits keep their address order, which is their reading order (its entries sit in
+/// one segment, added in pre-order; tantivy's sorting is stable and merges keep a segment's
+/// order). Used for sections and DocCards alike.
+///
+/// Errors: tantivy's, when a stored document or a segment's `doc_id` column cannot be read.
+fn first_over_all_documents(
+    searcher: &Searcher,
+    fields: Fields,
+    columns: &ColumnCache,
+    top: Vec<(f32, DocAddress)>,
+    limit: usize,
+    doc_ordered: bool,
+) -> tantivy::Result<Vec<NamedHit>> {
+    if doc_ordered {
+        return first_in_doc_order(searcher, fields, columns, top, limit);
+    }
+    let top = columns.keep_first_per_segment(searcher, top, limit)?;
+    let mut named = Vec::with_capacity(top.len());
+    for (score, address) in top {
+        let segment = columns.get(searcher, address.segment_ord)?;
+        if let Some(doc_id) = segment.doc_id(address.doc_id)? {
+            named.push(NamedHit {
+                score,
+                doc_id,
+                address,
+                record: None,
+            });
+        }
+    }
+    named.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.doc_id.cmp(&b.doc_id))
+            .then(a.address.cmp(&b.address))
+    });
+    named.truncate(limit);
+    Ok(named)
 }
 
 /// Of `top` (hits of an index sorted by `doc_id`, see [`sorted_by_doc_id`]), the first `limit`
@@ -401,24 +445,12 @@ impl SectionIndex {
             let q = BooleanQuery::new(should);
             let doc_ordered = sorted_by_doc_id(&searcher);
             let top = top_with_whole_ties(&searcher, &q, limit.max(1), &stats, doc_ordered)?;
-            let mut out = Vec::with_capacity(top.len());
-            if doc_ordered {
-                for hit in first_in_doc_order(&searcher, f, &self.columns, top, limit)? {
-                    out.push((hit.doc_id, hit.score));
-                }
-            } else {
-                // Ties by doc_id: in one segment the ordinal of a doc_id orders as the id does.
-                let top = self.columns.keep_first_per_segment(&searcher, top, limit)?;
-                for (score, address) in top {
-                    let segment = self.columns.get(&searcher, address.segment_ord)?;
-                    if let Some(id) = segment.doc_id(address.doc_id)? {
-                        out.push((id, score));
-                    }
-                }
-            }
-            out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            out.truncate(limit);
-            Ok(out)
+            let named =
+                first_over_all_documents(&searcher, f, &self.columns, top, limit, doc_ordered)?;
+            Ok(named
+                .into_iter()
+                .map(|hit| (hit.doc_id, hit.score))
+                .collect())
         };
         run().map_err(|e| self.error(e))
     }
@@ -687,10 +719,16 @@ impl PreparedSearch {
             // Over all documents ties go by doc_id, the order of a sorted index's segments.
             let doc_ordered = self.order.is_none() && sorted_by_doc_id(&self.searcher);
             let top = top_with_whole_ties(&self.searcher, query, limit, &self.stats, doc_ordered)?;
-            let named = if doc_ordered {
-                first_in_doc_order(&self.searcher, self.fields, &self.columns, top, limit)?
-            } else {
-                self.named_in_search_order(top, limit)?
+            let named = match &self.order {
+                None => first_over_all_documents(
+                    &self.searcher,
+                    self.fields,
+                    &self.columns,
+                    top,
+                    limit,
+                    doc_ordered,
+                )?,
+                Some(order) => self.first_in_scope_order(order, top, limit)?,
             };
             let mut hits = Vec::with_capacity(named.len());
             for hit in named {
@@ -734,11 +772,9 @@ impl PreparedSearch {
         run().map_err(|e| self.error(e))
     }
 
-    /// The first `limit` of `top` (best first, with whole ties) in this search's order on
-    /// score and document (an unsorted index, or a scope with an order of its own); hits of
-    /// one document keep their address order, which is their reading order (one document's
-    /// entries sit in one segment, added in pre-order; tantivy's sorting is stable and merges
-    /// keep a segment's order).
+    /// The first `limit` of `top` (best first, with whole ties) in the order score (best
+    /// first), position in `order` (the scope's documents), reading order (a document's hits
+    /// keep their address order, as in [`first_over_all_documents`]).
     ///
     /// Each hit is named by the scope when it has one document (a worker's searches); from its
     /// stored record when the scope's hits are at most [`SCOPE_NAMES_FROM_STORE`] more than
@@ -747,23 +783,17 @@ impl PreparedSearch {
     /// before builder 13, from the `doc_id` column.
     ///
     /// Errors: tantivy's, when a stored document or a segment's `doc_id` column cannot be read.
-    fn named_in_search_order(
+    fn first_in_scope_order(
         &self,
+        order: &[String],
         top: Vec<(f32, DocAddress)>,
         limit: usize,
     ) -> tantivy::Result<Vec<NamedHit>> {
-        // Over all documents ties go by doc_id (a scope's order is its own).
-        let top = if self.order.is_none() {
-            self.columns
-                .keep_first_per_segment(&self.searcher, top, limit)?
-        } else {
-            top
-        };
-        let only = match self.order.as_deref() {
-            Some([only]) => Some(only),
+        let only = match order {
+            [only] => Some(only),
             _ => None,
         };
-        let from_store = self.order.is_some() && top.len() <= limit + SCOPE_NAMES_FROM_STORE;
+        let from_store = top.len() <= limit + SCOPE_NAMES_FROM_STORE;
         let mut named = Vec::with_capacity(top.len());
         for (score, address) in top {
             let (mut doc_id, mut record) = (only.cloned(), None);
