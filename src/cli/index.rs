@@ -92,6 +92,12 @@ impl IndexProgress for Bar {
         }
         self.0.inc(1);
     }
+    fn phase(&self, step: &str) {
+        self.0.set_message(step.to_string());
+        // The bar is full and stays so: the spinner says the run is alive.
+        self.0
+            .enable_steady_tick(std::time::Duration::from_millis(120));
+    }
 }
 
 /// Have the kernel back this process's memory with 4 KiB pages only. mimalloc asks for

@@ -19,6 +19,7 @@ use super::{
     unique_slug, Catalog, CatalogEntry, Document, Workspace, WorkspaceError,
 };
 use crate::index::sections::DocumentEntries;
+use crate::index::sections::Merged;
 use crate::index::{DocCard, SectionIndex, SectionIndexError, SectionWriter};
 use crate::parse::format_for_path;
 use crate::tree::{BuildOptions, DocFormat};
@@ -71,6 +72,9 @@ pub struct IndexReport {
     pub notices: Vec<String>,
     /// Bytes of source read and built.
     pub bytes_built: u64,
+    /// The segments of the search index merged after the run (into one after a bulk run, see
+    /// [`crate::index::sections::Committed::finish`]); `None` when nothing was merged.
+    pub merged: Option<Merged>,
     /// Wall time of the run.
     pub elapsed: Duration,
 }
@@ -81,6 +85,9 @@ pub trait IndexProgress: Sync {
     fn start(&self, total: usize);
     /// One file is done (built, unchanged or failed).
     fn file_done(&self, path: &Path);
+    /// Every file is done, and the run is at a later step that may take a while (`step`: what
+    /// it does, for a person, such as "merging the search index").
+    fn phase(&self, _step: &str) {}
 }
 
 /// No progress output.
@@ -950,7 +957,7 @@ impl Workspace {
             .index_generation
             .max(index.generation().ok().flatten().unwrap_or(0))
             + 1;
-        writer
+        let committed = writer
             .commit(generation)
             .map_err(|e| search_error(dir, e))?;
         crash_point("after-index-commit");
@@ -967,6 +974,31 @@ impl Workspace {
         store::write(dir, &changes)?;
         crash_point("after-catalog");
         lap("catalog written");
+        // After a run that wrote much of the index, one segment (see `index::sections::merge`);
+        // the run is committed whole already, so a failed merge only leaves it slower.
+        // Merges after the catalog names the commit: the run is whole already, and a failed
+        // merge only leaves the index in more segments (see `index::sections::merge`).
+        let merge = committed.bulk_merge().and_then(|bulk| {
+            if let Some(plan) = &bulk {
+                progress.phase(&format!(
+                    "merging the search index ({} segments, {} entries)",
+                    plan.segments(),
+                    plan.entries
+                ));
+            }
+            committed.finish(bulk.as_ref())
+        });
+        match merge {
+            Ok(merged) => {
+                report.merged = merged;
+                lap("index merged");
+            }
+            Err(e) => report.warnings.push(format!(
+                "the search index of `{}` was not merged ({e}); its searches are right, and \
+                 slower in many segments until a later run merges them",
+                dir.display()
+            )),
+        }
         // An older workspace's catalog, now superseded.
         let _ = std::fs::remove_file(super::catalog_v4_path(dir));
         let _ = std::fs::remove_file(super::legacy_catalog_path(dir));

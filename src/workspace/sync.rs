@@ -116,7 +116,7 @@ fn unusable(index_dir: &Path, e: &SectionIndexError) -> String {
 /// Make `index` hold exactly the documents of `catalog`: entries of documents the catalog does
 /// not list are deleted, documents whose indexed build differs from the catalog's tree file (or
 /// that are missing) are re-indexed from their tree files, and the result is committed with the
-/// catalog's generation. Returns `(re-indexed, removed)` document counts. The caller holds the
+/// catalog's generation (then merged into one segment when that re-indexed much of it). Returns `(re-indexed, removed)` document counts. The caller holds the
 /// writer lock.
 ///
 /// Errors: [`WorkspaceError::Search`] when the index cannot be read or written; tree file
@@ -157,7 +157,15 @@ pub(crate) fn reconcile(
             .map_err(search)?;
         added += 1;
     }
-    writer.commit(catalog.index_generation).map_err(search)?;
+    let committed = writer.commit(catalog.index_generation).map_err(search)?;
+    // A rebuild from the trees is a bulk run: one segment after it (`index::sections::merge`).
+    // The entries are committed already; a failed merge leaves them as they are, slower.
+    let merged = committed
+        .bulk_merge()
+        .and_then(|bulk| committed.finish(bulk.as_ref()));
+    if let Err(e) = merged {
+        tracing::warn!("the repaired search index was not merged: {e}");
+    }
     index.reload().map_err(search)?;
     Ok((added, removed))
 }

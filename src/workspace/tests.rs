@@ -626,3 +626,63 @@ fn named_files_keep_ids_unique_and_replace_only_their_tree_files() {
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].doc_id, "guide");
 }
+
+/// An index run that writes at least a quarter of the search index merges it into one segment
+/// after its commits (`IndexReport::merged`); a run of one changed file does not (issue 24).
+#[test]
+fn a_bulk_index_run_leaves_one_segment_and_a_one_file_run_adds_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (1..=8).map(|i| format!("page{i}.md")).collect();
+    for (i, name) in names.iter().enumerate() {
+        std::fs::write(
+            dir.path().join(name),
+            format!("# Page {i}\n\n## Kiwi\n\nkiwi mango {i}\n\n## Papaya\n\npapaya\n"),
+        )
+        .unwrap();
+    }
+    let ws_dir = dir.path().join("ws");
+    let path = |name: &String| dir.path().join(name).to_string_lossy().into_owned();
+    // One indexing thread: one segment per run.
+    let options = IndexOptions {
+        jobs: 1,
+        ..IndexOptions::default()
+    };
+    let run = |files: &[String]| {
+        let args: Vec<String> = files.iter().map(path).collect();
+        Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap()
+    };
+    let segments = || {
+        crate::index::SectionIndex::open(&ws_dir.join("index"))
+            .unwrap()
+            .segment_count()
+            .unwrap()
+    };
+    let first = run(&names[..4]);
+    assert_eq!((first.indexed, segments()), (4, 1));
+    assert!(first.merged.is_none(), "one segment: {:?}", first.merged);
+    // Four more documents: half of the index, merged with the first four.
+    let second = run(&names[4..]);
+    assert_eq!(second.indexed, 4);
+    let merged = second.merged.expect("a bulk run merges");
+    assert_eq!((merged.segments_before, merged.segments_after), (2, 1));
+    assert_eq!(segments(), 1);
+    // One changed file of eight: its own segment, no merge.
+    std::fs::write(
+        dir.path().join(&names[0]),
+        "# Page 0\n\n## Kiwi\n\nkiwi kiwi\n",
+    )
+    .unwrap();
+    let third = run(&names[..1]);
+    assert_eq!(third.indexed, 1);
+    assert!(third.merged.is_none(), "{:?}", third.merged);
+    assert_eq!(segments(), 2);
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let search = ws
+        .sections()
+        .unwrap()
+        .prepare("kiwi", crate::index::Scope::All)
+        .unwrap();
+    let hits = search.top(8).unwrap();
+    assert_eq!(hits.len(), 8);
+    assert_eq!(hits[0].doc_id, "page1", "the changed page says kiwi twice");
+}

@@ -31,6 +31,7 @@
 
 mod backlog;
 mod directory;
+mod merge;
 mod search;
 mod stats;
 mod write;
@@ -45,6 +46,7 @@ use tantivy::{Index, IndexReader, IndexSettings, IndexSortByField, Order, Reload
 use directory::BatchSyncDirectory;
 
 pub use backlog::Backlog;
+pub use merge::{worth_merging, Committed, MergePlan, Merged, BULK_RUN_DENOMINATOR};
 pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};
 pub use write::{DocumentEntries, SectionWriter, WRITER_MEMORY_BYTES};
 
@@ -212,7 +214,8 @@ impl SectionIndex {
         SectionIndex::finish(index, fields, place)
     }
 
-    /// Open the index in `dir` at its last commit.
+    /// Open the index in `dir` at its last commit (read again when a writer's merge replaced
+    /// its segments while they were being opened).
     ///
     /// Errors: [`SectionIndexError::Tantivy`] when `dir` holds no index, or its `meta.json` or a
     /// segment file is missing or damaged; [`SectionIndexError::Schema`] for an index made with
@@ -244,12 +247,21 @@ impl SectionIndex {
             source,
         };
         let directory = open_directory(dir).map_err(|e| tantivy(e.into()))?;
-        let index = Index::open(directory).map_err(tantivy)?;
-        let (expected, fields) = schema();
-        if index.schema() != expected {
-            return Err(SectionIndexError::Schema { place });
+        let mut attempts = 0;
+        loop {
+            let index = Index::open(directory.clone()).map_err(tantivy)?;
+            let (expected, fields) = schema();
+            if index.schema() != expected {
+                return Err(SectionIndexError::Schema { place });
+            }
+            match SectionIndex::finish(index, fields, place.clone()) {
+                // A writer's merge ended between our reading `meta.json` and opening the
+                // segments it named, and tantivy deleted them: the new `meta.json` names the
+                // merged one.
+                Err(e) if segment_file_vanished(&e) && attempts < OPEN_ATTEMPTS => attempts += 1,
+                done => return done,
+            }
         }
-        SectionIndex::finish(index, fields, place)
     }
 
     fn finish(
@@ -316,10 +328,36 @@ impl SectionIndex {
         self.reader.reload().map_err(|e| self.error(e))
     }
 
+    /// Segments of the last commit (read from `meta.json`).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when `meta.json` cannot be read.
+    pub fn segment_count(&self) -> Result<usize, SectionIndexError> {
+        self.index
+            .searchable_segment_metas()
+            .map(|m| m.len())
+            .map_err(|e| self.error(e))
+    }
+
     /// Bytes of the index files on disk (0 in memory).
     pub fn disk_bytes(dir: &Path) -> u64 {
         walk_bytes(dir)
     }
+}
+
+/// Opens of the index tried again when a segment file vanished under them (see
+/// [`SectionIndex::open`]).
+const OPEN_ATTEMPTS: usize = 3;
+
+fn segment_file_vanished(e: &SectionIndexError) -> bool {
+    matches!(
+        e,
+        SectionIndexError::Tantivy {
+            source: tantivy::TantivyError::OpenReadError(
+                tantivy::directory::error::OpenReadError::FileDoesNotExist(_)
+            ),
+            ..
+        }
+    )
 }
 
 fn walk_bytes(dir: &Path) -> u64 {

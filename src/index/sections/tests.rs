@@ -463,3 +463,104 @@ fn a_record_without_node_and_rank_decodes_and_new_ones_carry_them() {
     );
     assert_eq!(hit.rank, 2);
 }
+
+/// A bulk run merges the index into one segment when it finishes, keeping its generation,
+/// its sorting and every answer; a small run does not, and a run that finds eight small
+/// segments merges them as tantivy's log merge policy says (issue 24).
+#[test]
+fn a_bulk_run_merges_the_segments_into_one_and_a_small_run_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index");
+    // Each document: three sections with "kiwi" at equal scores (ties across documents).
+    let t = tree(&[
+        (1, "Alpha", "kiwi mango"),
+        (1, "Beta", "kiwi papaya"),
+        (1, "Gamma", "kiwi guava"),
+        (1, "Delta", "mango"),
+    ]);
+    let index = SectionIndex::create(&path).unwrap();
+    let run = |ids: &[&str], generation: u64| -> Committed {
+        let writer = index.writer(1).unwrap();
+        for id in ids {
+            let card = DocCard::new(id, "x", 1, "f", &t);
+            writer.replace(index.entries(&card, &t, "b1")).unwrap();
+        }
+        writer.commit(generation).unwrap()
+    };
+    let hits = |index: &SectionIndex| -> Vec<(String, u32, f32)> {
+        index.reload().unwrap();
+        let search = index.prepare("kiwi papaya", Scope::All).unwrap();
+        let mut hits: Vec<_> = search
+            .top(6)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.doc_id, h.rank, h.score))
+            .collect();
+        hits.extend(
+            index
+                .rank_cards("kiwi", 3)
+                .unwrap()
+                .into_iter()
+                .map(|(id, score)| (id, u32::MAX, score)),
+        );
+        hits
+    };
+    let first = run(&["d5", "d3", "d4"], 1);
+    assert_eq!(first.entries_added, 3 * 6);
+    assert!(first.bulk_merge().unwrap().is_none(), "one segment");
+    assert_eq!(first.finish(None).unwrap(), None);
+    // A second run of three documents, one of them replacing d3: half the index.
+    let second = run(&["d2", "d3", "d1"], 2);
+    assert_eq!(second.entries_added, 3 * 6);
+    assert_eq!(index.segment_count().unwrap(), 2);
+    let before = hits(&index);
+    // Every copy's "Beta" ties: the first five by doc_id, across the segments.
+    let firsts: Vec<&str> = before[..5].iter().map(|h| h.0.as_str()).collect();
+    assert_eq!(firsts, ["d1", "d2", "d3", "d4", "d5"], "{before:?}");
+    let plan = second.bulk_merge().unwrap().expect("a bulk run");
+    assert_eq!((plan.segments(), plan.entries), (2, 5 * 6));
+    let merged = second.finish(Some(&plan)).unwrap().expect("merged");
+    assert_eq!((merged.segments_before, merged.segments_after), (2, 1));
+    assert_eq!(index.segment_count().unwrap(), 1);
+    assert_eq!(index.generation().unwrap(), Some(2));
+    // The same hits in the same order; the scores now are those of an index that never held
+    // d3's replaced entries (a deleted entry counts in tantivy's statistics until merged away).
+    let fresh = hits(&index_of(&[
+        ("d1", &t),
+        ("d2", &t),
+        ("d3", &t),
+        ("d4", &t),
+        ("d5", &t),
+    ]));
+    let names = |hits: &[(String, u32, f32)]| -> Vec<(String, u32)> {
+        hits.iter().map(|h| (h.0.clone(), h.1)).collect()
+    };
+    assert_eq!(names(&fresh), names(&before));
+    let reopened = SectionIndex::open_for_search(&path).unwrap();
+    assert!(reopened.sorted_by_doc_id());
+    assert_eq!(hits(&reopened), fresh);
+    assert_eq!(hits(&index), fresh);
+    // Runs of one document each (a sixth of the index, then less): no bulk merge, and their
+    // segments stay until there are eight, which the log policy merges into one.
+    assert!(!worth_merging(6, 6 * 6, 2));
+    for (n, id) in ["e1", "e2", "e3", "e4", "e5", "e6", "e7"]
+        .iter()
+        .enumerate()
+    {
+        let small = run(&[id], 3 + n as u64);
+        assert!(small.bulk_merge().unwrap().is_none(), "{id}");
+        let merged = small.finish(None).unwrap();
+        let segments = index.segment_count().unwrap();
+        if n < 6 {
+            assert_eq!((merged, segments), (None, n + 2), "{id}");
+        } else {
+            let merged = merged.expect("eight segments merged");
+            assert_eq!((merged.segments_before, merged.segments_after), (8, 1));
+            assert_eq!(segments, 1);
+        }
+    }
+    // Seven more documents: other statistics, the same five first (the e's sort after).
+    assert_eq!(names(&hits(&index))[..5], names(&fresh)[..5]);
+    // Nor is any run over one segment a bulk run.
+    assert!(!worth_merging(100, 100, 1));
+}

@@ -3,6 +3,7 @@
 //! [`crate::workspace`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tantivy::indexer::UserOperation;
@@ -10,6 +11,7 @@ use tantivy::schema::Value as _;
 use tantivy::{DocSet, IndexWriter, TantivyDocument, Term, TERMINATED};
 
 use super::backlog::Backlog;
+use super::merge::Committed;
 use super::search::{CardRecord, SectionRecord};
 use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, KIND_SECTION, TITLE_WEIGHT};
 use crate::index::analyzer::{TermListTokenizer, TERM_LIST_TOKENIZER_NAME};
@@ -39,6 +41,8 @@ pub struct SectionWriter {
     backlog: Arc<Backlog>,
     fields: Fields,
     place: String,
+    /// Entries handed to [`SectionWriter::replace`] so far.
+    entries_added: AtomicU64,
 }
 
 /// The tantivy entries of one document, built off the writer thread.
@@ -84,15 +88,17 @@ impl SectionIndex {
             TERM_LIST_TOKENIZER_NAME,
             TermListTokenizer::releasing(Arc::clone(&backlog)),
         );
-        let writer = self
+        let writer: IndexWriter<TantivyDocument> = self
             .index
             .writer_with_num_threads(threads, WRITER_MEMORY_BYTES * threads)
             .map_err(|e| self.error(e))?;
+        writer.set_merge_policy(super::merge::while_indexing());
         Ok(SectionWriter {
             writer,
             backlog,
             fields: self.fields,
             place: self.place.clone(),
+            entries_added: AtomicU64::new(0),
         })
     }
 
@@ -280,6 +286,8 @@ impl SectionWriter {
             text_bytes,
         } = entries;
         self.delete(&doc_id);
+        self.entries_added
+            .fetch_add(entries.len() as u64, Ordering::Relaxed);
         let mut entries = entries.into_iter();
         for sizes in text_bytes.chunks(BATCH_ENTRIES) {
             let batch: Vec<_> = entries
@@ -305,11 +313,12 @@ impl SectionWriter {
     }
 
     /// Commit everything added and deleted, recording `generation` in the commit (tantivy's
-    /// commit payload, in `meta.json`), then wait for merges so no thread outlives the call.
+    /// commit payload, in `meta.json`). Nothing is merged yet: the returned [`Committed`]
+    /// holds the writer, and [`Committed::finish`] merges.
     ///
     /// Errors: [`SectionIndexError::Tantivy`] when the segments or `meta.json` cannot be
     /// written. Nothing is visible to readers unless this returns `Ok`.
-    pub fn commit(mut self, generation: u64) -> Result<(), SectionIndexError> {
+    pub fn commit(mut self, generation: u64) -> Result<Committed, SectionIndexError> {
         let place = self.place.clone();
         let tantivy = |source| SectionIndexError::Tantivy {
             place: place.clone(),
@@ -318,7 +327,11 @@ impl SectionWriter {
         let mut prepared = self.writer.prepare_commit().map_err(tantivy)?;
         prepared.set_payload(&generation.to_string());
         prepared.commit().map_err(tantivy)?;
-        self.writer.wait_merging_threads().map_err(tantivy)
+        Ok(Committed::new(
+            self.writer,
+            self.place,
+            self.entries_added.into_inner(),
+        ))
     }
 }
 

@@ -1,0 +1,163 @@
+//! Merging segments after a run: into one after a bulk run, by tantivy's log merge policy
+//! after any other.
+//!
+//! A writer merges nothing while a run indexes ([`NoMergePolicy`]); its segments are merged
+//! when the run is committed ([`Committed::finish`]). tantivy's default policy (logarithmic
+//! levels of eight, merging in the background as segments are flushed) left an index run of
+//! 100,000 documents in ten segments (16.5 million entries, 2 million, six of 256,000 and
+//! small ones), and a search pays for each: every segment is opened, and its block-max WAND
+//! walk has its own top-k threshold to raise before it can skip, so tied sections are scored
+//! again in each. At 100,000 copies (`bench/scale`), the same index in one segment answered
+//! `ask --lexical` in 8–9 ms instead of 14–15 (BENCHMARKS.md, "One segment after a bulk run").
+//! A merge rewrites every entry, at about a sixth of the cost of indexing it (56–62 s for 20
+//! million entries on 2 cores), so the whole index is merged only after a run that itself
+//! wrote at least 1/[`BULK_RUN_DENOMINATOR`] of it: a first index, a rebuild, a large batch.
+//! Such a run no longer pays for the background merges either: each entry was merged about
+//! twice on the way to the ten segments, on the cores that were indexing, and the run of
+//! 100,000 documents went from 407 to 338 s with the final merge included. A smaller run (a
+//! changed file, `--watch`) gets the log policy's merges at its end, as it got them before.
+
+use std::time::{Duration, Instant};
+
+use tantivy::index::{SegmentId, SegmentMeta};
+use tantivy::indexer::{LogMergePolicy, MergePolicy, NoMergePolicy};
+use tantivy::{IndexWriter, TantivyDocument};
+
+use super::SectionIndexError;
+
+/// A run that wrote at least 1/`BULK_RUN_DENOMINATOR` of the index's live entries (counted
+/// after it) merges the index into one segment.
+pub const BULK_RUN_DENOMINATOR: u64 = 4;
+
+/// `true` when a run that added `entries_added` entries to an index now holding
+/// `index_entries` live entries in `segments` segments merges them into one.
+pub fn worth_merging(entries_added: u64, index_entries: u64, segments: usize) -> bool {
+    segments > 1 && entries_added.saturating_mul(BULK_RUN_DENOMINATOR) >= index_entries
+}
+
+/// The merge policy of a writer while it indexes: none (see the module documentation).
+pub(super) fn while_indexing() -> Box<dyn MergePolicy> {
+    Box::new(NoMergePolicy)
+}
+
+/// A committed run's writer, which still holds the index's writer lock, and what it wrote.
+/// [`Committed::finish`] merges; dropping it merges nothing (the next run's end will).
+pub struct Committed {
+    writer: IndexWriter<TantivyDocument>,
+    place: String,
+    /// Entries (sections and DocCards) the run added, replaced ones included.
+    pub entries_added: u64,
+}
+
+/// The merge of every segment of the last commit into one ([`Committed::bulk_merge`]).
+#[derive(Debug, Clone)]
+pub struct MergePlan {
+    ids: Vec<SegmentId>,
+    /// Live entries in those segments.
+    pub entries: u64,
+}
+
+impl MergePlan {
+    /// Segments to merge into one.
+    pub fn segments(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+/// What [`Committed::finish`] merged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Merged {
+    /// Segments before the merges.
+    pub segments_before: usize,
+    /// Segments after them.
+    pub segments_after: usize,
+    /// Wall time of the merges.
+    pub elapsed: Duration,
+}
+
+impl Committed {
+    pub(super) fn new(writer: IndexWriter<TantivyDocument>, place: String, added: u64) -> Self {
+        Committed {
+            writer,
+            place,
+            entries_added: added,
+        }
+    }
+
+    fn error(&self, source: tantivy::TantivyError) -> SectionIndexError {
+        SectionIndexError::Tantivy {
+            place: self.place.clone(),
+            source,
+        }
+    }
+
+    fn segments(&self) -> Result<Vec<SegmentMeta>, SectionIndexError> {
+        self.writer
+            .index()
+            .searchable_segment_metas()
+            .map_err(|e| self.error(e))
+    }
+
+    /// The merge into one segment when this run was a bulk run ([`worth_merging`]);
+    /// `Ok(None)` otherwise (or over one segment).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when `meta.json` cannot be read.
+    pub fn bulk_merge(&self) -> Result<Option<MergePlan>, SectionIndexError> {
+        let metas = self.segments()?;
+        let entries: u64 = metas.iter().map(|m| u64::from(m.num_docs())).sum();
+        Ok(
+            worth_merging(self.entries_added, entries, metas.len()).then(|| MergePlan {
+                ids: metas.iter().map(|m| m.id()).collect(),
+                entries,
+            }),
+        )
+    }
+
+    /// Merge, then release the writer: `bulk` ([`Committed::bulk_merge`]) when given, else the
+    /// merges tantivy's [`LogMergePolicy`] picks (levels of eight similar segments), repeated
+    /// until it picks none. Call it after the catalog names the commit: a merge keeps the
+    /// commit's generation, and readers see the index before or after it, the same entries
+    /// either way. A merge that fails leaves the index as committed. Returns `Ok(None)` when
+    /// nothing was merged.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when `meta.json` cannot be read, a segment of the
+    /// plan is no longer in the index, or a merge fails (disk full, I/O).
+    pub fn finish(mut self, bulk: Option<&MergePlan>) -> Result<Option<Merged>, SectionIndexError> {
+        let started = Instant::now();
+        let segments_before = self.segments()?.len();
+        let mut merges = 0;
+        match bulk {
+            Some(plan) => {
+                self.writer
+                    .merge(&plan.ids)
+                    .wait()
+                    .map_err(|e| self.error(e))?;
+                merges += 1;
+            }
+            None => loop {
+                let candidates =
+                    LogMergePolicy::default().compute_merge_candidates(&self.segments()?);
+                if candidates.is_empty() {
+                    break;
+                }
+                for candidate in candidates {
+                    self.writer
+                        .merge(&candidate.0)
+                        .wait()
+                        .map_err(|e| self.error(e))?;
+                    merges += 1;
+                }
+            },
+        }
+        let segments_after = self.segments()?.len();
+        let place = self.place.clone();
+        self.writer
+            .wait_merging_threads()
+            .map_err(|source| SectionIndexError::Tantivy { place, source })?;
+        Ok((merges > 0).then(|| Merged {
+            segments_before,
+            segments_after,
+            elapsed: started.elapsed(),
+        }))
+    }
+}
