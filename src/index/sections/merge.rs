@@ -7,9 +7,9 @@
 //! 100,000 documents in ten segments (16.5 million entries, 2 million, six of 256,000 and
 //! small ones), and a search pays for each: every segment is opened, and its block-max WAND
 //! walk has its own top-k threshold to raise before it can skip, so tied sections are scored
-//! again in each. At 100,000 copies (`bench/scale`), the same index in one segment answered
-//! `ask --lexical` in 8–9 ms instead of 14–15 (BENCHMARKS.md, "One segment after a bulk run").
-//! A merge rewrites every entry, at about a sixth of the cost of indexing it (56–62 s for 20
+//! again in each. At 100,000 copies (`bench/scale`), the index in one segment answered `ask
+//! --lexical` in 12 ms instead of 17, paired (BENCHMARKS.md, "One segment after a bulk run").
+//! A merge rewrites every entry, at about a fifth of the cost of indexing it (56–62 s for 20
 //! million entries on 2 cores), so the whole index is merged only after a run that itself
 //! wrote at least 1/[`BULK_RUN_DENOMINATOR`] of it: a first index, a rebuild, a large batch.
 //! Such a run no longer pays for the background merges either: each entry was merged about
