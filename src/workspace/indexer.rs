@@ -943,6 +943,16 @@ impl Workspace {
         // commit, and neither the index nor the catalog is written.
         if indexed.is_none() && built.is_empty() && removed.is_empty() && changes.restat.is_empty()
         {
+            // An index left in many segments by a run interrupted in its final merge is merged
+            // by tantivy's log policy even so (eight similar segments; fewer cost nothing).
+            match writer.finish_without_commit() {
+                Ok(merged) => report.merged = merged,
+                Err(e) => report.warnings.push(format!(
+                    "the search index of `{}` was not merged ({e}); its searches are right, \
+                     and slower in many segments until a later run merges them",
+                    dir.display()
+                )),
+            }
             remove_unreferenced(&docs_dir, &tree_files, &documents);
             report.errors = errors;
             report.elapsed = started.elapsed();

@@ -686,3 +686,60 @@ fn a_bulk_index_run_leaves_one_segment_and_a_one_file_run_adds_its_own() {
     assert_eq!(hits.len(), 8);
     assert_eq!(hits[0].doc_id, "page1", "the changed page says kiwi twice");
 }
+
+/// A run that changes nothing still merges an index left in many segments, as a run killed in
+/// its final merge leaves it (here: each document committed again on its own), by tantivy's
+/// log merge policy, and answers as before (issue 24).
+#[test]
+fn a_run_with_nothing_to_write_merges_an_index_left_in_many_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 1..=9 {
+        std::fs::write(
+            dir.path().join(format!("p{i}.md")),
+            format!("# P{i}\n\n## Kiwi\n\nkiwi mango {i}\n"),
+        )
+        .unwrap();
+    }
+    let ws_dir = dir.path().join("ws");
+    let args = [dir.path().join("*.md").to_string_lossy().into_owned()];
+    let options = IndexOptions {
+        jobs: 1,
+        ..IndexOptions::default()
+    };
+    let run = || Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap();
+    run();
+    let hits = || -> Vec<(String, u32)> {
+        let ws = Workspace::open(&ws_dir).unwrap();
+        let search = ws
+            .sections()
+            .unwrap()
+            .prepare("kiwi", crate::index::Scope::All)
+            .unwrap();
+        let hits = search.top(5).unwrap();
+        hits.into_iter().map(|h| (h.doc_id, h.rank)).collect()
+    };
+    let before = hits();
+    let index_dir = ws_dir.join("index");
+    {
+        let ws = Workspace::open(&ws_dir).unwrap();
+        let index = crate::index::SectionIndex::open(&index_dir).unwrap();
+        let generation = index.generation().unwrap().unwrap();
+        // One commit per document, never finished (no merge): nine segments of one each.
+        for (doc_id, identity) in index.documents().unwrap() {
+            let doc = ws.document(&doc_id).unwrap();
+            let writer = index.writer(1).unwrap();
+            writer
+                .replace(index.entries(&doc.card, &doc.tree, &identity))
+                .unwrap();
+            drop(writer.commit(generation).unwrap());
+        }
+        assert_eq!(index.segment_count().unwrap(), 9);
+    }
+    let report = run();
+    assert_eq!((report.indexed, report.unchanged), (0, 9));
+    let merged = report.merged.expect("nine segments merged");
+    assert_eq!((merged.segments_before, merged.segments_after), (9, 1));
+    assert_eq!(hits(), before);
+    // Nothing left to merge: the next run merges nothing.
+    assert!(run().merged.is_none());
+}

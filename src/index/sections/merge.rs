@@ -122,7 +122,24 @@ impl Committed {
     ///
     /// Errors: [`SectionIndexError::Tantivy`] when `meta.json` cannot be read, a segment of the
     /// plan is no longer in the index, or a merge fails (disk full, I/O).
-    pub fn finish(mut self, bulk: Option<&MergePlan>) -> Result<Option<Merged>, SectionIndexError> {
+    pub fn finish(self, bulk: Option<&MergePlan>) -> Result<Option<Merged>, SectionIndexError> {
+        self.finish_merging(bulk, false)
+    }
+
+    /// [`Committed::finish`], then delete the index files no commit names (tantivy does so
+    /// after each commit and merge; a run that committed nothing calls this instead).
+    pub(super) fn finish_tidying(
+        self,
+        bulk: Option<&MergePlan>,
+    ) -> Result<Option<Merged>, SectionIndexError> {
+        self.finish_merging(bulk, true)
+    }
+
+    fn finish_merging(
+        mut self,
+        bulk: Option<&MergePlan>,
+        tidy: bool,
+    ) -> Result<Option<Merged>, SectionIndexError> {
         let started = Instant::now();
         let segments_before = self.segments()?.len();
         let mut merges = 0;
@@ -150,6 +167,12 @@ impl Committed {
             },
         }
         let segments_after = self.segments()?.len();
+        if tidy && merges == 0 {
+            self.writer
+                .garbage_collect_files()
+                .wait()
+                .map_err(|e| self.error(e))?;
+        }
         let place = self.place.clone();
         self.writer
             .wait_merging_threads()

@@ -11,7 +11,7 @@ use tantivy::schema::Value as _;
 use tantivy::{DocSet, IndexWriter, TantivyDocument, Term, TERMINATED};
 
 use super::backlog::Backlog;
-use super::merge::Committed;
+use super::merge::{Committed, Merged};
 use super::search::{CardRecord, SectionRecord};
 use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, KIND_SECTION, TITLE_WEIGHT};
 use crate::index::analyzer::{TermListTokenizer, TERM_LIST_TOKENIZER_NAME};
@@ -310,6 +310,18 @@ impl SectionWriter {
     pub fn delete(&self, doc_id: &str) {
         self.writer
             .delete_term(Term::from_field_text(self.fields.doc_id, doc_id));
+    }
+
+    /// Commit nothing, and merge what tantivy's log merge policy picks among the committed
+    /// segments ([`Committed::finish`] without a bulk merge), then delete the files no commit
+    /// names. For a run that changed nothing: an index left in many segments, or with the
+    /// files of a merge cut short (a run interrupted in its final merge), is tidied by the
+    /// next run even when it has nothing to write. Call it only when nothing was added or
+    /// deleted (they would be lost). Returns what was merged (`None`: nothing).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when `meta.json` cannot be read or a merge fails.
+    pub fn finish_without_commit(self) -> Result<Option<Merged>, SectionIndexError> {
+        Committed::new(self.writer, self.place, 0).finish_tidying(None)
     }
 
     /// Commit everything added and deleted, recording `generation` in the commit (tantivy's
