@@ -676,15 +676,21 @@ fn a_bulk_index_run_leaves_one_segment_and_a_one_file_run_adds_its_own() {
     assert_eq!(third.indexed, 1);
     assert!(third.merged.is_none(), "{:?}", third.merged);
     assert_eq!(segments(), 2);
-    let ws = Workspace::open(&ws_dir).unwrap();
+    let hits = kiwi_hits(&ws_dir, 8);
+    assert_eq!(hits.len(), 8);
+    assert_eq!(hits[0].0, "page1", "the changed page says kiwi twice");
+}
+
+/// `(doc_id, rank)` of the first `limit` hits of "kiwi" over the workspace at `ws_dir`.
+fn kiwi_hits(ws_dir: &Path, limit: usize) -> Vec<(String, u32)> {
+    let ws = Workspace::open(ws_dir).unwrap();
     let search = ws
         .sections()
         .unwrap()
         .prepare("kiwi", crate::index::Scope::All)
         .unwrap();
-    let hits = search.top(8).unwrap();
-    assert_eq!(hits.len(), 8);
-    assert_eq!(hits[0].doc_id, "page1", "the changed page says kiwi twice");
+    let hits = search.top(limit).unwrap();
+    hits.into_iter().map(|h| (h.doc_id, h.rank)).collect()
 }
 
 /// A run that changes nothing still merges an index left in many segments, as a run killed in
@@ -708,16 +714,7 @@ fn a_run_with_nothing_to_write_merges_an_index_left_in_many_segments() {
     };
     let run = || Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap();
     run();
-    let hits = || -> Vec<(String, u32)> {
-        let ws = Workspace::open(&ws_dir).unwrap();
-        let search = ws
-            .sections()
-            .unwrap()
-            .prepare("kiwi", crate::index::Scope::All)
-            .unwrap();
-        let hits = search.top(5).unwrap();
-        hits.into_iter().map(|h| (h.doc_id, h.rank)).collect()
-    };
+    let hits = || kiwi_hits(&ws_dir, 5);
     let before = hits();
     let index_dir = ws_dir.join("index");
     {
