@@ -947,11 +947,7 @@ impl Workspace {
             // by tantivy's log policy even so (eight similar segments; fewer cost nothing).
             match writer.finish_without_commit() {
                 Ok(merged) => report.merged = merged,
-                Err(e) => report.warnings.push(format!(
-                    "the search index of `{}` was not merged ({e}); its searches are right, \
-                     and slower in many segments until a later run merges them",
-                    dir.display()
-                )),
+                Err(e) => report.warnings.push(not_merged(dir, &e)),
             }
             remove_unreferenced(&docs_dir, &tree_files, &documents);
             report.errors = errors;
@@ -984,8 +980,6 @@ impl Workspace {
         store::write(dir, &changes)?;
         crash_point("after-catalog");
         lap("catalog written");
-        // After a run that wrote much of the index, one segment (see `index::sections::merge`);
-        // the run is committed whole already, so a failed merge only leaves it slower.
         // Merges after the catalog names the commit: the run is whole already, and a failed
         // merge only leaves the index in more segments (see `index::sections::merge`).
         let merge = committed.bulk_merge().and_then(|bulk| {
@@ -1003,11 +997,7 @@ impl Workspace {
                 report.merged = merged;
                 lap("index merged");
             }
-            Err(e) => report.warnings.push(format!(
-                "the search index of `{}` was not merged ({e}); its searches are right, and \
-                 slower in many segments until a later run merges them",
-                dir.display()
-            )),
+            Err(e) => report.warnings.push(not_merged(dir, &e)),
         }
         // An older workspace's catalog, now superseded.
         let _ = std::fs::remove_file(super::catalog_v4_path(dir));
@@ -1017,6 +1007,15 @@ impl Workspace {
         report.elapsed = started.elapsed();
         Ok(report)
     }
+}
+
+/// The warning of a run whose merge failed (its commit stands).
+fn not_merged(dir: &Path, e: &SectionIndexError) -> String {
+    format!(
+        "the search index of `{}` was not merged ({e}); its searches are right, and slower in \
+         many segments until a later run merges them",
+        dir.display()
+    )
 }
 
 /// Fault injection for the crash-safety tests: when `DOCNAV_TEST_CRASH_AT` names this point

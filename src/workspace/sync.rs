@@ -116,8 +116,8 @@ fn unusable(index_dir: &Path, e: &SectionIndexError) -> String {
 /// Make `index` hold exactly the documents of `catalog`: entries of documents the catalog does
 /// not list are deleted, documents whose indexed build differs from the catalog's tree file (or
 /// that are missing) are re-indexed from their tree files, and the result is committed with the
-/// catalog's generation (then merged into one segment when that re-indexed much of it). Returns `(re-indexed, removed)` document counts. The caller holds the
-/// writer lock.
+/// catalog's generation (then merged into one segment when that re-indexed much of it).
+/// Returns `(re-indexed, removed)` document counts. The caller holds the writer lock.
 ///
 /// Errors: [`WorkspaceError::Search`] when the index cannot be read or written; tree file
 /// errors (`Io`, `Corrupt`, `Version`) naming the file.
