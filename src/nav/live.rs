@@ -1,6 +1,7 @@
 //! The workspace as a long-running process sees it (the MCP server, `docnav serve`): opened on
-//! first use, and opened again when its catalog (`catalog.db`) changes — a `docnav index` in
-//! any process — so new documents appear without a restart, while loaded trees and the
+//! first use, and opened again when its catalog (`catalog.db`) or its section index's segments
+//! change — a `docnav index` in any process, and the merge after it — so new documents appear
+//! without a restart, while loaded trees and the
 //! per-document numbers the commands need ([`NodeStats`](crate::nav::stats::NodeStats), shared by
 //! clones of one [`Session`]) stay cached between calls.
 //!
@@ -160,7 +161,7 @@ mod tests {
     use crate::workspace::Library;
 
     #[test]
-    fn missing_workspace_is_the_workspace_error_and_a_later_catalog_is_seen() {
+    fn missing_workspace_is_the_workspace_error_and_a_later_catalog_or_merge_is_seen() {
         let dir = tempfile::tempdir().unwrap();
         let ws_dir = dir.path().join("ws");
         let live = LiveLibrary::new(&ws_dir);
@@ -181,6 +182,23 @@ mod tests {
         // Unchanged catalog: the same opened workspace (its tree cache survives).
         assert!(Arc::ptr_eq(
             &first.workspace,
+            &live.get().unwrap().workspace
+        ));
+        // The index's `meta.json` rewritten (as a merge after a run rewrites it, the catalog
+        // unchanged): opened again, to search the segments it now names.
+        let meta = ws_dir.join("index").join("meta.json");
+        let later = std::fs::metadata(&meta).unwrap().modified().unwrap() + Duration::from_secs(5);
+        std::fs::File::options()
+            .write(true)
+            .open(&meta)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        let second = live.get().unwrap();
+        assert!(!Arc::ptr_eq(&first.workspace, &second.workspace));
+        assert_eq!(second.workspace.document_count(), 1);
+        assert!(Arc::ptr_eq(
+            &second.workspace,
             &live.get().unwrap().workspace
         ));
     }

@@ -693,9 +693,13 @@ fn recorded_totals(conn: &Connection) -> rusqlite::Result<Option<CatalogTotals>>
     })
 }
 
-/// A stamp that changes with every commit of the catalog of `dir`: the modification time and
-/// length of `catalog.db` and of its write-ahead log when not empty (a commit appends to the
-/// log; a checkpoint, which only a writer runs, rewrites the file). `None` without a catalog. One `stat` per file, nothing read.
+/// A stamp that changes with every commit of the catalog of `dir` and every change of its
+/// section index's segments: the modification time and length of `catalog.db`, of its
+/// write-ahead log when not empty (a commit appends to the log; a checkpoint, which only a
+/// writer runs, rewrites the file) and of the index's `meta.json` (rewritten by each commit and
+/// by each merge, which keeps the catalog as it was: a long-running reader reopens to search
+/// the merged segments instead of the ones it had, whose files the merge deleted). `None`
+/// without a catalog. One `stat` per file, nothing read.
 pub fn stamp(dir: &Path) -> Option<CatalogStamp> {
     let file = |path: PathBuf| {
         std::fs::metadata(path)
@@ -706,7 +710,8 @@ pub fn stamp(dir: &Path) -> Option<CatalogStamp> {
     // A reader that opens the catalog may create an empty log; empty or missing, it is the same
     // catalog.
     let log = file(dir.join("catalog.db-wal")).filter(|(_, len)| *len > 0);
-    Some(CatalogStamp { main, log })
+    let index = file(dir.join("index").join("meta.json"));
+    Some(CatalogStamp { main, log, index })
 }
 
 /// See [`stamp`].
@@ -714,4 +719,5 @@ pub fn stamp(dir: &Path) -> Option<CatalogStamp> {
 pub struct CatalogStamp {
     main: (Option<std::time::SystemTime>, u64),
     log: Option<(Option<std::time::SystemTime>, u64)>,
+    index: Option<(Option<std::time::SystemTime>, u64)>,
 }
