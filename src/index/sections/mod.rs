@@ -225,9 +225,11 @@ impl SectionIndex {
     }
 
     /// [`SectionIndex::open`] for a reader that only searches (a command, a server): the
-    /// index files are mapped for random access (no read-ahead), which keeps a search's resident
-    /// memory to the blocks it reads. Writers and merges read segments whole and use
-    /// [`SectionIndex::open`]. Errors: as [`SectionIndex::open`].
+    /// document store is mapped for random access (no read-ahead), which keeps a search's
+    /// resident memory to the blocks of its hits, and the other files with huge-page advice, so
+    /// a page fault maps (or reads, when the page cache dropped them) a whole 2 MiB folio (see
+    /// `directory.rs`). Writers and merges read segments whole and use [`SectionIndex::open`].
+    /// Errors: as [`SectionIndex::open`].
     pub fn open_for_search(dir: &Path) -> Result<SectionIndex, SectionIndexError> {
         SectionIndex::open_with(dir, BatchSyncDirectory::open_for_search)
     }
