@@ -67,6 +67,14 @@ pub struct IndexArgs {
     /// dropped. Runs until interrupted (Ctrl-C); one report line per batch of changes.
     #[arg(long, requires = "paths")]
     watch: bool,
+    /// At the end of the run, merge the whole search index into one segment and drop the
+    /// entries of replaced and removed documents for good. A run that writes a quarter of the
+    /// index does so by itself; after many small runs (edits, `--watch`) the index is left in
+    /// several segments, and each costs every search its own walk (at 100,000 documents a
+    /// search takes about a fifth longer per large segment). The merge rewrites the index:
+    /// about a minute per 20 million entries (100,000 documents) on 2 cores.
+    #[arg(long, conflicts_with = "watch")]
+    merge: bool,
 }
 
 /// A `--formats` name (see [`DocFormat::from_flag_name`]).
@@ -142,6 +150,7 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
         },
         prune: args.prune,
         force: args.force,
+        merge: args.merge,
         formats: if args.formats.is_empty() {
             DocFormat::ALL.to_vec()
         } else {
@@ -181,6 +190,10 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
         bar.0.finish_and_clear();
     }
     let failed = print_report(&report);
+    if args.merge {
+        print_merge(&report);
+    }
+    let failed = failed || report.merge_failed;
     let Some(((_watcher, events), roots)) = watching else {
         return Ok(if failed {
             ExitCode::from(1)
@@ -306,6 +319,23 @@ fn index_plan(
 
 /// Print a run's notices, warnings, errors and its summary line to stderr; true when any
 /// input failed.
+/// The line `--merge` adds to the report (a failed merge is among the report's errors).
+fn print_merge(report: &crate::workspace::IndexReport) {
+    match report.merged {
+        Some(merged) => eprintln!(
+            "merged the search index into {} segment{} ({} before) in {:.2} s",
+            merged.segments_after,
+            if merged.segments_after == 1 { "" } else { "s" },
+            merged.segments_before,
+            merged.elapsed.as_secs_f64()
+        ),
+        None if !report.merge_failed => {
+            eprintln!("the search index is one segment without deleted entries: nothing to merge");
+        }
+        None => {}
+    }
+}
+
 fn print_report(report: &crate::workspace::IndexReport) -> bool {
     for notice in &report.notices {
         eprintln!("note: {notice}");

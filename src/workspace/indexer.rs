@@ -38,6 +38,11 @@ pub struct IndexOptions {
     /// The formats to index ([`DocFormat::ALL`] by default): files of other formats found in
     /// folders or by globs are passed over, and one named on the command line is an error.
     pub formats: Vec<DocFormat>,
+    /// Merge the whole search index into one segment at the end of the run, whatever the run
+    /// wrote (without it, only a run that wrote a quarter of the index does; see
+    /// [`crate::index::sections::Committed::full_merge`]). A failed merge is then an error of
+    /// the run ([`IndexReport::merge_failed`]), not a warning.
+    pub merge: bool,
 }
 
 impl Default for IndexOptions {
@@ -48,6 +53,7 @@ impl Default for IndexOptions {
             prune: false,
             force: false,
             formats: DocFormat::ALL.to_vec(),
+            merge: false,
         }
     }
 }
@@ -75,6 +81,9 @@ pub struct IndexReport {
     /// The segments of the search index merged after the run (into one after a bulk run, see
     /// [`crate::index::sections::Committed::finish`]); `None` when nothing was merged.
     pub merged: Option<Merged>,
+    /// `true` when the merge [`IndexOptions::merge`] asked for failed (its message is in
+    /// `errors`; the run's documents are committed all the same).
+    pub merge_failed: bool,
     /// Wall time of the run.
     pub elapsed: Duration,
 }
@@ -944,13 +953,15 @@ impl Workspace {
         if indexed.is_none() && built.is_empty() && removed.is_empty() && changes.restat.is_empty()
         {
             // An index left in many segments by a run interrupted in its final merge is merged
-            // by tantivy's log policy even so (eight similar segments; fewer cost nothing).
-            match writer.finish_without_commit() {
-                Ok(merged) => report.merged = merged,
-                Err(e) => report.warnings.push(not_merged(dir, &e)),
+            // by tantivy's log policy even so (eight similar segments; fewer cost nothing), or
+            // into one when the merge is asked for.
+            if options.merge {
+                progress.phase("merging the search index");
             }
-            remove_unreferenced(&docs_dir, &tree_files, &documents);
+            let merge = writer.finish_without_commit(options.merge);
             report.errors = errors;
+            record_merge(&mut report, merge, options.merge, dir);
+            remove_unreferenced(&docs_dir, &tree_files, &documents);
             report.elapsed = started.elapsed();
             return Ok(report);
         }
@@ -982,34 +993,51 @@ impl Workspace {
         lap("catalog written");
         // Merges after the catalog names the commit: the run is whole already, and a failed
         // merge only leaves the index in more segments (see `index::sections::merge`).
-        let merge = committed.bulk_merge().and_then(|bulk| {
-            if let Some(plan) = &bulk {
+        let plan = match options.merge {
+            true => committed.full_merge(),
+            false => committed.bulk_merge(),
+        };
+        let merge = plan.and_then(|plan| {
+            if let Some(plan) = &plan {
                 progress.phase(&format!(
                     "merging the search index ({} segments, {} entries)",
                     plan.segments(),
                     plan.entries
                 ));
             }
-            committed.finish(bulk.as_ref())
+            committed.finish(plan.as_ref())
         });
-        match merge {
-            Ok(merged) => {
-                report.merged = merged;
-                lap("index merged");
-            }
-            Err(e) => report.warnings.push(not_merged(dir, &e)),
-        }
+        report.errors = errors;
+        record_merge(&mut report, merge, options.merge, dir);
+        lap("index merged");
         // An older workspace's catalog, now superseded.
         let _ = std::fs::remove_file(super::catalog_v4_path(dir));
         let _ = std::fs::remove_file(super::legacy_catalog_path(dir));
         remove_unreferenced(&docs_dir, &tree_files, &documents);
-        report.errors = errors;
         report.elapsed = started.elapsed();
         Ok(report)
     }
 }
 
 /// The warning of a run whose merge failed (its commit stands).
+/// Puts the outcome of a run's merge in `report`: a failure is a warning, or an error when the
+/// merge was asked for (`requested`, [`IndexOptions::merge`]).
+fn record_merge(
+    report: &mut IndexReport,
+    merge: Result<Option<Merged>, SectionIndexError>,
+    requested: bool,
+    dir: &Path,
+) {
+    match merge {
+        Ok(merged) => report.merged = merged,
+        Err(e) if requested => {
+            report.errors.push(not_merged(dir, &e));
+            report.merge_failed = true;
+        }
+        Err(e) => report.warnings.push(not_merged(dir, &e)),
+    }
+}
+
 fn not_merged(dir: &Path, e: &SectionIndexError) -> String {
     format!(
         "the search index of `{}` was not merged ({e}); its searches are right, and slower in \

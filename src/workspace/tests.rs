@@ -681,6 +681,81 @@ fn a_bulk_index_run_leaves_one_segment_and_a_one_file_run_adds_its_own() {
     assert_eq!(hits[0].0, "page1", "the changed page says kiwi twice");
 }
 
+/// `--merge` merges the whole index into one segment, whatever the run wrote: after a one-file
+/// run (its own segment, the replaced entries deleted from the first), and in a run with
+/// nothing to write; with one segment and nothing deleted there is nothing to merge. Searches
+/// answer the same before and after (issue 24).
+#[test]
+fn a_requested_merge_leaves_one_segment_without_deleted_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (1..=6).map(|i| format!("page{i}.md")).collect();
+    for (i, name) in names.iter().enumerate() {
+        std::fs::write(
+            dir.path().join(name),
+            format!("# Page {i}\n\n## Kiwi\n\nkiwi mango {i}\n"),
+        )
+        .unwrap();
+    }
+    let ws_dir = dir.path().join("ws");
+    let path = |name: &String| dir.path().join(name).to_string_lossy().into_owned();
+    let run = |files: &[String], merge: bool| {
+        let options = IndexOptions {
+            jobs: 1,
+            merge,
+            ..IndexOptions::default()
+        };
+        let args: Vec<String> = files.iter().map(path).collect();
+        Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap()
+    };
+    let segments = || {
+        crate::index::SectionIndex::open(&ws_dir.join("index"))
+            .unwrap()
+            .segment_count()
+            .unwrap()
+    };
+    let deletion_files = || {
+        std::fs::read_dir(ws_dir.join("index"))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "del")
+            })
+            .count()
+    };
+    run(&names, false);
+    let change = |text: &str| std::fs::write(dir.path().join(&names[0]), text).unwrap();
+    change("# Page 0\n\n## Kiwi\n\nkiwi kiwi\n");
+    let small = run(&names[..1], false);
+    assert!(small.merged.is_none());
+    assert_eq!((segments(), deletion_files()), (2, 1));
+    let before = kiwi_hits(&ws_dir, 6);
+
+    // Nothing to write: merged all the same.
+    let tidy = run(&names[..1], true);
+    assert_eq!((tidy.indexed, tidy.unchanged), (0, 1));
+    let merged = tidy.merged.expect("a requested merge");
+    assert_eq!((merged.segments_before, merged.segments_after), (2, 1));
+    assert!(!tidy.merge_failed);
+    assert_eq!((segments(), deletion_files()), (1, 0));
+    assert_eq!(kiwi_hits(&ws_dir, 6), before);
+
+    // One segment, nothing deleted: nothing to merge, and no failure.
+    let again = run(&names[..1], true);
+    assert!(again.merged.is_none() && !again.merge_failed);
+
+    // A one-file run that asks for the merge: its segment merged with the rest at once.
+    change("# Page 0\n\n## Kiwi\n\nkiwi kiwi kiwi\n");
+    let changed = run(&names[..1], true);
+    assert_eq!(changed.indexed, 1);
+    let merged = changed.merged.expect("a requested merge");
+    assert_eq!((merged.segments_before, merged.segments_after), (2, 1));
+    assert_eq!((segments(), deletion_files()), (1, 0));
+    assert_eq!(kiwi_hits(&ws_dir, 6)[0].0, "page1");
+}
+
 /// `(doc_id, rank)` of the first `limit` hits of "kiwi" over the workspace at `ws_dir`.
 fn kiwi_hits(ws_dir: &Path, limit: usize) -> Vec<(String, u32)> {
     let ws = Workspace::open(ws_dir).unwrap();

@@ -668,3 +668,44 @@ fn watch_refuses_globs_and_needs_paths() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("<PATH>"), "{}", r.stderr);
 }
+
+/// `index --merge` says what it merged: a changed file's run leaves two segments, the merge one;
+/// a second `--merge` finds nothing to merge; `--merge` with `--watch` is a usage error (issue 24).
+#[test]
+fn index_merge_reports_the_merge_and_then_nothing_to_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let notes = dir.path().join("notes.md");
+    let faq = dir.path().join("faq.md");
+    std::fs::write(&notes, "# Notes\n\n## Kiwi\n\nkiwi mango\n").unwrap();
+    std::fs::copy(fixture("ripgrep__FAQ.md"), &faq).unwrap();
+    let (notes, faq) = (notes.to_str().unwrap(), faq.to_str().unwrap());
+    let first = run(&ws, &["index", notes, faq]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(!first.stderr.contains("merged"), "{}", first.stderr);
+    std::fs::write(notes, "# Notes\n\n## Kiwi\n\nkiwi kiwi papaya\n").unwrap();
+    let changed = run(&ws, &["index", "--merge", notes]);
+    assert_eq!(changed.code, 0, "{}", changed.stderr);
+    let merged =
+        Regex::new(r"(?m)^merged the search index into 1 segment \(2 before\) in \d+\.\d\d s$")
+            .unwrap();
+    assert!(merged.is_match(&changed.stderr), "{}", changed.stderr);
+    let again = run(&ws, &["index", "--merge"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again
+            .stderr
+            .contains("the search index is one segment without deleted entries: nothing to merge"),
+        "{}",
+        again.stderr
+    );
+    let papaya = run(&ws, &["ask", "--lexical", "papaya"]);
+    assert_eq!(papaya.code, 0, "{}", papaya.stderr);
+    assert!(
+        papaya.stdout.contains("kiwi kiwi papaya"),
+        "{}",
+        papaya.stdout
+    );
+    let watch = run(&ws, &["index", "--merge", "--watch", notes]);
+    assert_eq!(watch.code, 2, "{}", watch.stderr);
+}

@@ -113,6 +113,22 @@ impl Committed {
         )
     }
 
+    /// The merge of the whole index into one segment, whatever this run wrote (`docnav index
+    /// --merge`): `Ok(None)` when the index is one segment already and holds no deleted entries
+    /// (a merge of one segment drops its deleted entries, which every search otherwise skips).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when `meta.json` cannot be read.
+    pub fn full_merge(&self) -> Result<Option<MergePlan>, SectionIndexError> {
+        let metas = self.segments()?;
+        let entries: u64 = metas.iter().map(|m| u64::from(m.num_docs())).sum();
+        Ok(
+            (metas.len() > 1 || metas.iter().any(SegmentMeta::has_deletes)).then(|| MergePlan {
+                ids: metas.iter().map(|m| m.id()).collect(),
+                entries,
+            }),
+        )
+    }
+
     /// Merge, then release the writer: `bulk` ([`Committed::bulk_merge`]) when given, else the
     /// merges tantivy's [`LogMergePolicy`] picks (levels of eight similar segments), repeated
     /// until it picks none. Call it after the catalog names the commit: a merge keeps the

@@ -313,15 +313,24 @@ impl SectionWriter {
     }
 
     /// Commit nothing, and merge what tantivy's log merge policy picks among the committed
-    /// segments ([`Committed::finish`] without a bulk merge), then delete the files no commit
+    /// segments ([`Committed::finish`] without a bulk merge), or with `merge_all` the whole
+    /// index into one segment ([`Committed::full_merge`]), then delete the files no commit
     /// names. For a run that changed nothing: an index left in many segments, or with the
     /// files of a merge cut short (a run interrupted in its final merge), is tidied by the
     /// next run even when it has nothing to write. Call it only when nothing was added or
     /// deleted (they would be lost). Returns what was merged (`None`: nothing).
     ///
     /// Errors: [`SectionIndexError::Tantivy`] when `meta.json` cannot be read or a merge fails.
-    pub fn finish_without_commit(self) -> Result<Option<Merged>, SectionIndexError> {
-        Committed::new(self.writer, self.place, 0).finish_tidying(None)
+    pub fn finish_without_commit(
+        self,
+        merge_all: bool,
+    ) -> Result<Option<Merged>, SectionIndexError> {
+        let committed = Committed::new(self.writer, self.place, 0);
+        let plan = match merge_all {
+            true => committed.full_merge()?,
+            false => None,
+        };
+        committed.finish_tidying(plan.as_ref())
     }
 
     /// Commit everything added and deleted, recording `generation` in the commit (tantivy's
