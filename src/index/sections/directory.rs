@@ -142,7 +142,7 @@ impl TerminatingWrite for DeferredSyncFile {
 /// piece but a file's last starts and ends aligned. [`Write::flush`] hands over what is
 /// pending; the piece after it ends at the next multiple, so alignment resumes. With `chunk`
 /// `None`, writes pass straight through.
-struct AlignedChunks<W> {
+struct AlignedChunks<W: Write> {
     inner: W,
     chunk: Option<usize>,
     /// Bytes not yet handed to `inner`; they never cross a multiple of `chunk`.
@@ -166,6 +166,14 @@ impl<W: Write> AlignedChunks<W> {
         self.written += self.pending.len();
         self.pending.clear();
         Ok(())
+    }
+}
+
+/// Hands over what is pending, as `BufWriter` does when dropped (errors ignored): a file tantivy
+/// drops without finishing it keeps every byte written to it.
+impl<W: Write> Drop for AlignedChunks<W> {
+    fn drop(&mut self) {
+        let _ = self.write_pending();
     }
 }
 
@@ -369,6 +377,17 @@ mod tests {
         out.flush().unwrap();
         assert_eq!(out.inner.bytes, b"abcdefghijklmnopqrstuvwx");
         assert_eq!(out.inner.pieces, [(0, 3), (3, 5), (8, 16)]);
+    }
+
+    #[test]
+    fn a_dropped_writer_hands_over_what_is_pending() {
+        let mut pieces = Pieces::default();
+        {
+            let mut out = AlignedChunks::new(&mut pieces, Some(8));
+            out.write_all(b"abcdefghijk").unwrap();
+        }
+        assert_eq!(pieces.bytes, b"abcdefghijk");
+        assert_eq!(pieces.pieces, [(0, 8), (8, 3)]);
     }
 
     #[test]
