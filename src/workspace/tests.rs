@@ -632,14 +632,7 @@ fn named_files_keep_ids_unique_and_replace_only_their_tree_files() {
 #[test]
 fn a_bulk_index_run_leaves_one_segment_and_a_one_file_run_adds_its_own() {
     let dir = tempfile::tempdir().unwrap();
-    let names: Vec<String> = (1..=8).map(|i| format!("page{i}.md")).collect();
-    for (i, name) in names.iter().enumerate() {
-        std::fs::write(
-            dir.path().join(name),
-            format!("# Page {i}\n\n## Kiwi\n\nkiwi mango {i}\n\n## Papaya\n\npapaya\n"),
-        )
-        .unwrap();
-    }
+    let names = kiwi_pages(dir.path(), 8, "\n## Papaya\n\npapaya\n");
     let ws_dir = dir.path().join("ws");
     let path = |name: &String| dir.path().join(name).to_string_lossy().into_owned();
     // One indexing thread: one segment per run.
@@ -651,12 +644,7 @@ fn a_bulk_index_run_leaves_one_segment_and_a_one_file_run_adds_its_own() {
         let args: Vec<String> = files.iter().map(path).collect();
         Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap()
     };
-    let segments = || {
-        crate::index::SectionIndex::open(&ws_dir.join("index"))
-            .unwrap()
-            .segment_count()
-            .unwrap()
-    };
+    let segments = || segment_count(&ws_dir);
     let first = run(&names[..4]);
     assert_eq!((first.indexed, segments()), (4, 1));
     assert!(first.merged.is_none(), "one segment: {:?}", first.merged);
@@ -688,14 +676,7 @@ fn a_bulk_index_run_leaves_one_segment_and_a_one_file_run_adds_its_own() {
 #[test]
 fn a_requested_merge_leaves_one_segment_without_deleted_entries() {
     let dir = tempfile::tempdir().unwrap();
-    let names: Vec<String> = (1..=6).map(|i| format!("page{i}.md")).collect();
-    for (i, name) in names.iter().enumerate() {
-        std::fs::write(
-            dir.path().join(name),
-            format!("# Page {i}\n\n## Kiwi\n\nkiwi mango {i}\n"),
-        )
-        .unwrap();
-    }
+    let names = kiwi_pages(dir.path(), 6, "");
     let ws_dir = dir.path().join("ws");
     let path = |name: &String| dir.path().join(name).to_string_lossy().into_owned();
     let run = |files: &[String], merge: bool| {
@@ -707,12 +688,7 @@ fn a_requested_merge_leaves_one_segment_without_deleted_entries() {
         let args: Vec<String> = files.iter().map(path).collect();
         Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap()
     };
-    let segments = || {
-        crate::index::SectionIndex::open(&ws_dir.join("index"))
-            .unwrap()
-            .segment_count()
-            .unwrap()
-    };
+    let segments = || segment_count(&ws_dir);
     let deletion_files = || {
         std::fs::read_dir(ws_dir.join("index"))
             .unwrap()
@@ -754,6 +730,25 @@ fn a_requested_merge_leaves_one_segment_without_deleted_entries() {
     assert_eq!((merged.segments_before, merged.segments_after), (2, 1));
     assert_eq!((segments(), deletion_files()), (1, 0));
     assert_eq!(kiwi_hits(&ws_dir, 6)[0].0, "page1");
+}
+
+/// Writes `page1.md` … `page{count}.md` into `dir` (page `i`: a title, a Kiwi section saying
+/// "kiwi mango i", then `more`) and returns their names.
+fn kiwi_pages(dir: &Path, count: usize, more: &str) -> Vec<String> {
+    let names: Vec<String> = (1..=count).map(|i| format!("page{i}.md")).collect();
+    for (i, name) in names.iter().enumerate() {
+        let text = format!("# Page {i}\n\n## Kiwi\n\nkiwi mango {i}\n{more}");
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    names
+}
+
+/// Segments of the search index of the workspace at `ws_dir`.
+fn segment_count(ws_dir: &Path) -> usize {
+    crate::index::SectionIndex::open(&ws_dir.join("index"))
+        .unwrap()
+        .segment_count()
+        .unwrap()
 }
 
 /// `(doc_id, rank)` of the first `limit` hits of "kiwi" over the workspace at `ws_dir`.
