@@ -317,8 +317,6 @@ fn index_plan(
     Ok(())
 }
 
-/// Print a run's notices, warnings, errors and its summary line to stderr; true when any
-/// input failed.
 /// The line `--merge` adds to the report (a failed merge is among the report's errors).
 fn print_merge(report: &crate::workspace::IndexReport) {
     match report.merged {
@@ -336,6 +334,8 @@ fn print_merge(report: &crate::workspace::IndexReport) {
     }
 }
 
+/// Print a run's notices, warnings, errors and its summary line to stderr; true when any
+/// input failed.
 fn print_report(report: &crate::workspace::IndexReport) -> bool {
     for notice in &report.notices {
         eprintln!("note: {notice}");
