@@ -103,14 +103,9 @@ impl Committed {
     ///
     /// Errors: [`SectionIndexError::Tantivy`] when `meta.json` cannot be read.
     pub fn bulk_merge(&self) -> Result<Option<MergePlan>, SectionIndexError> {
-        let metas = self.segments()?;
-        let entries: u64 = metas.iter().map(|m| u64::from(m.num_docs())).sum();
-        Ok(
-            worth_merging(self.entries_added, entries, metas.len()).then(|| MergePlan {
-                ids: metas.iter().map(|m| m.id()).collect(),
-                entries,
-            }),
-        )
+        self.merge_of_all_when(|metas, entries| {
+            worth_merging(self.entries_added, entries, metas.len())
+        })
     }
 
     /// The merge of the whole index into one segment, whatever this run wrote (`docnav index
@@ -119,14 +114,22 @@ impl Committed {
     ///
     /// Errors: [`SectionIndexError::Tantivy`] when `meta.json` cannot be read.
     pub fn full_merge(&self) -> Result<Option<MergePlan>, SectionIndexError> {
+        self.merge_of_all_when(|metas, _| {
+            metas.len() > 1 || metas.iter().any(SegmentMeta::has_deletes)
+        })
+    }
+
+    /// The merge of every segment into one when `wanted(segments, live entries)` says so.
+    fn merge_of_all_when(
+        &self,
+        wanted: impl FnOnce(&[SegmentMeta], u64) -> bool,
+    ) -> Result<Option<MergePlan>, SectionIndexError> {
         let metas = self.segments()?;
         let entries: u64 = metas.iter().map(|m| u64::from(m.num_docs())).sum();
-        Ok(
-            (metas.len() > 1 || metas.iter().any(SegmentMeta::has_deletes)).then(|| MergePlan {
-                ids: metas.iter().map(|m| m.id()).collect(),
-                entries,
-            }),
-        )
+        Ok(wanted(&metas, entries).then(|| MergePlan {
+            ids: metas.iter().map(|m| m.id()).collect(),
+            entries,
+        }))
     }
 
     /// Merge, then release the writer: `bulk` ([`Committed::bulk_merge`]) when given, else the
