@@ -89,7 +89,10 @@ pub const FORMAT_VERSION: u32 = 5;
 /// 13: the trees are as in 11; every stored record (sections and DocCards) carries its
 /// document's id, so a search over all documents of a sorted index names its hits from the
 /// store without opening the `doc_id` column (a sixth of `ask --lexical` at 100,000 documents).
-pub const TREE_BUILDER_VERSION: u32 = 13;
+/// 14: PDF tables become pipe tables (one header line, a row per label) and are never headings;
+/// PDF headings follow keyword schemes (`PART II` › `Item 7.` › subsections, `Note 3`) and a
+/// contents list of divisions.
+pub const TREE_BUILDER_VERSION: u32 = 14;
 
 /// The builder part of a [`build_key`] (`builder 9`); "" for an empty key.
 fn builder_of(build_key: &str) -> &str {

@@ -28,6 +28,7 @@
 
 use std::collections::HashMap;
 
+use super::nesting;
 use super::numbering::{self, fold, Numbering};
 use super::text::TextLine;
 use super::toc::{self, TocEntry};
@@ -46,6 +47,8 @@ pub const CONTINUATION_GAP_EM: f32 = 1.6;
 pub const OUTDENT: f32 = 3.0;
 /// A table-of-contents entry is looked for this many lines past the previous one found.
 pub const TOC_WINDOW_LINES: usize = 1_000;
+/// Entries of one contents list are at most this many lines apart.
+pub const TOC_RUN_GAP_LINES: usize = 40;
 /// Fewer headings than this (or table entries found) is none.
 pub const MIN_HEADINGS: usize = 3;
 /// Share of the regular lines a left edge needs to be the body's.
@@ -62,6 +65,12 @@ pub struct Heading {
     pub level: u32,
     /// Its text, lines joined with spaces (without one after a line-end hyphen).
     pub title: String,
+    /// Its printed number, if any.
+    pub number: Option<Numbering>,
+    /// Font size of its first line (device points).
+    pub size: f32,
+    /// True when its first line is bold.
+    pub bold: bool,
 }
 
 /// How headings were found.
@@ -124,16 +133,64 @@ pub fn detect(lines: &[&TextLine], page: &[usize]) -> Option<Detected> {
     let blocks: Vec<Option<Block>> = (0..lines.len())
         .map(|i| block_at(lines, page, i, body))
         .collect();
-    let entries = toc::entries(lines);
-    if let Some(found) = from_toc(&entries, &blocks) {
+    let all_entries = toc::entries(lines);
+    let toc_lines: Vec<usize> = all_entries.iter().map(|e| e.at).collect();
+    // The document's contents list is the first run of entries; later runs (an index to the
+    // financial statements, a schedule's list) are only kept out of the headings.
+    let entries = first_run(&all_entries);
+    if let Some(mut found) = from_toc(entries, &blocks) {
+        if shallow(entries) {
+            // A contents list of divisions only (a 10-K's Parts and Items): the subsections
+            // inside them come from typography.
+            let first = entries.last().map_or(usize::MAX, |e| e.at);
+            let taken: std::collections::HashSet<usize> =
+                found.headings.iter().map(|h| h.at).collect();
+            let extra = from_typography(lines, page, &blocks, body, &toc_lines);
+            found.headings.extend(
+                extra
+                    .into_iter()
+                    .filter(|h| h.at > first && !taken.contains(&h.at)),
+            );
+            found.headings.sort_by_key(|h| h.at);
+        }
+        nesting::nest_by_scheme(&mut found.headings);
         return Some(found);
     }
-    let toc_lines: Vec<usize> = entries.iter().map(|e| e.at).collect();
-    let headings = from_typography(lines, page, &blocks, body, &toc_lines);
+    let mut headings = from_typography(lines, page, &blocks, body, &toc_lines);
+    nesting::nest_by_scheme(&mut headings);
     (headings.len() >= MIN_HEADINGS).then_some(Detected {
         headings,
         method: Method::Typography,
     })
+}
+
+/// The first run of at least [`MIN_HEADINGS`] entries no more than [`TOC_RUN_GAP_LINES`]
+/// lines apart (all of them when there is no such run).
+fn first_run(entries: &[TocEntry]) -> &[TocEntry] {
+    let mut start = 0;
+    for i in 1..=entries.len() {
+        let broken = i == entries.len() || entries[i].at > entries[i - 1].at + TOC_RUN_GAP_LINES;
+        if broken {
+            if i - start >= MIN_HEADINGS {
+                return &entries[start..i];
+            }
+            start = i;
+        }
+    }
+    entries
+}
+
+/// True when a contents list names divisions only: no entry numbered deeper than one level
+/// (`3.1`, `A.2`), at least one keyword division (`Item 7.`, `Part II`).
+fn shallow(entries: &[TocEntry]) -> bool {
+    entries
+        .iter()
+        .all(|e| e.numbering.as_ref().is_none_or(|n| n.depth <= 1))
+        && entries.iter().any(|e| {
+            e.numbering
+                .as_ref()
+                .is_some_and(|n| n.scheme.rank().is_some_and(|r| r <= nesting::DIVISION_RANK))
+        })
 }
 
 /// The body size (most regular characters) and left edge: the leftmost position at least
@@ -141,7 +198,7 @@ pub fn detect(lines: &[&TextLine], page: &[usize]) -> Option<Detected> {
 /// points, not its indented definitions at 144; a multi-column page's first column).
 fn body(lines: &[&TextLine]) -> Option<Body> {
     let mut sizes: HashMap<i32, usize> = HashMap::new();
-    for l in lines.iter().filter(|l| !l.bold) {
+    for l in lines.iter().filter(|l| !l.bold && !l.in_table) {
         *sizes.entry(half_points(l.size)).or_default() += l.text.len();
     }
     let size = sizes.into_iter().max_by_key(|&(s, n)| (n, s))?.0;
@@ -149,7 +206,7 @@ fn body(lines: &[&TextLine]) -> Option<Body> {
     let mut total = 0;
     for l in lines
         .iter()
-        .filter(|l| !l.bold && half_points(l.size) == size)
+        .filter(|l| !l.bold && !l.in_table && half_points(l.size) == size)
     {
         *xs.entry(l.x.round() as i32).or_default() += 1;
         total += 1;
@@ -172,13 +229,30 @@ fn styled(line: &TextLine, body: Body) -> bool {
 /// The heading block starting at line `i`, if that line is styled and starts like a heading.
 fn block_at(lines: &[&TextLine], page: &[usize], i: usize, body: Body) -> Option<Block> {
     let first = lines[i];
-    if !styled(first, body)
+    // A line opening with a division keyword (`Item 7.`, `PART II`, `Note 3`) is a candidate
+    // whatever its type, for a contents list to confirm; typography alone never takes it.
+    let keyword = numbering::numbering(&first.text).is_some_and(|n| n.scheme.rank().is_some())
+        && first.text.chars().count() <= MAX_HEADING_CHARS;
+    if first.in_table
+        || !(styled(first, body) || keyword)
         || !first
             .text
             .starts_with(|c: char| c.is_alphanumeric() || c == '§')
         || first.text.chars().filter(|c| c.is_alphabetic()).count() < 2
+        || running_text(&first.text)
     {
         return None;
+    }
+    if !styled(first, body) {
+        return Some(Block {
+            at: i,
+            lines: 1,
+            number: numbering::numbering(&first.text),
+            text: first.text.clone(),
+            size: first.size,
+            bold: first.bold,
+            x: first.x,
+        });
     }
     let mut text = first.text.clone();
     let mut n = 1;
@@ -192,6 +266,7 @@ fn block_at(lines: &[&TextLine], page: &[usize], i: usize, body: Body) -> Option
                 && next.x > first.x
                 && next.x <= first.x + 6.0 * first.size;
         if !same_style
+            || next.in_table
             || !aligned
             || gap <= 0.0
             || gap > CONTINUATION_GAP_EM * first.size
@@ -207,7 +282,7 @@ fn block_at(lines: &[&TextLine], page: &[usize], i: usize, body: Body) -> Option
         text.push_str(&next.text);
         n += 1;
     }
-    if text.chars().count() > MAX_HEADING_CHARS {
+    if text.chars().count() > MAX_HEADING_CHARS || running_text(&text) {
         return None;
     }
     Some(Block {
@@ -221,6 +296,25 @@ fn block_at(lines: &[&TextLine], page: &[usize], i: usize, body: Body) -> Option
     })
 }
 
+/// True for text that reads as running text, not a title: it starts in lower case (a
+/// sentence's continuation, a bullet's second line: `increase of 77%;`), ends like a clause
+/// (`,` `;`), or is a contents list's column label (`Page`).
+fn running_text(text: &str) -> bool {
+    let t = text.trim();
+    let lower = t.to_lowercase();
+    t.starts_with(char::is_lowercase)
+        || t.ends_with([',', ';'])
+        // A title repeated on the pages it runs over (`NOTES TO … —(Continued)`).
+        || lower.ends_with("(continued)")
+        || lower.ends_with("continued)")
+        || lower.ends_with("—continued")
+        || lower.ends_with(", continued")
+        || matches!(
+            lower.as_str(),
+            "page" | "pages" | "page no." | "page number" | "table of contents" | "index"
+        )
+}
+
 /// True when a table-of-contents entry names this block: same number (when the entry has one)
 /// and the same title folded to alphanumerics (or one a prefix of the other covering ≥ 80%).
 fn names(entry: &TocEntry, block: &Block) -> bool {
@@ -230,7 +324,12 @@ fn names(entry: &TocEntry, block: &Block) -> bool {
         _ => {}
     }
     let (want, have) = (fold(&entry.title), fold(numbering::strip(&block.text)));
-    if want.is_empty() || have.is_empty() {
+    if want.is_empty() {
+        // A bare number (`Part II`): the same scheme and number.
+        return matches!((&entry.numbering, &block.number),
+            (Some(e), Some(b)) if e.scheme == b.scheme && e.key.eq_ignore_ascii_case(&b.key));
+    }
+    if have.is_empty() {
         return false;
     }
     let (short, long) = if want.len() <= have.len() {
@@ -251,7 +350,14 @@ fn from_toc(entries: &[TocEntry], blocks: &[Option<Block>]) -> Option<Detected> 
     let mut cursor = toc_end + 1;
     let mut found: Vec<(u32, &Block)> = Vec::new();
     for entry in entries {
-        let end = (cursor + TOC_WINDOW_LINES).min(blocks.len());
+        // A numbered entry is distinctive enough to be looked for to the end (a 10-K's Item 8
+        // is thousands of lines after Item 7A); a bare title only near the previous one.
+        let window = if entry.numbering.is_some() {
+            blocks.len()
+        } else {
+            TOC_WINDOW_LINES
+        };
+        let end = cursor.saturating_add(window).min(blocks.len());
         let hit = blocks[cursor.min(end)..end]
             .iter()
             .flatten()
@@ -262,7 +368,13 @@ fn from_toc(entries: &[TocEntry], blocks: &[Option<Block>]) -> Option<Detected> 
         }
     }
     let matched = found.len();
-    if matched < MIN_HEADINGS || matched * 2 < entries.len() {
+    // Half the entries found, or half the numbered ones (a contents list whose unnumbered
+    // sub-entries are printed differently in the body still places its Items and Notes).
+    let numbered = entries.iter().filter(|e| e.numbering.is_some()).count();
+    let matched_numbered = found.iter().filter(|(_, b)| b.number.is_some()).count();
+    let enough = matched * 2 >= entries.len()
+        || (numbered >= MIN_HEADINGS && matched_numbered * 2 >= numbered);
+    if matched < MIN_HEADINGS || !enough {
         return None;
     }
     // The style of each level's headings (the most common one).
@@ -331,6 +443,9 @@ fn heading(b: &Block, level: u32) -> Heading {
         lines: b.lines,
         level: level.max(1),
         title: b.text.clone(),
+        number: b.number.clone(),
+        size: b.size,
+        bold: b.bold,
     }
 }
 
@@ -426,14 +541,32 @@ fn bold_label(lines: &[&TextLine], page: &[usize], b: &Block, body: Body) -> boo
     {
         return false;
     }
-    if b.x < body.x - OUTDENT {
+    // A bold division heading (`ITEM 1. BUSINESS`, `Note 3 – Leases`) needs nothing more.
+    if b.x < body.x - OUTDENT || b.number.as_ref().is_some_and(|n| n.scheme.rank().is_some()) {
         return true;
     }
     let next = b.at + b.lines;
-    next < lines.len()
-        && page[next] == page[b.at]
-        && !lines[next].bold
-        && lines[next].x <= b.x + OUTDENT
+    if next >= lines.len() || page[next] != page[b.at] {
+        return false;
+    }
+    if !lines[next].bold {
+        return lines[next].x <= b.x + OUTDENT;
+    }
+    // Stacked headings (`Item 1. Business` over `Company Background`): a bold title line
+    // followed by another whose own next line is regular text.
+    let after = next + 1;
+    let title_like = |l: &TextLine| {
+        l.text.chars().count() <= MAX_BOLD_LABEL_CHARS
+            && l.text
+                .starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+            && !l.text.ends_with(['.', ',', ';', ':', ')'])
+            && !l.in_table
+    };
+    title_like(lines[next])
+        && after < lines.len()
+        && page[after] == page[b.at]
+        && !lines[after].bold
+        && lines[after].x <= lines[next].x + OUTDENT
 }
 
 #[cfg(test)]
@@ -445,12 +578,15 @@ mod tests {
         TextLine {
             text: text.into(),
             x,
+            x_end: 0.0,
             y,
             size,
             bold,
             para_before: false,
             marks: Vec::new(),
             notes: Vec::new(),
+            cells: Vec::new(),
+            in_table: false,
         }
     }
 

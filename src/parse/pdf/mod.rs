@@ -48,9 +48,11 @@ mod furniture;
 mod headings;
 mod hyphenation;
 mod locate;
+mod nesting;
 mod numbering;
 mod outline;
 mod sections;
+mod tables;
 mod text;
 mod toc;
 
@@ -203,11 +205,15 @@ pub fn body_lines(bytes: &[u8], options: &PdfOptions) -> Result<Vec<Vec<TextLine
 
 /// Furniture removal, hyphenation joining, then footnotes moved to their references (after
 /// the joining, so a word hyphenated inside a footnote is joined like the body's: measured on
-/// debian-policy, the other order lost two such joins and gained none across pages).
+/// debian-policy, the other order lost two such joins and gained none across pages), then
+/// tables rewritten as pipe tables ([`tables`]).
 fn clean(pages: &mut [Vec<TextLine>]) {
     furniture::remove_furniture(pages);
     hyphenation::join_hyphens(pages);
     footnotes::separate_footnotes(pages);
+    for page in pages.iter_mut() {
+        tables::rewrite_tables(page);
+    }
 }
 
 fn parse_inner(bytes: &[u8], options: &PdfOptions) -> Result<ParsedDoc, String> {

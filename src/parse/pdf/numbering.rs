@@ -1,13 +1,61 @@
-//! Printed heading numbers: `3.18.1.`, `Chapter 5.`, `Appendix A`, `A.2`, `IV.` — what they
-//! say about depth, and the title after them.
+//! Printed heading numbers: `3.18.1.`, `Chapter 5.`, `Appendix A`, `A.2`, `IV.`, and the
+//! keyword schemes of filings, contracts and reports (`PART II`, `Item 7A.`, `Note 12 —`,
+//! `Article IV`, `Schedule 2`) — what they say about depth and rank, and the title after them.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+/// Which numbering scheme a heading number belongs to. Keyword schemes nest in a fixed order
+/// ([`Scheme::rank`]) the way documents use them: a Part holds Items, an Item holds Notes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// `Part II`.
+    Part,
+    /// `Chapter 5`.
+    Chapter,
+    /// `Appendix A`.
+    Appendix,
+    /// `Article IV`.
+    Article,
+    /// `Item 7A.` (SEC forms).
+    Item,
+    /// `Section 4` (a keyword, not `4.2`).
+    Section,
+    /// `Schedule 2`, `Exhibit 10.1`-style attachments.
+    Schedule,
+    /// `Note 12`.
+    Note,
+    /// `3.18.1.`.
+    Decimal,
+    /// `A.2`.
+    Lettered,
+    /// `IV.`.
+    Roman,
+}
+
+impl Scheme {
+    /// Nesting rank of a keyword scheme, outermost 0: Part, then Chapter and Appendix, Article,
+    /// Item, Section, Schedule, Note. `None` for plain numbers.
+    pub fn rank(self) -> Option<u32> {
+        match self {
+            Scheme::Part => Some(0),
+            Scheme::Chapter | Scheme::Appendix => Some(1),
+            Scheme::Article => Some(2),
+            Scheme::Item => Some(3),
+            Scheme::Section => Some(4),
+            Scheme::Schedule => Some(5),
+            Scheme::Note => Some(6),
+            Scheme::Decimal | Scheme::Lettered | Scheme::Roman => None,
+        }
+    }
+}
+
 /// A heading's printed number.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Numbering {
+    /// The scheme the number belongs to.
+    pub scheme: Scheme,
     /// Nesting depth it implies: `Chapter 3` and `3.` are 1, `3.18.1` is 3, `A.2` is 2.
     pub depth: u32,
     /// The number itself, keyword and trailing dot dropped: `3.18.1`, `3`, `A`, `A.2`, `IV`.
@@ -19,7 +67,17 @@ pub struct Numbering {
 /// `Chapter 5.`, `Appendix A:`, `Part IV` (depth 1).
 static KEYWORD: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"^(?i:chapter|appendix|part|section)\s+([0-9]{1,3}|[A-Z]|[IVXLC]{1,6})(?:[.:])?(?:\s+|$)",
+        r"^(?i:(chapter|appendix|part|section))\s+([0-9]{1,3}|[A-Z]|[IVXLC]{1,6})(?:[.:])?(?:\s+|$)",
+    )
+    .ok()
+});
+
+/// `Item 7A.`, `ITEM 1B:`, `Note 12 —`, `Article IV`, `Schedule 2` (depth 1): the title after
+/// them starts with a capital (`Item 7 of this report` is a reference, not a heading); the
+/// separator may touch the title (`Item 7.Management's`, `Item 7—Management's`).
+static FILING_KEYWORD: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?i:(item|note|article|schedule))\s+([0-9]{1,3}[A-Z]?|[IVXLC]{1,6})(?:\s*[.:\u{2014}\u{2013}-]\s*|\s+|$)",
     )
     .ok()
 });
@@ -39,14 +97,33 @@ static ROMAN: LazyLock<Option<Regex>> =
 /// The printed number `text` starts with, if any (see [`Numbering`]). A bare number followed
 /// by nothing, or by a number (`2022 September`, `1 2 3`), is no heading number.
 pub fn numbering(text: &str) -> Option<Numbering> {
+    if let Some(n) = filing_keyword(text) {
+        return Some(n);
+    }
     let found = [&KEYWORD, &DECIMAL, &LETTERED, &ROMAN]
         .iter()
         .enumerate()
         .find_map(|(kind, re)| {
             let caps = re.as_ref()?.captures(text)?;
-            Some((kind, caps.get(1)?.as_str(), caps.get(0)?.end()))
+            let key = if kind == 0 {
+                caps.get(2)?
+            } else {
+                caps.get(1)?
+            };
+            let scheme = match kind {
+                0 => match caps.get(1)?.as_str().to_ascii_lowercase().as_str() {
+                    "chapter" => Scheme::Chapter,
+                    "appendix" => Scheme::Appendix,
+                    "part" => Scheme::Part,
+                    _ => Scheme::Section,
+                },
+                1 => Scheme::Decimal,
+                2 => Scheme::Lettered,
+                _ => Scheme::Roman,
+            };
+            Some((kind, scheme, key.as_str(), caps.get(0)?.end()))
         })?;
-    let (kind, key, len) = found;
+    let (kind, scheme, key, len) = found;
     let rest = text[len..].trim_start();
     if kind != 0 && !rest.starts_with(|c: char| c.is_alphabetic() || "/(<'\"“".contains(c)) {
         return None;
@@ -56,8 +133,31 @@ pub fn numbering(text: &str) -> Option<Numbering> {
         _ => u32::try_from(key.split('.').count()).unwrap_or(1),
     };
     Some(Numbering {
+        scheme,
         depth,
         key: key.to_string(),
+        len,
+    })
+}
+
+/// The keyword schemes of filings and contracts ([`FILING_KEYWORD`]).
+fn filing_keyword(text: &str) -> Option<Numbering> {
+    let caps = FILING_KEYWORD.as_ref()?.captures(text)?;
+    let scheme = match caps.get(1)?.as_str().to_ascii_lowercase().as_str() {
+        "item" => Scheme::Item,
+        "note" => Scheme::Note,
+        "article" => Scheme::Article,
+        _ => Scheme::Schedule,
+    };
+    let len = caps.get(0)?.end();
+    let rest = &text[len..];
+    if !(rest.is_empty() || rest.starts_with(|c: char| c.is_uppercase() || "“\"'(".contains(c))) {
+        return None;
+    }
+    Some(Numbering {
+        scheme,
+        depth: 1,
+        key: caps.get(2)?.as_str().to_ascii_uppercase(),
         len,
     })
 }
@@ -100,6 +200,14 @@ mod tests {
             ("Pipelines", None),
             ("3.5 seconds later", Some((2, "3.5"))),
             ("A list of words", None),
+            ("Item 7A. Quantitative and Qualitative", Some((1, "7A"))),
+            ("ITEM 1B: UNRESOLVED STAFF COMMENTS", Some((1, "1B"))),
+            ("Item 7.Management’s Discussion", Some((1, "7"))),
+            ("Item 7—Management’s Discussion", Some((1, "7"))),
+            ("Item 7 of this Report, and our statements", None),
+            ("Note 12 – Income Taxes", Some((1, "12"))),
+            ("PART II", Some((1, "II"))),
+            ("Article IV", Some((1, "IV"))),
         ];
         for (text, want) in cases {
             assert_eq!(

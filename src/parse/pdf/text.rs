@@ -28,6 +28,10 @@ pub const PARAGRAPH_GAP_EM: f32 = 1.9;
 /// A string in a font at most this fraction of the previous one's size, raised, made of digits,
 /// right after a letter, is a footnote marker (separated by a space).
 pub const FOOTNOTE_SIZE_RATIO: f32 = 0.8;
+/// A horizontal gap wider than this many ems starts a new cell ([`TextLine::cells`]): wider
+/// than any word gap of justified text, narrower than the gutter between table columns (and
+/// between a `$` and its right-aligned amount).
+pub const CELL_GAP_EM: f32 = 1.0;
 /// A line is bold when at least this share (percent) of its characters are.
 pub const BOLD_LINE_PERCENT: usize = 85;
 /// Nested form XObjects deeper than this are not entered (guards cycles).
@@ -55,6 +59,8 @@ pub struct TextLine {
     pub text: String,
     /// Left edge of the first string, device space (points from the page origin).
     pub x: f32,
+    /// Right edge of the line's rightmost glyph, device space (points).
+    pub x_end: f32,
     /// Baseline of the first string, device space (points; larger is higher on the page).
     pub y: f32,
     /// Font size (device points) of the most characters of the line.
@@ -72,6 +78,40 @@ pub struct TextLine {
     /// ([`super::footnotes`]): moved here from the page bottom, rendered at the end of the
     /// section holding the line.
     pub notes: Vec<String>,
+    /// The line's cells when gaps wider than [`CELL_GAP_EM`] split it (table cells, a label
+    /// and its value): each cell's text and horizontal extent. Empty when the line is one run
+    /// of text. Stale after a later stage rewrote `text` (hyphenation joins prose lines);
+    /// [`TextLine::cell_texts_match`] tells.
+    pub cells: Vec<Cell>,
+    /// True for a line [`super::tables`] rewrote as a row of a table (header, delimiter or
+    /// body row): never a heading, never running text.
+    pub in_table: bool,
+}
+
+/// A run of text on a line, apart from its neighbours by more than [`CELL_GAP_EM`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// The run's text, trimmed.
+    pub text: String,
+    /// Left edge, device space (points).
+    pub x0: f32,
+    /// Right edge (where its last glyph ends), device space (points).
+    pub x1: f32,
+}
+
+impl TextLine {
+    /// True when `cells` still spell `text` (cells in order, whitespace between them), i.e. no
+    /// later stage rewrote the line.
+    pub fn cell_texts_match(&self) -> bool {
+        let mut rest = self.text.as_str();
+        for cell in &self.cells {
+            let Some(r) = rest.trim_start().strip_prefix(cell.text.as_str()) else {
+                return false;
+            };
+            rest = r;
+        }
+        rest.trim().is_empty()
+    }
 }
 
 /// True for a string that can be a footnote mark: one to three ASCII digits, or one of the
@@ -118,18 +158,23 @@ struct State {
 struct LineBuf {
     text: String,
     x: f32,
+    x_end: f32,
     y: f32,
     para_before: bool,
     sizes: Vec<(f32, usize)>,
     bold_chars: usize,
     chars: usize,
     marks: Vec<(usize, String)>,
+    /// Byte offset in `text` where each cell starts, with its left edge and right edge.
+    cells: Vec<(usize, f32, f32)>,
 }
 
 /// The lines written so far and where the last string ended, in device space.
 struct Pen {
     lines: Vec<LineBuf>,
     last: Option<(f32, f32, f32)>, // x end, baseline y, font size (device units)
+    /// Where the ink of the last string with any ended (x, device units).
+    last_ink: Option<f32>,
 }
 
 impl Pen {
@@ -145,12 +190,14 @@ impl Pen {
         self.lines.push(LineBuf {
             text: String::new(),
             x,
+            x_end: x,
             y,
             para_before,
             sizes: Vec::new(),
             bold_chars: 0,
             chars: 0,
             marks: Vec::new(),
+            cells: Vec::new(),
         });
     }
 }
@@ -192,6 +239,7 @@ impl<'d> TextExtractor<'d> {
         let mut pen = Pen {
             lines: Vec::new(),
             last: None,
+            last_ink: None,
         };
         let state = State {
             ctm: IDENTITY,
@@ -433,17 +481,34 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
     // Character spacing wider than a word gap spaces out every glyph (groff sets `. If` as the
     // one string `.I` with 5.7 units of `Tc`, then `ft`).
     let spaced = gs.char_space > SPACE_GAP_EM * gs.size.abs();
+    // Where ink starts and ends along the string (blank glyphs padding a table cell are none).
+    let mut ink: Option<(f32, f32)> = None;
+    // Runs of ink apart by blank glyphs wider than a cell gap (a table row drawn as one string
+    // padded with spaces): (byte offset in `text`, ink start, ink end), as advances.
+    let mut runs: Vec<(usize, f32, f32)> = Vec::new();
+    let cell_gap = CELL_GAP_EM * (gs.size * gs.hscale).abs();
     for code in font.codes(bytes) {
         if spaced && !text.is_empty() && !text.ends_with(' ') {
             text.push(' ');
         }
+        let written = text.len();
         push_clean(&mut text, font.text(code));
+        let inked = !text[written..].trim().is_empty();
         let space = if font.code_len == 1 && code == 32 {
             gs.word_space
         } else {
             0.0
         };
+        let before = advance;
+        let width = font.width(code) * gs.size * gs.hscale;
         advance += (font.width(code) * gs.size + gs.char_space + space) * gs.hscale;
+        if inked {
+            ink = Some((ink.map_or(before, |i| i.0), before + width));
+            match runs.last_mut() {
+                Some(run) if spaced || before - run.2 <= cell_gap => run.2 = before + width,
+                _ => runs.push((written, before, before + width)),
+            }
+        }
     }
     *tm = mul(&[1.0, 0.0, 0.0, 1.0, advance, 0.0], tm);
     // Where the last glyph ends: a wide character spacing after it is a gap, not ink (groff's
@@ -457,13 +522,19 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
     if text.is_empty() {
         return;
     }
+    // The ink's extent in device space (the string's start and end when it is all blank).
+    let start_matrix = mul(&[1.0, 0.0, 0.0, 1.0, -advance, gs.rise], &mul(tm, &gs.ctm));
+    let at = |offset: f32| mul(&[1.0, 0.0, 0.0, 1.0, offset, 0.0], &start_matrix)[4];
+    let (ink_x0, ink_x1) = ink.map_or((x, end), |(a, b)| (at(a), at(b)));
     let mut separate = false;
+    let mut new_cell = true;
     let mut mark = false;
     let mut extends_mark = false;
     if let Some((last_x, last_y, last_size)) = pen.last {
         let em = size.max(last_size);
         let dy = (y - last_y).abs();
         if dy > 0.5 * em {
+            pen.last_ink = None;
             let para = dy > PARAGRAPH_GAP_EM * em;
             let empty = pen.lines.last().is_some_and(|l| l.text.trim().is_empty());
             if empty {
@@ -471,9 +542,10 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
                 if let Some(l) = pen.lines.last_mut() {
                     l.para_before |= para;
                     l.text.clear();
-                    (l.x, l.y) = (x, y);
+                    (l.x, l.y, l.x_end) = (x, y, x);
                     l.sizes.clear();
                     l.marks.clear();
+                    l.cells.clear();
                     (l.bold_chars, l.chars) = (0, 0);
                 }
             } else {
@@ -502,6 +574,20 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
                 && (footnote || gap > SPACE_GAP_EM * em || gap < -3.0 * em)
                 && !line.text.ends_with(char::is_whitespace)
                 && !text.starts_with(char::is_whitespace);
+            // An amount drawn right after another starts a cell even when the gap is narrow:
+            // a `$` set just after the previous column's figure (`213,883 $ 225,847`).
+            let figure_after_figure = gap > SPACE_GAP_EM * em
+                && line
+                    .text
+                    .trim_end()
+                    .ends_with(|c: char| c.is_ascii_digit() || c == ')' || c == '%')
+                && text
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit() || "$€£¥(—–".contains(c));
+            let ink_gap = pen.last_ink.map_or(gap, |end| ink_x0 - end);
+            new_cell = !mark
+                && !extends_mark
+                && (ink_gap > CELL_GAP_EM * em || gap < -3.0 * em || figure_after_figure);
         }
     }
     let line = pen.current(x, y, false);
@@ -514,6 +600,27 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
     }
     if separate {
         line.text.push(' ');
+    }
+    if ink.is_some() {
+        // Blank strings drawn first (an empty table cell) do not place the line.
+        if line.text.trim().is_empty() && !line.text.is_empty() {
+            line.x = ink_x0;
+            line.x_end = ink_x1;
+        }
+        line.x_end = line.x_end.max(ink_x1);
+    }
+    let base = line.text.len();
+    for (k, &(offset, a, b)) in runs.iter().enumerate() {
+        let (x0, x1) = (at(a), at(b));
+        if k > 0 || new_cell || line.cells.is_empty() {
+            line.cells
+                .push((if k == 0 { base } else { base + offset }, x0, x1));
+        } else if let Some(cell) = line.cells.last_mut() {
+            cell.2 = cell.2.max(x1);
+        }
+    }
+    if runs.is_empty() && line.cells.is_empty() {
+        line.cells.push((base, ink_x0, ink_x1));
     }
     let chars = text.chars().filter(|c| !c.is_whitespace()).count();
     line.text.push_str(&text);
@@ -530,6 +637,9 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
         None => line.sizes.push((size, chars)),
     }
     pen.last = Some((end, y, size));
+    if ink.is_some() {
+        pen.last_ink = Some(ink_x1);
+    }
 }
 
 /// Append `s` cleaned: ligatures expanded, tabs and no-break spaces as spaces, control
@@ -571,6 +681,7 @@ fn finish(raw: Vec<LineBuf>) -> Vec<TextLine> {
         out.push(TextLine {
             text: text.to_string(),
             x: l.x,
+            x_end: l.x_end,
             y: l.y,
             size,
             bold: l.chars > 0 && l.bold_chars * 100 >= l.chars * BOLD_LINE_PERCENT,
@@ -582,10 +693,39 @@ fn finish(raw: Vec<LineBuf>) -> Vec<TextLine> {
                 .filter(|(at, _)| *at < text.len())
                 .collect(),
             notes: Vec::new(),
+            cells: cells_of(&l.text, lead, &l.cells),
+            in_table: false,
         });
         pending_para = false;
     }
     out
+}
+
+/// The cells of a finished line (see [`TextLine::cells`]): `starts` are `(byte offset in
+/// raw, left edge, right edge)`; `lead` bytes of leading whitespace were trimmed off `raw`.
+/// Empty when the line is one run of text; cells without text are dropped.
+fn cells_of(raw: &str, lead: usize, starts: &[(usize, f32, f32)]) -> Vec<Cell> {
+    if starts.len() < 2 {
+        return Vec::new();
+    }
+    let cells: Vec<Cell> = starts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &(at, x0, x1))| {
+            let end = starts.get(i + 1).map_or(raw.len(), |n| n.0);
+            let text = raw.get(at.max(lead)..end)?.trim();
+            (!text.is_empty()).then(|| Cell {
+                text: text.to_string(),
+                x0,
+                x1,
+            })
+        })
+        .collect();
+    if cells.len() < 2 {
+        Vec::new()
+    } else {
+        cells
+    }
 }
 
 #[cfg(test)]
@@ -612,12 +752,14 @@ mod tests {
         LineBuf {
             text: text.into(),
             x: 0.0,
+            x_end: 0.0,
             y: 0.0,
             para_before,
             sizes: vec![(10.0, 3), (12.0, 1)],
             bold_chars: 2,
             chars: 4,
             marks: Vec::new(),
+            cells: Vec::new(),
         }
     }
 

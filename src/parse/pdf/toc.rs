@@ -14,11 +14,13 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::numbering::{self, Numbering};
+use super::numbering::{self, Numbering, Scheme};
 use super::text::TextLine;
 
 /// Leaderless numbered lines count as entries only in runs of at least this many.
 pub const MIN_RUN: usize = 3;
+/// A group line (`Part II`, `PART I — FINANCIAL INFORMATION`) is at most this many chars.
+const MAX_GROUP_CHARS: usize = 60;
 /// Two entries indented within this many points are at the same indentation.
 const SAME_INDENT: f32 = 3.0;
 
@@ -50,10 +52,20 @@ pub fn entries(lines: &[&TextLine]) -> Vec<TocEntry> {
         }
         run.clear();
     };
+    // `Part II` alone on its line groups the entries after it (a 10-K's contents list prints
+    // no page number for it).
+    let group = |text: &str| {
+        text.chars().count() <= MAX_GROUP_CHARS
+            && numbering::numbering(text).is_some_and(|n| n.scheme == Scheme::Part)
+    };
     for (i, line) in lines.iter().enumerate() {
         let text = line.text.as_str();
         if let Some(caps) = LEADER.as_ref().and_then(|re| re.captures(text)) {
-            flush(&mut run, &mut found);
+            if run.iter().all(|(_, t, _)| group(t)) {
+                found.append(&mut run);
+            } else {
+                flush(&mut run, &mut found);
+            }
             if let Some(title) = caps.get(1) {
                 found.push((i, title.as_str().trim().to_string(), line.x));
             }
@@ -67,6 +79,7 @@ pub fn entries(lines: &[&TextLine]) -> Vec<TocEntry> {
             .filter(|t| numbering::numbering(t).is_some());
         match numbered {
             Some(title) => run.push((i, title.to_string(), line.x)),
+            None if group(text) && !line.in_table => run.push((i, text.to_string(), line.x)),
             None => flush(&mut run, &mut found),
         }
     }
@@ -125,12 +138,15 @@ mod tests {
         TextLine {
             text: text.into(),
             x,
+            x_end: 0.0,
             y: 0.0,
             size: 10.0,
             bold: false,
             para_before: false,
             marks: Vec::new(),
             notes: Vec::new(),
+            cells: Vec::new(),
+            in_table: false,
         }
     }
 

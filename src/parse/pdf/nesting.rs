@@ -1,0 +1,219 @@
+//! Levels of printed headings in documents organised by keyword schemes — SEC filings
+//! (`PART II` › `Item 7.` › `Overview`), contracts (`Article IV` › `Section 4.2`), reports with
+//! `Note 12` — where a heading's place comes from its scheme, not its font: an Item heading and
+//! the subsection right under it are often set in the same bold body type.
+//!
+//! Headings are placed with a stack of open headings, in reading order:
+//! - a **keyword heading** (a scheme with a [`Scheme::rank`]) whose scheme is already open
+//!   replaces that open heading (`Item 8` closes `Item 7` and all below it). Otherwise a
+//!   division scheme (Part, Chapter, Article, Item: rank ≤ [`DIVISION_RANK`]) closes everything
+//!   below the innermost open heading of a smaller rank (an Item sits right under its Part,
+//!   never inside a typographic section before it), while a finer scheme (Section, Schedule,
+//!   Note) closes only open headings of its own or finer rank and otherwise nests under what
+//!   is open (`Note 1` under `Notes to Consolidated Financial Statements`);
+//! - a **decimal-numbered heading** (`4.2`) closes the open decimal heading as deep or deeper
+//!   and everything inside it;
+//! - an **unnumbered heading** closes open unnumbered headings set no larger than itself
+//!   (larger type, or the same size in bold over regular, stays open above it) and never
+//!   closes a numbered one.
+//!
+//! A heading's level is its depth in the stack. Documents with fewer than
+//! [`MIN_KEYWORD_HEADINGS`] keyword headings keep the levels typography gave them.
+
+use super::headings::Heading;
+use super::numbering::Scheme;
+
+/// Keyword headings needed before their schemes decide the nesting.
+pub const MIN_KEYWORD_HEADINGS: usize = 3;
+/// Schemes up to this rank (Part, Chapter, Appendix, Article, Item) divide the document: they
+/// are never nested inside an unnumbered heading.
+pub const DIVISION_RANK: u32 = 3;
+
+/// What a heading is on the stack.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Open {
+    Keyword { scheme: Scheme, rank: u32 },
+    Decimal { depth: u32 },
+    Styled { size: f32, bold: bool },
+}
+
+fn open_of(h: &Heading) -> Open {
+    match &h.number {
+        Some(n) => match n.scheme.rank() {
+            Some(rank) => Open::Keyword {
+                scheme: n.scheme,
+                rank,
+            },
+            None => Open::Decimal { depth: n.depth },
+        },
+        None => Open::Styled {
+            size: h.size,
+            bold: h.bold,
+        },
+    }
+}
+
+/// True when a styled heading `open` is no stronger than `new` (so `new` closes it).
+fn not_stronger(open: (f32, bool), new: (f32, bool)) -> bool {
+    let (open_size, open_bold) = open;
+    let (size, bold) = new;
+    open_size < size - 0.25 || ((open_size - size).abs() <= 0.25 && (!open_bold || bold))
+}
+
+/// Re-level `headings` by their schemes (see the module doc) when at least
+/// [`MIN_KEYWORD_HEADINGS`] of them carry a keyword number; returns whether it did.
+pub fn nest_by_scheme(headings: &mut [Heading]) -> bool {
+    let keywords = headings
+        .iter()
+        .filter(|h| h.number.as_ref().is_some_and(|n| n.scheme.rank().is_some()))
+        .count();
+    if keywords < MIN_KEYWORD_HEADINGS {
+        return false;
+    }
+    let mut stack: Vec<Open> = Vec::new();
+    for h in headings.iter_mut() {
+        let open = open_of(h);
+        match open {
+            Open::Keyword { scheme, rank } => {
+                let same = stack
+                    .iter()
+                    .rposition(|o| matches!(o, Open::Keyword { scheme: s, .. } if *s == scheme));
+                if let Some(at) = same {
+                    stack.truncate(at);
+                } else if rank <= DIVISION_RANK {
+                    let outer = stack
+                        .iter()
+                        .rposition(|o| matches!(o, Open::Keyword { rank: r, .. } if *r < rank));
+                    stack.truncate(outer.map_or(0, |at| at + 1));
+                } else {
+                    let finer = stack
+                        .iter()
+                        .position(|o| matches!(o, Open::Keyword { rank: r, .. } if *r >= rank));
+                    if let Some(at) = finer {
+                        stack.truncate(at);
+                    }
+                }
+            }
+            Open::Decimal { depth } => {
+                // The innermost open decimal heading as deep or deeper, unless a keyword or a
+                // shallower decimal heading is open inside it (unnumbered ones may be).
+                let inside = stack
+                    .iter()
+                    .rposition(|o| match o {
+                        Open::Decimal { depth: d } => *d < depth,
+                        Open::Keyword { .. } => true,
+                        Open::Styled { .. } => false,
+                    })
+                    .map_or(0, |b| b + 1);
+                let same_or_deeper = stack[inside..]
+                    .iter()
+                    .position(|o| matches!(o, Open::Decimal { depth: d } if *d >= depth));
+                if let Some(at) = same_or_deeper {
+                    stack.truncate(inside + at);
+                }
+            }
+            Open::Styled { size, bold } => {
+                while let Some(Open::Styled { size: s, bold: b }) = stack.last() {
+                    if not_stronger((*s, *b), (size, bold)) {
+                        stack.pop();
+                    } else {
+                        break;
+                    }
+                }
+            }
+        }
+        stack.push(open);
+        h.level = u32::try_from(stack.len()).unwrap_or(u32::MAX);
+    }
+    true
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::super::numbering::numbering;
+    use super::*;
+
+    fn h(title: &str, size: f32, bold: bool) -> Heading {
+        Heading {
+            at: 0,
+            lines: 1,
+            level: 1,
+            title: title.to_string(),
+            number: numbering(title),
+            size,
+            bold,
+        }
+    }
+
+    #[test]
+    fn a_filing_nests_parts_items_subsections_and_notes() {
+        let mut hs = vec![
+            h("DOCUMENTS INCORPORATED BY REFERENCE", 8.0, true),
+            h("PART I", 8.0, true),
+            h("Item 1. Business", 8.0, true),
+            h("Company Background", 8.0, true),
+            h("Products", 8.0, true),
+            h("Item 1A. Risk Factors", 8.0, true),
+            h("PART II", 8.0, true),
+            h(
+                "Item 8. Financial Statements and Supplementary Data",
+                8.0,
+                true,
+            ),
+            h("CONSOLIDATED BALANCE SHEETS", 8.0, true),
+            h("Notes to Consolidated Financial Statements", 8.0, true),
+            h(
+                "Note 1 – Summary of Significant Accounting Policies",
+                8.0,
+                true,
+            ),
+            h("Basis of Presentation", 8.0, true),
+            h("Note 2 – Revenue", 8.0, true),
+            h(
+                "Item 9. Changes in and Disagreements with Accountants",
+                8.0,
+                true,
+            ),
+        ];
+        assert!(nest_by_scheme(&mut hs));
+        let levels: Vec<(u32, &str)> = hs.iter().map(|h| (h.level, h.title.as_str())).collect();
+        assert_eq!(
+            levels,
+            vec![
+                (1, "DOCUMENTS INCORPORATED BY REFERENCE"),
+                (1, "PART I"),
+                (2, "Item 1. Business"),
+                (3, "Company Background"),
+                (3, "Products"),
+                (2, "Item 1A. Risk Factors"),
+                (1, "PART II"),
+                (2, "Item 8. Financial Statements and Supplementary Data"),
+                (3, "CONSOLIDATED BALANCE SHEETS"),
+                (3, "Notes to Consolidated Financial Statements"),
+                (4, "Note 1 – Summary of Significant Accounting Policies"),
+                (5, "Basis of Presentation"),
+                (4, "Note 2 – Revenue"),
+                (2, "Item 9. Changes in and Disagreements with Accountants"),
+            ]
+        );
+    }
+
+    #[test]
+    fn larger_type_stays_open_and_few_keywords_change_nothing() {
+        let mut hs = vec![
+            h("Item 1. Business", 10.0, true),
+            h("Overview", 12.0, true),
+            h("Segments", 9.0, true),
+            h("Markets", 9.0, false),
+            h("Item 2. Properties", 10.0, true),
+            h("Item 3. Legal Proceedings", 10.0, true),
+        ];
+        assert!(nest_by_scheme(&mut hs));
+        let levels: Vec<u32> = hs.iter().map(|h| h.level).collect();
+        assert_eq!(levels, vec![1, 2, 3, 4, 1, 1]);
+        let mut few = vec![h("Item 1. Business", 10.0, true), h("Overview", 9.0, true)];
+        assert!(!nest_by_scheme(&mut few));
+        assert_eq!(few[1].level, 1);
+    }
+}
