@@ -142,28 +142,8 @@ fn content_first_line(tree: &Tree, n: NodeId, split_part: bool) -> Option<u32> {
     start.checked_add(leading)
 }
 
-/// A `Part N` child split off a large leaf by the build stage: its parent has no content of its
-/// own, its children are exactly `Part 1`, `Part 2`, …, and the parent's lines run to the end of
-/// the last part (the split leaf kept its whole range). Real headings named so cannot pass the
-/// last test: a section's own lines stop at its first child's heading.
+/// A part split off a large leaf by the build stage ([`Tree::is_split`]): its parent has no
+/// content of its own and its lines start exactly on the part's first line.
 fn is_split_part(tree: &Tree, n: NodeId) -> bool {
-    let Some(parent) = tree.node(n).parent.map(|p| tree.node(p)) else {
-        return false;
-    };
-    let last_end = parent
-        .children
-        .last()
-        .and_then(|c| tree.node(*c).lines.as_ref())
-        .map(|l| l.end);
-    parent.content.trim().is_empty()
-        && parent
-            .lines
-            .as_ref()
-            .map(|l| l.end)
-            .is_some_and(|end| Some(end) == last_end)
-        && parent
-            .children
-            .iter()
-            .enumerate()
-            .all(|(i, c)| tree.node(*c).title == format!("Part {}", i + 1))
+    tree.is_split(n)
 }

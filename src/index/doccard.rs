@@ -179,7 +179,7 @@ pub fn human_bytes(bytes: u64) -> String {
     }
 }
 
-/// Depth-1 nodes in reading order, then depth-2 nodes in reading order, without `Part N` splits.
+/// Depth-1 nodes in reading order, then depth-2 nodes in reading order, without split parts.
 /// When the top level is a single wrapper heading ("1 Changelog"), the level below the second
 /// (depth 3) follows, so the card still shows what the document holds.
 fn outline_candidates(tree: &Tree) -> Vec<NodeId> {
@@ -191,7 +191,7 @@ fn outline_candidates(tree: &Tree) -> Vec<NodeId> {
         order
             .iter()
             .copied()
-            .filter(move |id| tree.node(*id).depth == depth && !is_part(&tree.node(*id).title))
+            .filter(move |id| tree.node(*id).depth == depth && !tree.is_split(*id))
     };
     let wrapped = at(1).count() == 1;
     let deeper: Vec<NodeId> = if wrapped { at(3).collect() } else { Vec::new() };
@@ -284,13 +284,6 @@ fn heading_version(title: &str) -> Option<(VersionKey, String)> {
     }
     let pre = pre_release(digits);
     Some(((numbers, pre.is_empty(), pre), word))
-}
-
-/// A title made by the build stage's leaf splitting (`Part 3`).
-fn is_part(title: &str) -> bool {
-    title
-        .strip_prefix("Part ")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn outline_entry(structure: &str, title: &str) -> String {

@@ -6,7 +6,8 @@
 //! - A Markdown document whose first heading is its only level-1 heading is rooted at that heading:
 //!   the h1 is the document title, its sections are the top level.
 //! - Leaves over `max_leaf_tokens` are split at paragraph boundaries (blank lines outside code
-//!   fences; GFM tables have no blank lines, so they are never split) into `Part N` children.
+//!   fences; GFM tables have no blank lines, so they are never split) into children titled by
+//!   what they hold ([`chunk_title`]), appended after the headings ([`Tree::first_split`]).
 //! - Structure numbers, depths, token estimates and quick summaries are filled in last, then
 //!   cross-references are resolved ([`super::references`]).
 
@@ -134,6 +135,7 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         pages_without_text,
         source_units,
         links: super::Links::default(),
+        first_split: 0,
     };
     let headings = HeadingNodes {
         end: tree.nodes.len(),
@@ -142,6 +144,7 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         section_anchors: section_ids,
         links,
     };
+    tree.first_split = u32::try_from(tree.nodes.len()).unwrap_or(u32::MAX);
     split_large_leaves(
         &mut tree,
         &first_lines,
@@ -289,7 +292,7 @@ fn split_large_leaves(
                 .or_else(|| node_lines.clone());
             let id = NodeId(u32::try_from(tree.nodes.len()).unwrap_or(u32::MAX));
             tree.nodes.push(Node {
-                title: format!("Part {}", n + 1),
+                title: chunk_title(&content[chunk.clone()], n + 1),
                 content: content[chunk.clone()].trim_end().to_string(),
                 summary: String::new(),
                 structure: String::new(),
@@ -305,6 +308,74 @@ fn split_large_leaves(
         }
         tree.nodes[i].children = children;
     }
+}
+
+/// Longest title (chars) of a part split off a large leaf.
+pub const CHUNK_TITLE_MAX_CHARS: usize = 72;
+
+/// The title of the `n`th part (1-based) split off a large leaf, from what it holds: its first
+/// line that reads as a title (a Markdown heading, a short line not ending a sentence, a table
+/// row's label), else its first words, cut at a word near [`CHUNK_TITLE_MAX_CHARS`] with `…`;
+/// `(part N)` only when the part has no words at all. A reader and the model see what a part is
+/// about, not `Part 3`.
+pub fn chunk_title(text: &str, n: usize) -> String {
+    let mut fence = false;
+    let mut first_words: Option<String> = None;
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(40)
+    {
+        if fence_marker(line).is_some() {
+            fence = !fence;
+            continue;
+        }
+        if fence {
+            continue;
+        }
+        let plain = if line.starts_with('|') {
+            // A table row: its label, or the header's first cells.
+            let cells: Vec<&str> = line
+                .trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .filter(|c| !c.is_empty() && !c.chars().all(|ch| "-: ".contains(ch)))
+                .collect();
+            cells.first().copied().unwrap_or("").to_string()
+        } else {
+            line.trim_start_matches(['#', '>', '*', '-', '•', ' '])
+                .replace(['*', '`', '_'], "")
+        };
+        let plain = plain.split_whitespace().collect::<Vec<_>>().join(" ");
+        if plain.chars().filter(|c| c.is_alphabetic()).count() < 3 {
+            continue;
+        }
+        let titled = line.starts_with('#')
+            || (plain.chars().count() <= CHUNK_TITLE_MAX_CHARS
+                && plain.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+                && !plain.ends_with(['.', ',', ';', ':']));
+        if titled {
+            return clip_words(&plain, CHUNK_TITLE_MAX_CHARS);
+        }
+        if first_words.is_none() {
+            first_words = Some(clip_words(&plain, CHUNK_TITLE_MAX_CHARS));
+        }
+    }
+    first_words.unwrap_or_else(|| format!("(part {n})"))
+}
+
+/// `text` cut to at most `max` chars at a word boundary, with `…` when cut.
+fn clip_words(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > max / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{}…", cut.trim_end_matches([' ', ',', ';', ':']))
 }
 
 fn count_newlines(text: &str) -> u32 {
@@ -440,7 +511,9 @@ pub(crate) fn numbered_parts(
     let parts: Vec<(u32, Range<u32>)> = tree
         .nodes
         .iter()
-        .filter(|n| n.title.starts_with("Part "))
+        .enumerate()
+        .filter(|(i, _)| tree.is_split(NodeId(u32::try_from(*i).unwrap_or(u32::MAX))))
+        .map(|(_, n)| n)
         .map(|n| {
             let k = n
                 .content

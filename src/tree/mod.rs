@@ -187,6 +187,10 @@ pub struct Tree {
     /// read against a catalog ([`references::external`]).
     #[serde(default)]
     pub links: Links,
+    /// Nodes from this index on are parts the build stage split a large leaf into (titled by
+    /// what they hold, [`build::chunk_title`]); `nodes.len()` when no leaf was split.
+    #[serde(default)]
+    pub first_split: u32,
 }
 
 /// A document's links to other files and its own link targets, as found at build time
@@ -237,6 +241,12 @@ pub struct ExternalLink {
 }
 
 impl Tree {
+    /// True when `id` is a part the build stage split off a large leaf (not a heading of the
+    /// document).
+    pub fn is_split(&self, id: NodeId) -> bool {
+        id.0 >= self.first_split
+    }
+
     /// The root node.
     pub fn root(&self) -> &Node {
         &self.nodes[0]

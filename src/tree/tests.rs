@@ -35,6 +35,7 @@ fn sample() -> Tree {
         pages_without_text: vec![],
         source_units: 10,
         links: Links::default(),
+        first_split: 4,
     }
 }
 

@@ -140,20 +140,21 @@ fn tree_files_round_trip_and_refuse_other_versions_and_garbage() {
     assert!(err.contains("is damaged"), "{err}");
 }
 
-/// A tree file of tree builder 7 (before `Links::named`, the last field a tree file holds)
-/// is refused with the re-index hint, never misread or a panic.
+/// A tree file of tree builder 13 (before `Tree::first_split`, the last field a tree file
+/// holds) is refused with the re-index hint, never misread or a panic.
 #[test]
-fn a_tree_file_from_before_named_documents_asks_for_a_re_index() {
+fn a_tree_file_from_before_split_parts_were_marked_asks_for_a_re_index() {
     let lib = crate::workspace::InMemoryLibrary::from_paths(
         &[std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/docs/ripgrep__FAQ.md")],
         &crate::tree::BuildOptions::default(),
     )
     .unwrap();
     let doc = lib.document("ripgrep-faq").unwrap();
-    assert!(doc.tree.links.named.is_empty());
     let mut body = postcard::to_allocvec(doc.as_ref()).unwrap();
-    // An empty `named` is one zero byte (its length) at the very end.
-    assert_eq!(body.pop(), Some(0));
+    // `first_split` is the varint at the very end.
+    let field = postcard::to_allocvec(&doc.tree.first_split).unwrap();
+    assert!(body.ends_with(&field));
+    body.truncate(body.len() - field.len());
     let mut old = TREE_FILE_MAGIC.to_vec();
     old.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     old.extend_from_slice(&lz4_flex::block::compress_prepend_size(&body));

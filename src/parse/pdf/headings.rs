@@ -309,10 +309,105 @@ fn running_text(text: &str) -> bool {
         || lower.ends_with("continued)")
         || lower.ends_with("—continued")
         || lower.ends_with(", continued")
+        || figures_only(t)
         || matches!(
             lower.as_str(),
             "page" | "pages" | "page no." | "page number" | "table of contents" | "index"
         )
+}
+
+/// True for a line of figures and dates rather than words: three or more numbers (a table row
+/// or a header of years: `2019 2018 2017`, `Balance at December 31, 2015 $ 11,468 $ 4,800`), or
+/// nothing but a period (`DECEMBER 31, 2016 AND 2015`, `Year Ended December 31, 2020`, `May 31,
+/// 2019`) — a statement's date line or a column header, never a heading.
+fn figures_only(text: &str) -> bool {
+    const PERIOD_WORDS: &[&str] = &[
+        "year",
+        "years",
+        "ended",
+        "ending",
+        "as",
+        "of",
+        "at",
+        "for",
+        "the",
+        "and",
+        "fiscal",
+        "months",
+        "month",
+        "three",
+        "six",
+        "nine",
+        "twelve",
+        "quarter",
+        "quarters",
+        "period",
+        "through",
+        "to",
+        "weeks",
+        "week",
+        "fy",
+        "q1",
+        "q2",
+        "q3",
+        "q4",
+        "in",
+        "millions",
+        "thousands",
+        "except",
+        "per",
+        "share",
+        "data",
+        "amounts",
+        "dollars",
+        "unaudited",
+    ];
+    const MONTHS: &[&str] = &[
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "may",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let numeric =
+        |w: &str| w.chars().any(|c| c.is_ascii_digit()) && !w.chars().any(char::is_alphabetic);
+    let numbers = words.iter().filter(|w| numeric(w)).count();
+    if numbers >= 3 {
+        return true;
+    }
+    numbers >= 1
+        && words.iter().all(|w| {
+            numeric(w)
+                || PERIOD_WORDS.contains(&w.as_str())
+                || MONTHS.contains(&w.trim_end_matches('.'))
+        })
 }
 
 /// True when a table-of-contents entry names this block: same number (when the entry has one)
@@ -563,6 +658,7 @@ fn bold_label(lines: &[&TextLine], page: &[usize], b: &Block, body: Body) -> boo
             && !l.in_table
     };
     title_like(lines[next])
+        && (lines[next].x - b.x).abs() <= 1.5
         && after < lines.len()
         && page[after] == page[b.at]
         && !lines[after].bold

@@ -54,6 +54,7 @@ mod outline;
 mod sections;
 mod tables;
 mod text;
+mod title;
 mod toc;
 
 use std::collections::HashMap;
@@ -236,10 +237,7 @@ fn parse_inner(bytes: &[u8], options: &PdfOptions) -> Result<ParsedDoc, String> 
     let page_numbers: HashMap<_, _> = pages.iter().map(|(&n, &id)| (id, n)).collect();
     let entries = outline::read_outline(&doc, &page_numbers);
     let metadata = info_metadata(&doc);
-    let title = metadata
-        .iter()
-        .find(|(k, v)| k == "Title" && !v.trim().is_empty())
-        .map(|(_, v)| v.trim().to_string());
+    let title = document_title(&metadata, &lines);
     let (preamble, sections) = if entries.is_empty() {
         printed_sections(&lines, &rendered, &mut warnings)
     } else {
@@ -255,6 +253,24 @@ fn parse_inner(bytes: &[u8], options: &PdfOptions) -> Result<ParsedDoc, String> 
         source_units: page_count,
         warnings,
     })
+}
+
+/// The document's title: an SEC cover page's (registrant, form, period), else the Info
+/// `/Title` unless it is junk ([`title::is_junk_title`]), else the first page's title line;
+/// `None` when none of these exists (the build stage then uses the file name).
+fn document_title(metadata: &[(String, String)], pages: &[Vec<TextLine>]) -> Option<String> {
+    let info = metadata
+        .iter()
+        .find(|(k, v)| k == "Title" && !v.trim().is_empty())
+        .map(|(_, v)| one_line(v.trim()));
+    let first_page = pages.iter().find(|p| !p.is_empty());
+    let from_page = first_page.and_then(|p| title::page_title(p));
+    match (info, from_page) {
+        (_, Some((cover, true))) => Some(cover),
+        (Some(info), _) if !title::is_junk_title(&info) => Some(info),
+        (_, Some((line, false))) => Some(line),
+        (info, None) => info.filter(|t| !title::is_junk_title(t)),
+    }
 }
 
 /// Sections of a PDF without an outline: at its printed headings ([`headings`]), else one

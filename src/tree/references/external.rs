@@ -92,18 +92,9 @@ pub fn anchor_node(tree: &Tree, anchor: &str) -> Option<NodeId> {
     root
 }
 
-/// A `Part N` child that the build stage split off a large leaf: titled `Part N` among siblings
-/// all titled so, under a parent without text of its own.
+/// A part the build stage split off a large leaf ([`Tree::is_split`]).
 pub(super) fn is_split_part(tree: &Tree, id: NodeId) -> bool {
-    let Some(parent) = tree.node(id).parent.map(|p| tree.node(p)) else {
-        return false;
-    };
-    parent.content.trim().is_empty()
-        && parent
-            .children
-            .iter()
-            .enumerate()
-            .all(|(i, c)| tree.node(*c).title == format!("Part {}", i + 1))
+    tree.is_split(id)
 }
 
 /// The lookup keys ([`super::lookup_keys`]) of a document whose source is `source`: its path,

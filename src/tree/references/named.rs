@@ -13,7 +13,6 @@
 use std::borrow::Borrow;
 
 use super::cited::GENERIC_NOUNS;
-use super::external::is_split_part;
 use super::numbers::{NumberIndex, RefKind};
 use crate::index::DocCard;
 use crate::tree::{DocumentMention, NodeId, Tree};
@@ -209,10 +208,8 @@ pub fn section_node(tree: &Tree, section: &str) -> Option<NodeId> {
             (RefKind::of_keyword(keyword), number.trim())
         }
     };
-    // The build stage appends `Part N` splits after the headings.
-    let end = (1..tree.nodes.len())
-        .find(|&i| is_split_part(tree, NodeId(u32::try_from(i).unwrap_or(u32::MAX))))
-        .unwrap_or(tree.nodes.len());
+    // The build stage appends split parts after the headings.
+    let end = (tree.first_split as usize).min(tree.nodes.len());
     NumberIndex::new(tree, end)
         .resolve(tree, kind, number, false)
         .filter(|id| *id != NodeId::ROOT)
