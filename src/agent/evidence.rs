@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::decisions::Outcome;
 use crate::index::bm25::Bm25Explanation;
-use crate::tree::{DocFormat, NodeId, Tree};
+use crate::tree::{tables, DocFormat, NodeId, Tree};
 
 #[path = "evidence_lines.rs"]
 mod lines;
@@ -271,7 +271,8 @@ impl Evidence {
     }
 
     /// Evidence for the part `chars` (chars of [`Tree::text_of`], end exclusive) of node `id`
-    /// that was read, whose text is `text`. `lines` are the source lines of that part when
+    /// that was read, whose text is `text`; a part starting inside a table's body is preceded
+    /// by the table's header line, marked as such ([`tables::TableHeader::label`]). `lines` are the source lines of that part when
     /// [`part_lines`] can compute them exactly (Markdown and text); otherwise, and always for
     /// `pages` (PDF text carries no per-char page positions here), the node's whole range is kept,
     /// so the location may be wider than the text but never misses it. Returns `None` when `id`
@@ -289,7 +290,18 @@ impl Evidence {
             if let Some(part) = part_lines(tree, id, chars) {
                 evidence.lines = inclusive(&Some(part));
             }
-            evidence.text = text;
+            // A part that starts inside a table's body carries the table's header line.
+            let start = evidence
+                .text
+                .char_indices()
+                .nth(chars.start)
+                .map_or(evidence.text.len(), |(at, _)| at);
+            evidence.text = match tables::header_at(&evidence.text, start) {
+                Some(header) if !text.starts_with(header.text) => {
+                    format!("{}\n{text}", header.label())
+                }
+                _ => text,
+            };
         }
         Some(evidence)
     }

@@ -7,6 +7,7 @@ pub mod build;
 pub mod outline;
 pub mod references;
 pub mod summary;
+pub mod tables;
 
 use std::ops::Range;
 

@@ -21,6 +21,7 @@ pub mod nav;
 pub mod nav_props;
 pub mod parse_docx;
 pub mod parse_epub;
+pub mod parse_filings;
 pub mod parse_html;
 pub mod parse_md;
 pub mod parse_pdf;

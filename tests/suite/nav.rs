@@ -348,7 +348,11 @@ fn body(page: &str) -> String {
         .unwrap();
     let (a, b) = range.split_once('–').unwrap();
     let len = b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap();
-    let after_header = &page[page.find('\n').unwrap() + 1..];
+    let mut after_header = &page[page.find('\n').unwrap() + 1..];
+    // A page starting inside a table shows the table's header line first; it is not body text.
+    if after_header.starts_with("[table header, line ") {
+        after_header = &after_header[after_header.find('\n').unwrap() + 1..];
+    }
     after_header.chars().take(len).collect()
 }
 
@@ -448,9 +452,17 @@ fn every_grep_hit_is_read_by_cat_path_colon_line() {
             parts.next().unwrap(),
         );
         let n: usize = number.parse().unwrap_or_else(|_| panic!("{line}"));
-        let shown = shown.trim_start().trim_end_matches('…');
+        // A table's header line shown above hits in its body reads the same way.
+        let shown = shown.trim_start();
+        let shown = shown.strip_prefix("[table header] ").unwrap_or(shown);
+        let shown = shown.trim_end_matches('…');
         let page = text(&mut s, &format!("cat {path}:{n}"));
-        let first = page.lines().nth(1).unwrap();
+        // A page starting inside a table's body shows the table's header line first.
+        let first = page
+            .lines()
+            .skip(1)
+            .find(|l| !l.starts_with("[table header, line "))
+            .unwrap();
         let collapsed = first.split_whitespace().collect::<Vec<_>>().join(" ");
         // A title hit shows the title; its line is the `# Title` heading.
         assert!(

@@ -8,6 +8,9 @@
 //! so the pages concatenate to it. `path:N` (as `grep` prints it) or `-l N` starts the page at line
 //! N of that text, line 1 being the section's heading — the one line-number convention of the
 //! command language (see `grep`).
+//! A page or line range that starts inside a table's body begins with the table's header line,
+//! marked `[table header, line N]` ([`crate::tree::tables`]), so a row read alone keeps its
+//! columns' names.
 //! The last page ends with the sections the text refers to outside itself
 //! ([`Node::references`](crate::tree::Node::references): "see Section 2.1", links to headings), so
 //! a reader can follow them: `[see also: #2.1 Searching, #3 End]`.
@@ -21,7 +24,7 @@ use crate::nav::render::{char_to_byte, location_header, page, Page};
 use crate::nav::{CommandOutput, Effect, Evidence, NavError, Session, Status};
 use crate::tree::references::external::{anchor_node, link_keys, target_document};
 use crate::tree::references::named::{mention_keys, named_document, section_node};
-use crate::tree::{NodeId, Tree};
+use crate::tree::{tables, NodeId, Tree};
 
 /// At most this many sections are named in a `see also` line; the rest are counted.
 pub const SEE_ALSO_MAX: usize = 8;
@@ -202,6 +205,14 @@ impl Command for Cat {
         out.push('\n');
         if p.total == 0 {
             out.push_str("(empty section)\n");
+        }
+        // A read that starts inside a table's body shows the table's header line above it.
+        if p.chars.start > 0 {
+            let start_byte = char_to_byte(&text, p.chars.start);
+            if let Some(table) = tables::header_at(&text, start_byte) {
+                out.push_str(&table.label());
+                out.push('\n');
+            }
         }
         out.push_str(p.body);
         if !p.body.ends_with('\n') && !p.body.is_empty() {

@@ -8,7 +8,8 @@
 //! Line numbers follow the one convention of the command language (issue 14.3): `path:N` is line
 //! N of the text `cat path` prints, counted from 1 on the section's heading, in every format; so
 //! `cat path:N` reads on from that very line. `path` is always the section whose own text holds
-//! the line.
+//! the line. A hit in a table's body is preceded (once per table) by the table's header line,
+//! `path:N: [table header] | … |`, which is not counted as a hit.
 
 use regex::{Regex, RegexBuilder};
 
@@ -17,7 +18,7 @@ use crate::nav::args::OptSpec;
 use crate::nav::path::{display_path, load, Place};
 use crate::nav::render::one_line;
 use crate::nav::{CommandOutput, NavError, Session};
-use crate::tree::{Node, NodeId, Tree};
+use crate::tree::{tables, Node, NodeId, Tree};
 
 /// `grep`.
 pub struct Grep;
@@ -138,6 +139,7 @@ impl Scan {
             let mut at = 0;
             let mut line_no = 0usize;
             let mut counted_to = 0;
+            let mut shown_header: Option<usize> = None;
             while at <= text.len() {
                 let Some(m) = self.regex.find_at(text, at) else {
                     break;
@@ -148,6 +150,13 @@ impl Scan {
                     .find('\n')
                     .map_or(text.len(), |i| m.start() + i);
                 counted_to = m.start();
+                // A hit in a table's body: its header line first, once per table.
+                if let Some(table) = tables::header_at(text, start) {
+                    if shown_header != Some(table.line) {
+                        shown_header = Some(table.line);
+                        self.context(&path, lines.rendered(table.line - 1), table.text);
+                    }
+                }
                 self.hit(&path, lines.rendered(line_no), &text[start..end]);
                 at = end + 1;
             }
@@ -168,6 +177,18 @@ impl Scan {
         }
         self.lines
             .push(format!("{path}:{number}: {}", one_line(line, LINE_CHARS)));
+    }
+
+    /// Show a line that is no hit but tells what the next hits are (a table's header), as
+    /// `path:N: [table header] text`; not counted, not shown past the hit limit.
+    fn context(&mut self, path: &str, number: usize, line: &str) {
+        if self.count_only || self.total >= self.max {
+            return;
+        }
+        self.lines.push(format!(
+            "{path}:{number}: [table header] {}",
+            one_line(line, LINE_CHARS)
+        ));
     }
 
     fn finish(self, where_: &str, pattern: &str) -> String {

@@ -1,0 +1,206 @@
+//! SEC filings as a reader sees them (`fixtures/filings/`): the cover page names the document,
+//! the contents list and the Item/Note schemes give the tree, tables read as pipe tables whose
+//! header travels with any read inside them.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use docnav::nav::{Role, Session, Status};
+use docnav::tree::{BuildOptions, NodeId, Tree};
+use docnav::workspace::{InMemoryLibrary, Library};
+use pretty_assertions::assert_eq;
+
+fn filing(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/filings")
+        .join(name)
+}
+
+/// Apple's FY2019 10-K (`apple-2019-10k`) and Costco's 8-K of 2023-08-09.
+fn library() -> Arc<dyn Library> {
+    static LIB: OnceLock<Arc<InMemoryLibrary>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let paths = ["APPLE_2019_10K.pdf", "COSTCO_2023_8K_dated-2023-08-09.pdf"].map(filing);
+        Arc::new(InMemoryLibrary::from_paths(&paths, &BuildOptions::default()).unwrap())
+    })
+    .clone()
+}
+
+fn apple() -> Arc<docnav::workspace::Document> {
+    library().document("apple-2019-10k").unwrap()
+}
+
+/// The titles on the path from the root to the first node titled `title`.
+fn path_to(tree: &Tree, title: &str) -> Vec<String> {
+    let id = tree
+        .preorder(NodeId::ROOT)
+        .into_iter()
+        .find(|&id| tree.node(id).title == title)
+        .unwrap_or_else(|| panic!("no node {title:?}"));
+    tree.title_path(id)
+}
+
+fn run(line: &str) -> String {
+    let mut s = Session::new(library(), Role::Person);
+    let out = s.execute(line).unwrap();
+    assert_eq!(out.status, Status::Ok, "{line}: {}", out.text);
+    out.text
+}
+
+#[test]
+fn the_cover_page_names_registrant_form_and_period() {
+    assert_eq!(
+        apple().tree.root().title,
+        "Apple Inc. — Form 10-K, fiscal year ended September 28, 2019"
+    );
+    let costco = library()
+        .document("costco-2023-8k-dated-2023-08-09")
+        .unwrap();
+    assert_eq!(
+        costco.tree.root().title,
+        "COSTCO WHOLESALE CORPORATION — Form 8-K, August 9, 2023"
+    );
+}
+
+#[test]
+fn parts_hold_items_items_hold_their_sections_and_notes_nest() {
+    let tree = &apple().tree;
+    assert_eq!(
+        path_to(tree, "Company Background"),
+        ["PART I", "Item 1. Business", "Company Background"]
+    );
+    assert_eq!(
+        path_to(tree, "Liquidity and Capital Resources"),
+        [
+            "PART II",
+            "Item 7. Management’s Discussion and Analysis of Financial Condition and Results of Operations",
+            "Liquidity and Capital Resources"
+        ]
+    );
+    assert_eq!(
+        path_to(tree, "CONSOLIDATED STATEMENTS OF CASH FLOWS"),
+        [
+            "PART II",
+            "Item 8. Financial Statements and Supplementary Data",
+            "CONSOLIDATED STATEMENTS OF CASH FLOWS"
+        ]
+    );
+    assert_eq!(
+        path_to(tree, "Basis of Presentation and Preparation"),
+        [
+            "PART II",
+            "Item 8. Financial Statements and Supplementary Data",
+            "Notes to Consolidated Financial Statements",
+            "Note 1 – Summary of Significant Accounting Policies",
+            "Basis of Presentation and Preparation"
+        ]
+    );
+    // The body of the 10-K is in its sections, not in the root.
+    assert!(tree.root().content.len() * 20 < tree.text_of(NodeId::ROOT).len());
+    // No table row, column header or page label became a heading.
+    for id in tree.preorder(NodeId::ROOT) {
+        let title = &tree.node(id).title;
+        let numbers = title
+            .split_whitespace()
+            .filter(|w| {
+                w.chars().any(|c| c.is_ascii_digit()) && !w.chars().any(char::is_alphabetic)
+            })
+            .count();
+        assert!(numbers < 3 && title != "Page", "{title:?}");
+    }
+}
+
+#[test]
+fn statements_are_pipe_tables_with_one_header_line() {
+    let tree = &apple().tree;
+    let ops = tree
+        .preorder(NodeId::ROOT)
+        .into_iter()
+        .find(|&id| tree.node(id).title == "CONSOLIDATED STATEMENTS OF OPERATIONS")
+        .unwrap();
+    let text = tree.text_of(ops);
+    assert!(
+        text.contains(
+            "| | Years ended September 28, 2019 | Years ended September 29, 2018 | Years ended September 30, 2017 |\n| --- | ---: | ---: | ---: |"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("| Products | $ 213,883 | $ 225,847 | $ 196,534 |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| Total net sales | 260,174 | 265,595 | 229,234 |"),
+        "{text}"
+    );
+}
+
+/// Issue 42's check: `cat` of the single line holding "Total net sales 260,174" shows the years
+/// above it; a grep hit in the table does too.
+#[test]
+fn a_line_read_inside_a_table_carries_its_header() {
+    let grep = run("grep -m 40 'Total net sales \\| 260,174' /apple-2019-10k");
+    let hit = grep
+        .lines()
+        .find(|l| l.contains("| Total net sales | 260,174 |"))
+        .unwrap_or_else(|| panic!("{grep}"));
+    let location = hit.split(": ").next().unwrap();
+    let header = grep
+        .lines()
+        .take_while(|l| *l != hit)
+        .filter(|l| l.contains("[table header]"))
+        .last()
+        .unwrap();
+    assert!(header.contains("September 28, 2019"), "{grep}");
+    let (path, line) = location.rsplit_once(':').unwrap();
+    let read = run(&format!("cat {path}:{line}-{line}"));
+    let lines: Vec<&str> = read.lines().collect();
+    assert!(lines[1].starts_with("[table header, line "), "{read}");
+    assert!(
+        lines[1].contains("Years ended September 28, 2019"),
+        "{read}"
+    );
+    assert_eq!(
+        lines[2],
+        "| Total net sales | 260,174 | 265,595 | 229,234 |"
+    );
+}
+
+/// Evidence cut from inside a table (what a Worker's line-range read collects) starts with the
+/// table's header line, marked as such.
+#[test]
+fn evidence_from_inside_a_table_carries_its_header() {
+    let doc = apple();
+    let tree = &doc.tree;
+    let ops = tree
+        .preorder(NodeId::ROOT)
+        .into_iter()
+        .find(|&id| tree.node(id).title == "CONSOLIDATED STATEMENTS OF OPERATIONS")
+        .unwrap();
+    let text = tree.text_of(ops);
+    let row = "| Total net sales | 260,174 | 265,595 | 229,234 |";
+    let at = text.find(row).unwrap();
+    let start = text[..at].chars().count();
+    let chars = start..start + row.chars().count();
+    let evidence = docnav::agent::evidence::Evidence::from_read(
+        "apple-2019-10k",
+        tree,
+        ops,
+        &chars,
+        row.to_string(),
+        1.0,
+    )
+    .unwrap();
+    let mut lines = evidence.text.lines();
+    let header = lines.next().unwrap();
+    assert!(
+        header.starts_with("[table header, line "),
+        "{}",
+        evidence.text
+    );
+    assert!(
+        header.contains("Years ended September 28, 2019"),
+        "{header}"
+    );
+    assert_eq!(lines.next(), Some(row));
+}
