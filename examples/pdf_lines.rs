@@ -1,12 +1,12 @@
 //! Print the lines docnav reads from a PDF's pages, one per line with where and how each was
 //! drawn (`page y x size bold | text`), before (`--raw`) or after running headers, footers and
 //! page numbers are removed: `cargo run --release --example pdf_lines -- FILE.pdf [--raw]
-//! [FIRST[-LAST]]` (1-based pages). For looking at what heading and table detection see.
+//! [FIRST[-LAST]]` (1-based pages); `--headings` prints the printed headings found instead, `--toc` the contents list's entries. For looking at what heading and table detection see.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use docnav::parse::pdf::{body_lines, page_lines, PdfOptions};
+use docnav::parse::pdf::{body_lines, contents_entries, page_lines, printed_headings, PdfOptions};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,6 +34,39 @@ fn main() -> ExitCode {
         }
     };
     let options = PdfOptions::default();
+    if args.iter().any(|a| a == "--toc") {
+        return match contents_entries(&bytes, &options) {
+            Ok(entries) => {
+                for (page, level, text) in entries {
+                    println!("{page:>4} {}{text}", "  ".repeat(level as usize));
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                ExitCode::from(1)
+            }
+        };
+    }
+    if args.iter().any(|a| a == "--headings") {
+        return match printed_headings(&bytes, &options) {
+            Ok(Some((method, headings))) => {
+                println!("method: {method}");
+                for (page, level, title) in headings {
+                    println!("{page:>4} {}{title}", "  ".repeat(level as usize));
+                }
+                ExitCode::SUCCESS
+            }
+            Ok(None) => {
+                println!("no printed headings");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                ExitCode::from(1)
+            }
+        };
+    }
     let pages = if args.iter().any(|a| a == "--raw") {
         page_lines(&bytes, &options)
     } else {

@@ -35,6 +35,9 @@ use super::toc::{self, TocEntry};
 
 /// A line at least this many times the body size is styled (a heading candidate).
 pub const LARGER_RATIO: f32 = 1.12;
+/// A line under this many times the body size is no heading a contents list's style adds
+/// (a table's column header in small type).
+pub const SMALLER_RATIO: f32 = 0.8;
 /// A heading block spans at most this many lines.
 pub const MAX_HEADING_LINES: usize = 3;
 /// Longest heading block, in chars.
@@ -51,6 +54,11 @@ pub const TOC_WINDOW_LINES: usize = 1_000;
 pub const TOC_RUN_GAP_LINES: usize = 40;
 /// Fewer headings than this (or table entries found) is none.
 pub const MIN_HEADINGS: usize = 3;
+/// A contents entry is looked for as a plain line only when its folded title has at least
+/// this many chars (`Overview` is too common a line to be told by its words alone).
+pub const MIN_PLAIN_TITLE_CHARS: usize = 12;
+/// Share of a contents entry's title words a keyword division's heading (`Item 7`) must print.
+pub const DIVISION_TITLE_WORDS_SHARE: f32 = 0.6;
 /// Share of the regular lines a left edge needs to be the body's.
 pub const BODY_X_SHARE: f32 = 0.1;
 
@@ -113,6 +121,9 @@ struct Block {
     bold: bool,
     x: f32,
     number: Option<Numbering>,
+    /// Bold or larger than the body ([`styled`]); false for a plain line opening with a
+    /// division keyword, a candidate only a contents list can confirm.
+    styled: bool,
 }
 
 impl Block {
@@ -138,7 +149,7 @@ pub fn detect(lines: &[&TextLine], page: &[usize]) -> Option<Detected> {
     // The document's contents list is the first run of entries; later runs (an index to the
     // financial statements, a schedule's list) are only kept out of the headings.
     let entries = first_run(&all_entries);
-    if let Some(mut found) = from_toc(entries, &blocks) {
+    if let Some(mut found) = from_toc(entries, &blocks, lines, body) {
         if shallow(entries) {
             // A contents list of divisions only (a 10-K's Parts and Items): the subsections
             // inside them come from typography.
@@ -229,12 +240,10 @@ fn styled(line: &TextLine, body: Body) -> bool {
 /// The heading block starting at line `i`, if that line is styled and starts like a heading.
 fn block_at(lines: &[&TextLine], page: &[usize], i: usize, body: Body) -> Option<Block> {
     let first = lines[i];
-    // A line opening with a division keyword (`Item 7.`, `PART II`, `Note 3`) is a candidate
-    // whatever its type, for a contents list to confirm; typography alone never takes it.
-    let keyword = numbering::numbering(&first.text).is_some_and(|n| n.scheme.rank().is_some())
-        && first.text.chars().count() <= MAX_HEADING_CHARS;
+    if !styled(first, body) {
+        return keyword_line_block(lines, page, i);
+    }
     if first.in_table
-        || !(styled(first, body) || keyword)
         || !first
             .text
             .starts_with(|c: char| c.is_alphanumeric() || c == '§')
@@ -242,17 +251,6 @@ fn block_at(lines: &[&TextLine], page: &[usize], i: usize, body: Body) -> Option
         || running_text(&first.text)
     {
         return None;
-    }
-    if !styled(first, body) {
-        return Some(Block {
-            at: i,
-            lines: 1,
-            number: numbering::numbering(&first.text),
-            text: first.text.clone(),
-            size: first.size,
-            bold: first.bold,
-            x: first.x,
-        });
     }
     let mut text = first.text.clone();
     let mut n = 1;
@@ -293,6 +291,54 @@ fn block_at(lines: &[&TextLine], page: &[usize], i: usize, body: Body) -> Option
         size: first.size,
         bold: first.bold,
         x: first.x,
+        styled: true,
+    })
+}
+
+/// A plain line opening with a division keyword (`Item 7.`, `PART II`, `Note 3`): a candidate
+/// whatever its type, for a contents list to confirm (typography alone never takes it). An
+/// aside left open at the line's end is closed by the next line when that line is short and
+/// closes it (`… Results of Operations (amounts in millions, except per share,` / `data)`), so
+/// the title keeps it whole; the aside does not count toward [`MAX_HEADING_CHARS`].
+fn keyword_line_block(lines: &[&TextLine], page: &[usize], i: usize) -> Option<Block> {
+    const MAX_ASIDE_END_CHARS: usize = 80;
+    let first = lines[i];
+    let number = numbering::numbering(&first.text).filter(|n| n.scheme.rank().is_some())?;
+    let mut text = first.text.clone();
+    let mut n = 1;
+    let open = |t: &str| t.matches('(').count() > t.matches(')').count();
+    if open(&text) {
+        if let Some(next) = lines.get(i + 1).filter(|_| page[i + 1] == page[i]) {
+            if next.text.trim_end_matches('.').ends_with(')')
+                && next.text.chars().count() <= MAX_ASIDE_END_CHARS
+                && !next.in_table
+            {
+                text.push(' ');
+                text.push_str(&next.text);
+                n = 2;
+            }
+        }
+    }
+    let without_aside = match text.rfind(" (") {
+        Some(at) if text.ends_with(')') => &text[..at],
+        _ => text.as_str(),
+    };
+    if first.in_table
+        || without_aside.chars().count() > MAX_HEADING_CHARS
+        || text.chars().filter(|c| c.is_alphabetic()).count() < 2
+        || running_text(&text)
+    {
+        return None;
+    }
+    Some(Block {
+        at: i,
+        lines: n,
+        number: Some(number),
+        text,
+        size: first.size,
+        bold: first.bold,
+        x: first.x,
+        styled: false,
     })
 }
 
@@ -419,6 +465,16 @@ fn names(entry: &TocEntry, block: &Block) -> bool {
         _ => {}
     }
     let (want, have) = (fold(&entry.title), fold(numbering::strip(&block.text)));
+    // A filing's division (`Item 7`, `Note 3`) is told by its number; its title is printed
+    // with small differences in the body (`Financial Conditions`, a `(amounts in millions)`
+    // aside): most of the entry's words are enough.
+    let division = entry
+        .numbering
+        .as_ref()
+        .is_some_and(|e| e.scheme.rank().is_some());
+    if division && !want.is_empty() && shares_most_words(&entry.title, &block.text) {
+        return true;
+    }
     if want.is_empty() {
         // A bare number (`Part II`): the same scheme and number.
         return matches!((&entry.numbering, &block.number),
@@ -435,15 +491,34 @@ fn names(entry: &TocEntry, block: &Block) -> bool {
     want == have || (long.starts_with(short.as_str()) && short.len() * 5 >= long.len() * 4)
 }
 
+/// True when at least [`DIVISION_TITLE_WORDS_SHARE`] of the words of `title` (folded to
+/// alphanumerics) are words of `text`.
+fn shares_most_words(title: &str, text: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split_whitespace()
+            .map(fold)
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let (want, have) = (words(title), words(text));
+    let shared = want.iter().filter(|w| have.contains(w)).count();
+    !want.is_empty() && shared as f32 >= want.len() as f32 * DIVISION_TITLE_WORDS_SHARE
+}
+
 /// Headings confirmed by the table of contents (see the module doc), or `None` when it has
 /// fewer than [`MIN_HEADINGS`] entries or fewer than half of them are found.
-fn from_toc(entries: &[TocEntry], blocks: &[Option<Block>]) -> Option<Detected> {
+fn from_toc(
+    entries: &[TocEntry],
+    blocks: &[Option<Block>],
+    lines: &[&TextLine],
+    body: Body,
+) -> Option<Detected> {
     let toc_end = entries.last()?.at;
     if entries.len() < MIN_HEADINGS {
         return None;
     }
     let mut cursor = toc_end + 1;
-    let mut found: Vec<(u32, &Block)> = Vec::new();
+    let mut found: Vec<(u32, Block)> = Vec::new();
     for entry in entries {
         // A numbered entry is distinctive enough to be looked for to the end (a 10-K's Item 8
         // is thousands of lines after Item 7A); a bare title only near the previous one.
@@ -453,12 +528,32 @@ fn from_toc(entries: &[TocEntry], blocks: &[Option<Block>]) -> Option<Detected> 
             TOC_WINDOW_LINES
         };
         let end = cursor.saturating_add(window).min(blocks.len());
-        let hit = blocks[cursor.min(end)..end]
-            .iter()
-            .flatten()
-            .find(|b| names(entry, b));
+        let candidates = || blocks[cursor.min(end)..end].iter().flatten();
+        let mut hit = candidates().find(|b| names(entry, b));
+        // A plain line naming a division (a cross-reference that starts a line: `Item 7.—
+        // Management's Discussion … and the`) gives way to a styled heading naming it before
+        // the next numbered entry's.
+        if let Some(plain) = hit.filter(|b| !b.styled && entry.numbering.is_some()) {
+            let next = entries
+                .iter()
+                .skip_while(|e| !std::ptr::eq(*e, entry))
+                .skip(1)
+                .find(|e| e.numbering.is_some());
+            let styled = candidates()
+                .skip_while(|b| b.at <= plain.at)
+                .take_while(|b| next.is_none_or(|n| !names(n, b)))
+                .find(|b| b.styled && names(entry, b));
+            hit = styled.or(hit);
+        }
+        // An unnumbered entry printed as a plain line that is nothing but its title (a
+        // statement's title centred above it: `Consolidated Statements of Cash Flows`).
+        let plain;
+        if hit.is_none() && entry.numbering.is_none() {
+            plain = plain_title_line(entry, lines, cursor.min(end)..end);
+            hit = plain.as_ref();
+        }
         if let Some(b) = hit {
-            found.push((entry.level, b));
+            found.push((entry.level, b.clone()));
             cursor = b.at + b.lines;
         }
     }
@@ -516,7 +611,8 @@ fn from_toc(entries: &[TocEntry], blocks: &[Option<Block>]) -> Option<Detected> 
                 headings.push(heading(b, n.depth));
             }
         } else if let Some(level) = level_of_style.get(&b.style()) {
-            if b.at > first_found {
+            // Much smaller than the body: a table's column header (`Retained` / `Earnings`).
+            if b.at > first_found && b.size >= body.size * SMALLER_RATIO {
                 headings.push(heading(b, *level));
             }
         }
@@ -529,6 +625,34 @@ fn from_toc(entries: &[TocEntry], blocks: &[Option<Block>]) -> Option<Detected> 
             entries: entries.len(),
             matched,
         },
+    })
+}
+
+/// The first line in `range` whose whole text is `entry`'s title (folded to alphanumerics),
+/// outside tables, as a block: how a contents list confirms a title printed in body type.
+fn plain_title_line(
+    entry: &TocEntry,
+    lines: &[&TextLine],
+    range: std::ops::Range<usize>,
+) -> Option<Block> {
+    let want = fold(&entry.title);
+    if want.len() < MIN_PLAIN_TITLE_CHARS {
+        return None;
+    }
+    let at = range.into_iter().find(|&i| {
+        let line = lines[i];
+        !line.in_table && fold(&line.text) == want
+    })?;
+    let line = lines[at];
+    Some(Block {
+        at,
+        lines: 1,
+        text: line.text.clone(),
+        size: line.size,
+        bold: line.bold,
+        x: line.x,
+        number: None,
+        styled: false,
     })
 }
 

@@ -204,6 +204,65 @@ pub fn body_lines(bytes: &[u8], options: &PdfOptions) -> Result<Vec<Vec<TextLine
     Ok(pages)
 }
 
+/// A printed heading as a diagnostic shows it: `(page, level, title)`, page 1-based.
+pub type PrintedHeading = (usize, u32, String);
+
+/// The printed headings [`headings::detect`] finds in a PDF without reading its outline, each
+/// as `(page, level, title)` (1-based page), and how they were found (`"toc N/M"`,
+/// `"typography"`), or `None` when none are found: for diagnostics and tests. Errors: as
+/// [`parse_pdf`], one line.
+pub fn printed_headings(
+    bytes: &[u8],
+    options: &PdfOptions,
+) -> Result<Option<(String, Vec<PrintedHeading>)>, String> {
+    let pages = body_lines(bytes, options)?;
+    let flat: Vec<&TextLine> = pages.iter().flatten().collect();
+    let page_of: Vec<usize> = pages
+        .iter()
+        .enumerate()
+        .flat_map(|(p, lines)| std::iter::repeat_n(p, lines.len()))
+        .collect();
+    Ok(headings::detect(&flat, &page_of).map(|found| {
+        let method = match found.method {
+            headings::Method::Toc { entries, matched } => format!("toc {matched}/{entries}"),
+            headings::Method::Typography => "typography".to_string(),
+        };
+        let list = found
+            .headings
+            .iter()
+            .map(|h| (page_of[h.at] + 1, h.level, h.title.clone()))
+            .collect();
+        (method, list)
+    }))
+}
+
+/// The entries of the printed contents lists [`toc::entries`] finds, each as `(page, level,
+/// text)` (1-based page; the text with its number, without leader and page number): for
+/// diagnostics. Errors: as [`parse_pdf`], one line.
+pub fn contents_entries(
+    bytes: &[u8],
+    options: &PdfOptions,
+) -> Result<Vec<(usize, u32, String)>, String> {
+    let pages = body_lines(bytes, options)?;
+    let flat: Vec<&TextLine> = pages.iter().flatten().collect();
+    let page_of: Vec<usize> = pages
+        .iter()
+        .enumerate()
+        .flat_map(|(p, lines)| std::iter::repeat_n(p, lines.len()))
+        .collect();
+    Ok(toc::entries(&flat)
+        .into_iter()
+        .map(|e| {
+            let number = e.numbering.map(|n| format!("[{:?} {}] ", n.scheme, n.key));
+            (
+                page_of[e.at] + 1,
+                e.level,
+                number.unwrap_or_default() + &e.title,
+            )
+        })
+        .collect())
+}
+
 /// Furniture removal, hyphenation joining, then footnotes moved to their references (after
 /// the joining, so a word hyphenated inside a footnote is joined like the body's: measured on
 /// debian-policy, the other order lost two such joins and gained none across pages), then

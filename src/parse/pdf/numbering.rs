@@ -151,7 +151,8 @@ fn filing_keyword(text: &str) -> Option<Numbering> {
     };
     let len = caps.get(0)?.end();
     let rest = &text[len..];
-    if !(rest.is_empty() || rest.starts_with(|c: char| c.is_uppercase() || "“\"'(".contains(c))) {
+    if !(rest.is_empty() || rest.starts_with(|c: char| c.is_uppercase() || "“\"'([".contains(c)))
+    {
         return None;
     }
     Some(Numbering {

@@ -96,6 +96,24 @@ fn is_period(text: &str) -> bool {
         || (MONTH.as_ref().is_some_and(|re| re.is_match(t)) && t.chars().count() <= 30)
 }
 
+/// True for a caption line: two or more words in capitals, no digits, not only the words of a
+/// period header (`YEARS ENDED`, `AS OF`) and not an aside in parentheses (`(IN MILLIONS)`).
+fn is_caption(text: &str) -> bool {
+    const PERIOD_HEADER_WORDS: &[&str] = &[
+        "YEAR", "YEARS", "ENDED", "ENDING", "AS", "OF", "AT", "FOR", "THE", "AND", "FISCAL",
+        "MONTHS", "QUARTER", "WEEKS", "THREE", "SIX", "NINE", "TWELVE", "PERIOD",
+    ];
+    let t = text.trim();
+    let words: Vec<&str> = t.split_whitespace().collect();
+    words.len() >= 2
+        && !t.starts_with('(')
+        && t.chars().any(char::is_alphabetic)
+        && !t.chars().any(|c| c.is_lowercase() || c.is_ascii_digit())
+        && !words
+            .iter()
+            .all(|w| PERIOD_HEADER_WORDS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
+}
+
 fn is_currency(text: &str) -> bool {
     matches!(text.trim(), "$" | "€" | "£" | "¥")
 }
@@ -451,8 +469,12 @@ fn table_at(
         let over = l.y - zone_top;
         // A larger line above is the table's title, not its header.
         let larger = l.size > 1.1 * row_size;
+        // A title in capitals above the columns (`CONSOLIDATED STATEMENTS OF INCOME`,
+        // `FEDEX CORPORATION`) is the table's caption: it and what is above it stay text.
+        let caption = pieces[candidate].len() == 1 && is_caption(&l.text);
         if l.in_table
             || larger
+            || caption
             || l.y < lines[body_start].y
             || over > MAX_HEADER_GAP_PITCHES * region_pitch
         {
@@ -836,6 +858,22 @@ mod tests {
             .collect::<Vec<_>>();
         assert_eq!(rewrite_tables(&mut lines), 0);
         assert_eq!(texts(&lines), before);
+    }
+
+    #[test]
+    fn captions_in_capitals_are_no_column_headers() {
+        for c in ["CONSOLIDATED STATEMENTS OF INCOME", "FEDEX CORPORATION"] {
+            assert!(is_caption(c), "{c}");
+        }
+        for h in [
+            "YEARS ENDED",
+            "(IN MILLIONS, EXCEPT PER SHARE AMOUNTS)",
+            "DECEMBER 31, 2019",
+            "Years ended",
+            "TOTAL",
+        ] {
+            assert!(!is_caption(h), "{h}");
+        }
     }
 
     #[test]

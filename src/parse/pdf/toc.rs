@@ -21,6 +21,8 @@ use super::text::TextLine;
 pub const MIN_RUN: usize = 3;
 /// A group line (`Part II`, `PART I — FINANCIAL INFORMATION`) is at most this many chars.
 const MAX_GROUP_CHARS: usize = 60;
+/// A column header `Item` names the numbers of at most this many lines below it.
+const ITEM_COLUMN_LINES: usize = 80;
 /// Two entries indented within this many points are at the same indentation.
 const SAME_INDENT: f32 = 3.0;
 
@@ -39,6 +41,9 @@ pub struct TocEntry {
 
 static LEADER: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"^(.*?[^.\s])\s*(?:\.\s*){3,}\s*([0-9]{1,4}|[ivxlc]{1,7})$").ok());
+/// A bare Item number in a column headed `Item`: `7.`, `1A.`, `15`.
+static BARE_ITEM_NUMBER: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^[0-9]{1,2}[A-Z]?\.?\s+\S").ok());
 static NUMBERED_PAGE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"^(.*\S)\s+([0-9]{1,4})$").ok());
 
@@ -58,8 +63,39 @@ pub fn entries(lines: &[&TextLine]) -> Vec<TocEntry> {
         text.chars().count() <= MAX_GROUP_CHARS
             && numbering::numbering(text).is_some_and(|n| n.scheme == Scheme::Part)
     };
+    // The page number and right edge of the last entry of the run: unnumbered entries
+    // between numbered ones (a 10-K's `Overview 23` under `Item 7.`) continue the run when
+    // their page numbers line up under its and do not go back.
+    let mut last_numbered: Option<(u32, f32)> = None;
+    // Up to which line the number column is headed `Item` (`ITEM NO.  DESCRIPTION  PAGE NO.`):
+    // its bare numbers (`7.`, `1A.`) are Items.
+    let mut item_column_until = 0;
+    let mut skip_to = 0;
     for (i, line) in lines.iter().enumerate() {
-        let text = line.text.as_str();
+        if i < skip_to {
+            continue;
+        }
+        if item_column_header(line) {
+            item_column_until = i + ITEM_COLUMN_LINES;
+            continue;
+        }
+        let mut owned = std::borrow::Cow::Borrowed(line.text.as_str());
+        if i < item_column_until
+            && BARE_ITEM_NUMBER
+                .as_ref()
+                .is_some_and(|re| re.is_match(&owned))
+        {
+            owned = format!("Item {owned}").into();
+        }
+        // An entry wrapped over two lines, its page number on the second.
+        let x = line.x;
+        let mut line: &TextLine = line;
+        if let Some(next) = wrapped_entry_end(lines, i, &owned) {
+            owned = format!("{owned} {}", next.text).into();
+            line = next;
+            skip_to = i + 2;
+        }
+        let text = owned.as_ref();
         if let Some(caps) = LEADER.as_ref().and_then(|re| re.captures(text)) {
             if run.iter().all(|(_, t, _)| group(t)) {
                 found.append(&mut run);
@@ -67,25 +103,88 @@ pub fn entries(lines: &[&TextLine]) -> Vec<TocEntry> {
                 flush(&mut run, &mut found);
             }
             if let Some(title) = caps.get(1) {
-                found.push((i, title.as_str().trim().to_string(), line.x));
+                found.push((i, title.as_str().trim().to_string(), x));
             }
             continue;
         }
-        let numbered = NUMBERED_PAGE
-            .as_ref()
-            .and_then(|re| re.captures(text))
-            .and_then(|caps| caps.get(1))
-            .map(|t| t.as_str())
-            .filter(|t| numbering::numbering(t).is_some());
-        match numbered {
-            Some(title) => run.push((i, title.to_string(), line.x)),
-            None if group(text) && !line.in_table => run.push((i, text.to_string(), line.x)),
-            None => flush(&mut run, &mut found),
+        let with_page = NUMBERED_PAGE.as_ref().and_then(|re| re.captures(text));
+        let title_and_page = with_page.as_ref().and_then(|caps| {
+            let page: u32 = caps.get(2)?.as_str().parse().ok()?;
+            Some((caps.get(1)?.as_str(), page))
+        });
+        match title_and_page {
+            Some((title, page)) if numbering::numbering(title).is_some() => {
+                run.push((i, title.to_string(), x));
+                last_numbered = Some((page, line.x_end));
+            }
+            Some((title, page)) if continues_run(title, page, line, last_numbered) => {
+                run.push((i, title.to_string(), x));
+                last_numbered = last_numbered.map(|(_, x_end)| (page, x_end));
+            }
+            _ if group(text) && !line.in_table => run.push((i, text.to_string(), line.x)),
+            _ => {
+                flush(&mut run, &mut found);
+                last_numbered = None;
+            }
         }
     }
     flush(&mut run, &mut found);
     found.sort_by_key(|(i, _, _)| *i);
     levels(found)
+}
+
+/// True for a contents list's column header naming its number column `Item` (`ITEM NO.
+/// DESCRIPTION PAGE NO.`, `Item  Page`).
+fn item_column_header(line: &TextLine) -> bool {
+    let first = line
+        .cells
+        .first()
+        .map_or(line.text.as_str(), |c| c.text.as_str());
+    let folded = numbering::fold(first);
+    let lower = line.text.to_lowercase();
+    let named = if line.cells.is_empty() {
+        lower.starts_with("item no") || lower.starts_with("item number")
+    } else {
+        folded == "item" || folded == "itemno" || folded == "itemnumber"
+    };
+    named && lower.contains("page")
+}
+
+/// The line after `lines[i]` (whose text, maybe rewritten, is `text`) when the two are one
+/// contents entry wrapped: `text` is numbered and ends without a page number, the next line
+/// is unnumbered, starts right of it and ends with one (`7. MANAGEMENT'S DISCUSSION … OF` /
+/// `OPERATIONS 43`).
+fn wrapped_entry_end<'a>(lines: &[&'a TextLine], i: usize, text: &str) -> Option<&'a TextLine> {
+    let next = *lines.get(i + 1)?;
+    let ends_with_page = |t: &str| NUMBERED_PAGE.as_ref().is_some_and(|re| re.is_match(t));
+    (numbering::numbering(text).is_some()
+        && !ends_with_page(text)
+        && !LEADER.as_ref().is_some_and(|re| re.is_match(text))
+        && numbering::numbering(&next.text).is_none()
+        && next.x > lines[i].x + SAME_INDENT
+        && (ends_with_page(&next.text)
+            || LEADER.as_ref().is_some_and(|re| re.is_match(&next.text)))
+        && !next.in_table)
+        .then_some(next)
+}
+
+/// True when an unnumbered `title` with page number `page` on `line` continues a leaderless
+/// run whose last entry had page number and right edge `last`: its page number is right-aligned
+/// with the last one (within [`SAME_INDENT`]) and not smaller, and the title reads as one (a
+/// capital first, at most one number: no table row ends up in the contents).
+fn continues_run(title: &str, page: u32, line: &TextLine, last: Option<(u32, f32)>) -> bool {
+    let Some((last_page, last_x_end)) = last else {
+        return false;
+    };
+    let numbers = title
+        .split_whitespace()
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .count();
+    !line.in_table
+        && page >= last_page
+        && (line.x_end - last_x_end).abs() <= SAME_INDENT
+        && title.starts_with(char::is_uppercase)
+        && numbers <= 1
 }
 
 /// Entries with levels (see the module doc).
@@ -185,6 +284,85 @@ mod tests {
                 (4, Some("1.1.1".into()), "/tmp : Temporary files", 3),
                 (5, None, "Acknowledgments", 2),
             ]
+        );
+    }
+
+    #[test]
+    fn unnumbered_entries_with_aligned_rising_page_numbers_continue_a_run() {
+        let at = |x: f32, x_end: f32, text: &str| TextLine {
+            x_end,
+            ..line(x, text)
+        };
+        let lines = [
+            at(23.0, 577.0, "Item 6. [Reserved]. 22"),
+            at(
+                23.0,
+                577.0,
+                "Item 7. Management's Discussion and Analysis 23",
+            ),
+            at(33.0, 577.0, "Overview 23"),
+            at(33.0, 577.0, "Results of Operations 24"),
+            at(
+                23.0,
+                577.0,
+                "Item 7A. Quantitative and Qualitative Disclosures 48",
+            ),
+            // Page number not aligned, going back, a row of figures: the run ends before them.
+            at(33.0, 540.0, "Liquidity 50"),
+            at(23.0, 577.0, "Net sales 2019 2018 12"),
+        ];
+        let refs: Vec<&TextLine> = lines.iter().collect();
+        let got = entries(&refs);
+        assert_eq!(
+            got.iter().map(|e| e.title.as_str()).collect::<Vec<_>>(),
+            vec![
+                "[Reserved].",
+                "Management's Discussion and Analysis",
+                "Overview",
+                "Results of Operations",
+                "Quantitative and Qualitative Disclosures"
+            ]
+        );
+        assert!(got[2].level > got[1].level, "{got:?}");
+    }
+
+    #[test]
+    fn a_number_column_headed_item_names_items_and_wrapped_entries_join() {
+        let lines = [
+            line(14.0, "ITEM NO. DESCRIPTION PAGE NO."),
+            line(14.0, "PART I 1"),
+            line(14.0, "1. BUSINESS 1"),
+            line(14.0, "1A. RISK FACTORS 13"),
+            line(
+                14.0,
+                "7. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND",
+            ),
+            line(77.0, "RESULTS OF OPERATIONS 43"),
+            line(14.0, "8. FINANCIAL STATEMENTS AND SUPPLEMENTARY DATA 103"),
+        ];
+        let refs: Vec<&TextLine> = lines.iter().collect();
+        let found = entries(&refs);
+        let got = summary(&found);
+        assert_eq!(
+            got.iter()
+                .map(|(at, key, title, _)| (*at, key.clone().unwrap_or_default(), *title))
+                .collect::<Vec<_>>(),
+            vec![
+                (1, "I".to_string(), ""),
+                (2, "1".to_string(), "BUSINESS"),
+                (3, "1A".to_string(), "RISK FACTORS"),
+                (
+                    4,
+                    "7".to_string(),
+                    "MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF OPERATIONS"
+                ),
+                (6, "8".to_string(), "FINANCIAL STATEMENTS AND SUPPLEMENTARY DATA"),
+            ]
+        );
+        let entries = entries(&refs);
+        assert_eq!(
+            entries[1].numbering.as_ref().map(|n| n.scheme),
+            Some(Scheme::Item)
         );
     }
 
