@@ -26,13 +26,15 @@ class IndexReport:
 
     ``errors`` and ``warnings`` are one line each, naming the input (a failed file keeps its
     previous state; the others are indexed). ``notices`` say what the run did beyond the inputs
-    (an older workspace rebuilt, a damaged search index repaired).
+    (an older workspace rebuilt, a damaged search index repaired, a source with the text of an
+    indexed document kept as its alias). ``duplicates`` counts the sources kept as aliases.
     """
 
     indexed: int
     unchanged: int
     failed: int
     pruned: int
+    duplicates: int
     errors: List[str]
     warnings: List[str]
     notices: List[str]

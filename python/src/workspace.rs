@@ -141,6 +141,7 @@ impl Workspace {
             "unchanged": report.unchanged,
             "failed": report.failed,
             "pruned": report.pruned,
+            "duplicates": report.duplicates,
             "errors": report.errors,
             "warnings": report.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "notices": report.notices,
@@ -159,14 +160,19 @@ impl Workspace {
         })
     }
 
-    /// The outline of `doc_id` as JSON (`docnav tree --json`): nested nodes with structure,
-    /// title, lines/pages, tokens, references and children.
+    /// The outline of `doc_id` (or of the document it is an alias of) as JSON (`docnav tree
+    /// --json`): nested nodes with structure, title, lines/pages, tokens, references and
+    /// children.
     fn tree_json(&self, py: Python<'_>, doc_id: &str) -> PyResult<String> {
         py.detach(|| {
             let opened = self.opened()?;
+            let doc_id = opened
+                .workspace
+                .resolve_id(doc_id)
+                .unwrap_or_else(|| doc_id.to_string());
             let doc = opened
                 .workspace
-                .document(doc_id)
+                .document(&doc_id)
                 .map_err(errors::workspace)?;
             let outline = OutlineNode::of(&doc.tree, NodeId::ROOT, u32::MAX);
             serde_json::to_string(&outline).map_err(|e| errors::other(e.to_string()))

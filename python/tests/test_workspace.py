@@ -39,6 +39,22 @@ def test_a_bad_file_is_one_error_line_and_the_others_are_indexed(tmp_path: Path)
     assert len(report.errors) == 1 and "broken.pdf" in report.errors[0]
 
 
+def test_a_copy_is_counted_as_a_duplicate_and_its_name_opens_the_document(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = "# Zebras\n\nStripes, herds and savannas.\n"
+    (docs / "zebras.md").write_text(text)
+    (docs / "zebras-copy.md").write_text(text)
+    ws = docnav.Workspace(tmp_path / ".docnav")
+    report = ws.index([docs])
+    assert (report.indexed, report.duplicates, report.failed) == (1, 1, 0)
+    assert report.notices == [
+        f"`{docs.resolve() / 'zebras.md'}` has the same text as `zebras-copy` (kept once; `zebras` is an alias)"
+    ]
+    assert [card.doc_id for card in ws.docs()] == ["zebras-copy"]
+    assert ws.tree("zebras").title == ws.tree("zebras-copy").title == "Zebras"
+
+
 def test_a_progress_callback_that_raises_is_raised_after_a_complete_run(tmp_path: Path) -> None:
     ws = docnav.Workspace(tmp_path / ".docnav")
 

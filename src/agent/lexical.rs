@@ -138,7 +138,8 @@ pub fn rank_sections(
     Ok(out)
 }
 
-/// The search of [`ask_lexical`] and [`rank_sections`]: `doc_ids` checked against the library,
+/// The search of [`ask_lexical`] and [`rank_sections`]: `doc_ids` resolved against the library
+/// (an alias to its document, [`super::resolve_doc_ids`]),
 /// the prepared search, its first `k` deduplicated hits, and the mapping of a later index error
 /// to the workspace error naming the index.
 ///
@@ -157,11 +158,12 @@ fn search_deduplicated(
     ),
     LexicalError,
 > {
-    if let Some(ids) = doc_ids {
-        if let Some(missing) = ids.iter().find(|id| library.card(id).is_none()) {
-            return Err(WorkspaceError::NotFound(missing.clone()).into());
-        }
-    }
+    // Aliases name their documents: the scope is of document ids.
+    let resolved = doc_ids
+        .map(|ids| super::resolve_doc_ids(library, ids))
+        .transpose()
+        .map_err(WorkspaceError::NotFound)?;
+    let doc_ids = resolved.as_deref();
     let sections = library.sections()?;
     let place = sections.place().to_string();
     let search = move |e: SectionIndexError| WorkspaceError::Search {

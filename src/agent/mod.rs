@@ -124,3 +124,22 @@ impl ModelRouter for SharedModel {
         self.0.clone()
     }
 }
+
+/// The documents the `--doc` ids `ids` name, each an id or an alias of one
+/// ([`crate::workspace::Library::resolve_id`]), in order, each document once (an id and its
+/// alias would otherwise search one text twice).
+///
+/// Errors: the first of `ids` that names no document.
+pub fn resolve_doc_ids(
+    library: &dyn crate::workspace::Library,
+    ids: &[String],
+) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::with_capacity(ids.len());
+    for id in ids {
+        let doc_id = library.resolve_id(id).ok_or_else(|| id.clone())?;
+        if !out.contains(&doc_id) {
+            out.push(doc_id);
+        }
+    }
+    Ok(out)
+}

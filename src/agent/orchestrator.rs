@@ -89,11 +89,20 @@ pub async fn ask_in_conversation(
     if library.document_count() == 0 {
         return Err(AgentError::NoDocuments);
     }
-    for id in &options.doc_ids {
-        if library.card(id).is_none() {
-            return Err(AgentError::UnknownDocument(id.clone()));
+    // `--doc` may name a document by an alias (a duplicate source kept once): the run asks
+    // about the document itself, as the other faces of the run (tasks, evidence) name it.
+    let resolved;
+    let options = match super::resolve_doc_ids(library.as_ref(), &options.doc_ids) {
+        Ok(ids) if ids == options.doc_ids => options,
+        Ok(doc_ids) => {
+            resolved = AgentOptions {
+                doc_ids,
+                ..options.clone()
+            };
+            &resolved
         }
-    }
+        Err(unknown) => return Err(AgentError::UnknownDocument(unknown)),
+    };
     let standalone = if memory.is_empty() {
         None
     } else {

@@ -1,10 +1,20 @@
 //! `docnav docs`: the catalog as a table, `--json` (an array of DocCards) or `--count`. Both
 //! listings stream the catalog a page at a time ([`Library::for_each_card`]), so `docs | head`
 //! prints its first lines without the rest being read (issue 24).
+//!
+//! A document kept once for several sources with the same text lists its aliases (the other
+//! sources' ids, which `cd` and `--doc` accept): in the table after its title, `(aliases: b)`;
+//! in the JSON as an `aliases` array after the card's fields, present only on those cards. The
+//! stored DocCard has no such field — the agent reads cards, and an alias adds nothing for it to
+//! read — so a card stays as small as it was, and gaining an alias rewrites no card. The
+//! aliases are read once, whole (there is one per duplicate source), not per card.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::ops::ControlFlow;
 use std::process::ExitCode;
+
+use serde::Serialize;
 
 use super::{output, GlobalArgs};
 use crate::index::doccard::human_bytes;
@@ -45,8 +55,9 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
+    let aliases = aliases_by_document(&ws);
     if args.json {
-        stream_json(&ws, &mut emit);
+        stream_json(&ws, &aliases, &mut emit);
     } else {
         let width = ws
             .cards_page(0, 100)
@@ -61,8 +72,12 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
         );
         if emit(&head).is_continue() {
             ws.for_each_card(&mut |c| {
+                let also = match aliases.get(&c.doc_id) {
+                    Some(names) => format!("  (aliases: {})", names.join(", ")),
+                    None => String::new(),
+                };
                 let line = format!(
-                    "{:<width$}  {:<8}  {:>9}  {:>6}  {}\n",
+                    "{:<width$}  {:<8}  {:>9}  {:>6}  {}{also}\n",
                     c.doc_id,
                     c.format.as_str(),
                     human_bytes(c.bytes),
@@ -80,15 +95,40 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The aliases of each document that has any, `doc_id → [alias…]` in alias order.
+fn aliases_by_document(library: &dyn Library) -> HashMap<String, Vec<String>> {
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for (alias, doc_id) in library.aliases() {
+        out.entry(doc_id).or_default().push(alias);
+    }
+    out
+}
+
+/// A card as `docs --json` prints it: its fields, then `aliases` when it has any.
+#[derive(Serialize)]
+struct Listed<'a> {
+    #[serde(flatten)]
+    card: &'a DocCard,
+    aliases: &'a [String],
+}
+
 /// Write the catalog as a pretty-printed JSON array (the bytes `serde_json::to_string_pretty`
-/// gives for the whole array), one card at a time.
-fn stream_json(ws: &Workspace, emit: &mut dyn FnMut(&str) -> ControlFlow<()>) {
+/// gives for the whole array), one card at a time, each with its `aliases` when it has any.
+fn stream_json(
+    ws: &Workspace,
+    aliases: &HashMap<String, Vec<String>>,
+    emit: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) {
     let mut first = true;
     let mut flow = ControlFlow::Continue(());
     ws.for_each_card(&mut |card: &DocCard| {
         let mut chunk = String::from(if first { "[\n" } else { ",\n" });
         first = false;
-        let body = serde_json::to_string_pretty(card).unwrap_or_else(|_| "null".into());
+        let body = match aliases.get(&card.doc_id) {
+            Some(aliases) => serde_json::to_string_pretty(&Listed { card, aliases }),
+            None => serde_json::to_string_pretty(card),
+        }
+        .unwrap_or_else(|_| "null".into());
         for (i, line) in body.lines().enumerate() {
             if i > 0 {
                 chunk.push('\n');

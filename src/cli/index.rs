@@ -283,11 +283,13 @@ fn index_plan(
     }
     if !gone.is_empty() || !folders_gone.is_empty() {
         let store = crate::workspace::CatalogStore::open(&global.workspace)?;
-        // A file gone before it was ever indexed (a tool's short-lived file) names no document.
+        // A file gone before it was ever indexed (a tool's short-lived file) names no document
+        // and no alias (a source kept once, its text a document's).
         let indexed: std::collections::HashSet<String> = store
             .entries_for_sources(&gone)?
             .into_iter()
             .map(|row| row.source)
+            .chain(store.aliases()?.into_iter().map(|alias| alias.row.source))
             .collect();
         gone.retain(|g| indexed.contains(g));
         for folder in &folders_gone {
@@ -351,8 +353,14 @@ fn print_report(report: &crate::workspace::IndexReport) -> bool {
     } else {
         String::new()
     };
+    // Sources kept as aliases of a document with their text (each is a `note:` line above).
+    let duplicates = if report.duplicates > 0 {
+        format!(", {} duplicates kept as aliases", report.duplicates)
+    } else {
+        String::new()
+    };
     eprintln!(
-        "indexed {} documents ({} unchanged, {} failed{pruned}) in {:.2} s",
+        "indexed {} documents ({} unchanged, {} failed{pruned}{duplicates}) in {:.2} s",
         report.indexed,
         report.unchanged,
         report.failed,

@@ -6,12 +6,12 @@ use std::process::ExitCode;
 use super::{output, GlobalArgs};
 use crate::tree::outline::{location, OutlineNode};
 use crate::tree::NodeId;
-use crate::workspace::{Library, Workspace};
+use crate::workspace::{Library, Workspace, WorkspaceError};
 
 /// Arguments of `docnav tree`.
 #[derive(Debug, clap::Args)]
 pub struct TreeArgs {
-    /// Document id as listed by `docnav docs`.
+    /// Document id as listed by `docnav docs`, or one of its aliases.
     doc_id: String,
     /// Show nodes down to this depth (1 = top-level sections).
     #[arg(long, short = 'd', value_name = "N")]
@@ -24,7 +24,11 @@ pub struct TreeArgs {
 /// Run `docnav tree`.
 pub fn run(global: &GlobalArgs, args: TreeArgs) -> anyhow::Result<ExitCode> {
     let ws = Workspace::open(&global.workspace)?;
-    let doc = ws.document(&args.doc_id)?;
+    // An alias (a duplicate source kept once) shows its document, under the document's id.
+    let doc_id = ws
+        .resolve_id(&args.doc_id)
+        .ok_or_else(|| WorkspaceError::NotFound(args.doc_id.clone()))?;
+    let doc = ws.document(&doc_id)?;
     let tree = &doc.tree;
     let max_depth = args.depth.unwrap_or(u32::MAX);
     if args.json {
@@ -40,7 +44,7 @@ pub fn run(global: &GlobalArgs, args: TreeArgs) -> anyhow::Result<ExitCode> {
             }
             let indent = "  ".repeat(node.depth.saturating_sub(1) as usize);
             let label = if node.structure.is_empty() {
-                format!("{} ({})", node.title, args.doc_id)
+                format!("{} ({doc_id})", node.title)
             } else {
                 format!("{indent}{} {}", node.structure, node.title)
             };

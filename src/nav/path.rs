@@ -311,7 +311,8 @@ fn step_node(
     }
 }
 
-/// One step below `/`: a document by number, id (exact or unique prefix) or title.
+/// One step below `/`: a document by number, id (exact, an alias of it, or a unique prefix) or
+/// title.
 fn step_root(library: &dyn Library, seg: &str) -> Result<Result<Place, String>, NavError> {
     if seg.starts_with('#') {
         return Ok(Err(format!(
@@ -331,8 +332,10 @@ fn step_root(library: &dyn Library, seg: &str) -> Result<Result<Place, String>, 
         }
     }
     if found.is_empty() && !key.is_empty() {
-        if library.card(&key).is_some() {
-            found.push(key.clone());
+        // An id, or an alias (a source kept once, its text that of a document): the place is
+        // the document's, and paths printed from it name the document's id.
+        if let Some(doc_id) = library.resolve_id(&key) {
+            found.push(doc_id);
         } else {
             found = library
                 .cards_with_id_prefix(&key, AMBIGUOUS_SHOWN)

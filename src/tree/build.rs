@@ -52,10 +52,7 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         warnings: _,
     } = doc;
 
-    let single_h1_first = root_level(format, &sections).is_some_and(|level| {
-        sections.first().is_some_and(|s| s.level == level)
-            && sections.iter().filter(|s| s.level <= level).count() == 1
-    });
+    let single_h1_first = single_h1_first(format, &sections);
     let root_title;
     let mut anchors: Vec<Option<String>> = Vec::with_capacity(sections.len() + 1);
     // Link targets inside sections and the links themselves, by the node they belong to.
@@ -154,6 +151,24 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
     finish(&mut tree);
     resolve_references(&mut tree, &headings);
     tree
+}
+
+/// `true` when the document is rooted at its first heading, its only one of the top level: that
+/// heading is then the root's title.
+fn single_h1_first(format: DocFormat, sections: &[RawSection]) -> bool {
+    root_level(format, sections).is_some_and(|level| {
+        sections.first().is_some_and(|s| s.level == level)
+            && sections.iter().filter(|s| s.level <= level).count() == 1
+    })
+}
+
+/// `true` when the tree [`build_tree`] makes of `doc` takes its root's title from the document
+/// itself (its title, or the heading it is rooted at), `false` when the title is
+/// [`BuildOptions::fallback_title`] (for an indexed file, its file name's stem). Used by the
+/// duplicate check, which must not tell two copies of one text apart by their file names.
+pub fn names_its_title(doc: &ParsedDoc) -> bool {
+    doc.title.as_ref().is_some_and(|t| !t.trim().is_empty())
+        || single_h1_first(doc.format, &doc.sections)
 }
 
 /// The level of the heading that becomes the document's root when it comes first and is the only

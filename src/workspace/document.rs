@@ -54,12 +54,47 @@ pub struct BuiltDocument {
     /// The tree's terms, tokenized once for the card's top terms and kept for its section
     /// index entries ([`crate::index::SectionIndex::entries_with_terms`]).
     pub terms: NodeTerms,
+    /// [`text_fingerprint`] of the tree: what the indexer compares to keep a text once.
+    pub text_sha256: String,
 }
 
 /// Lowercase hex sha256 of `bytes` (the document fingerprint).
 pub fn fingerprint(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Lowercase hex sha256 of a tree's text: every node's structure number, title and content, in
+/// arena order, each length-prefixed. Two sources with this hash equal read the same, section by
+/// section, whatever their bytes (a PDF saved again with another producer or date, a DOCX zipped
+/// again), so the indexer keeps them once ([`crate::workspace::indexer`]).
+///
+/// `titled`: the root's title comes from the document ([`crate::tree::build::names_its_title`]);
+/// when it does not, the root's title is the file's stem and is left out, so that copies of one
+/// text under two names hash alike. Summaries, locations and links are left out: they follow
+/// from the text, or (links resolved against a file's folder) from where the file is.
+///
+/// Returns "" (no text to compare) for a tree without any content: two scanned PDFs without a
+/// text layer, or two empty files, are not the same document, and keeping both is never a loss.
+pub fn text_fingerprint(tree: &Tree, titled: bool) -> String {
+    if tree.nodes.iter().all(|node| node.content.trim().is_empty()) {
+        return String::new();
+    }
+    let mut hasher = Sha256::new();
+    let mut field = |text: &str| {
+        hasher.update((text.len() as u64).to_le_bytes());
+        hasher.update(text.as_bytes());
+    };
+    for (i, node) in tree.nodes.iter().enumerate() {
+        field(&node.structure);
+        field(if i == 0 && !titled { "" } else { &node.title });
+        field(&node.content);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Readable slug of a file stem: lowercase ASCII letters and digits, other runs become `-`
@@ -143,7 +178,9 @@ impl Document {
         if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
             options.fallback_title = stem.to_string();
         }
+        let titled = crate::tree::build::names_its_title(&parsed);
         let tree = build_tree(parsed, &options);
+        let text_sha256 = text_fingerprint(&tree, titled);
         let source = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let terms = NodeTerms::of(&tree);
         let card = DocCard::with_terms(
@@ -158,6 +195,7 @@ impl Document {
             document: Document { card, tree },
             warnings,
             terms,
+            text_sha256,
         })
     }
 }
@@ -316,6 +354,30 @@ pub trait Library: Send + Sync {
         found
     }
 
+    /// The document the alias `alias` names (DESIGN.md §2: a source whose text equals an indexed
+    /// document's is kept once, its name an alias), `None` for an id that is no alias. The
+    /// default knows no aliases.
+    fn alias_target(&self, _alias: &str) -> Option<String> {
+        None
+    }
+
+    /// Every alias and the document it names, `(alias, doc_id)` in alias order (there are few:
+    /// one per duplicate source). The default knows none.
+    fn aliases(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// The id of the document `id` names: `id` itself when a document has it, else the document
+    /// the alias `id` names; `None` when neither (or the alias names no document). What `cd`,
+    /// `docnav tree` and `--doc` look an id up by.
+    fn resolve_id(&self, id: &str) -> Option<String> {
+        if self.card(id).is_some() {
+            return Some(id.to_string());
+        }
+        self.alias_target(id)
+            .filter(|target| self.card(target).is_some())
+    }
+
     /// The cards whose doc id starts with `prefix`, at most `limit`, in catalog order.
     fn cards_with_id_prefix(&self, prefix: &str, limit: usize) -> Vec<Arc<DocCard>> {
         let mut out = Vec::new();
@@ -433,6 +495,8 @@ pub struct InMemoryLibrary {
     /// The index, or why tantivy could not build it in memory (reported by
     /// [`Library::sections`]).
     sections: Result<SectionIndex, String>,
+    /// `alias → doc_id` ([`InMemoryLibrary::with_alias`]).
+    aliases: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for InMemoryLibrary {
@@ -458,7 +522,15 @@ impl InMemoryLibrary {
             cards,
             docs,
             sections,
+            aliases: std::collections::BTreeMap::new(),
         }
+    }
+
+    /// This library with `alias` a name of the document `doc_id` too (as a workspace records a
+    /// duplicate source).
+    pub fn with_alias(mut self, alias: &str, doc_id: &str) -> InMemoryLibrary {
+        self.aliases.insert(alias.to_string(), doc_id.to_string());
+        self
     }
 
     /// Parse and build each file; ids are slugs of the file stems made unique (`guide`,
@@ -494,6 +566,17 @@ impl Library for InMemoryLibrary {
 
     fn card(&self, doc_id: &str) -> Option<Arc<DocCard>> {
         self.cards.get(doc_id)
+    }
+
+    fn alias_target(&self, alias: &str) -> Option<String> {
+        self.aliases.get(alias).cloned()
+    }
+
+    fn aliases(&self) -> Vec<(String, String)> {
+        self.aliases
+            .iter()
+            .map(|(alias, doc_id)| (alias.clone(), doc_id.clone()))
+            .collect()
     }
 
     fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {

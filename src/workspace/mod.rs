@@ -44,7 +44,7 @@ pub use document::{
     InMemoryLibrary, Library, SetDigest, CARD_SCAN_PAGE,
 };
 pub use indexer::{IndexOptions, IndexReport};
-pub use store::{CatalogEntry, CatalogStore};
+pub use store::{AliasEntry, CatalogEntry, CatalogStore};
 
 use crate::index::{DocCard, SectionIndex};
 
@@ -55,9 +55,13 @@ use crate::index::{DocCard, SectionIndex};
 /// matches. Version 4: tree files are LZ4-compressed (a workspace was 1.8× its Markdown sources,
 /// now about 1×; decompression runs at GB/s), and the catalog is `catalog.bin` (postcard)
 /// instead of `catalog.json`. Version 5: the catalog is `catalog.db` (SQLite, [`store`]), read
-/// a card or a page at a time instead of whole (issue 24). A change in what the parsers and the
-/// build stage produce, with the same layout, bumps [`TREE_BUILDER_VERSION`] instead.
-pub const FORMAT_VERSION: u32 = 5;
+/// a card or a page at a time instead of whole (issue 24). Version 6: a document whose text
+/// equals an indexed one's is kept once and the other source is an alias (the catalog's
+/// `aliases` table, and each document's text hash, `documents.text_sha256`); a workspace of
+/// format 5 has no text hashes to find its duplicates by, so `docnav index` rebuilds it. A
+/// change in what the parsers and the build stage produce, with the same layout, bumps
+/// [`TREE_BUILDER_VERSION`] instead.
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Version of the trees the parsers and build stage make from a source. Bump it whenever the same
 /// source bytes give a different tree (headings, text cuts, summaries, references), so `docnav
@@ -147,10 +151,11 @@ pub const DEFAULT_DIR: &str = ".docnav";
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
     /// The workspace was written by an older docnav whose layout this one does not read (before
-    /// format 3: no section index; format 4: its catalog in one file read whole).
+    /// format 3: no section index; format 4: its catalog in one file read whole; format 5: no
+    /// text hashes, no aliases).
     #[error(
-        "workspace `{dir}` was made by an older docnav (format {found}; this one reads format 5) \
-         (hint: run `docnav index` to rebuild it)"
+        "workspace `{dir}` was made by an older docnav (format {found}; this one reads format \
+         {FORMAT_VERSION}) (hint: run `docnav index` to rebuild it)"
     )]
     Outdated {
         /// The workspace directory.
@@ -271,6 +276,9 @@ pub struct Catalog {
     pub index_generation: u64,
     /// Rows sorted by `doc_id`.
     pub documents: Vec<CatalogEntry>,
+    /// The aliases, sorted by alias (an index run reads them all; the repair of the section
+    /// index needs none: aliases have no entries).
+    pub aliases: Vec<AliasEntry>,
 }
 
 /// Encode a tree file: [`TREE_FILE_MAGIC`], [`FORMAT_VERSION`] as little-endian `u32`, then the
@@ -349,10 +357,14 @@ pub fn decode_tree_file(path: &Path, bytes: &[u8]) -> Result<Document, Workspace
     postcard::from_bytes(&body).map_err(|e| corrupt(e.to_string()))
 }
 
-/// The rows of a catalog of format 4 and before in `dir` and its format version, `None` when
-/// it has neither `catalog.bin` nor `catalog.json`. Rows that do not decode (a damaged or still
-/// older file) are none: the run then indexes only what it is given.
+/// The rows of a catalog of an older format in `dir` and its format version: a `catalog.db` of
+/// format 5 ([`store::older_rows`]), else a `catalog.bin` or `catalog.json` of format 4 and
+/// before; `None` when it has none of them. Rows that do not decode (a damaged or still older
+/// file) are none: the run then indexes only what it is given.
 pub(crate) fn read_legacy_catalog(dir: &Path) -> Option<(u32, Vec<CatalogEntry>)> {
+    if let Some(older) = store::older_rows(dir) {
+        return Some(older);
+    }
     let rows = |catalog: LegacyCatalog| -> Vec<CatalogEntry> {
         catalog
             .documents
@@ -363,6 +375,7 @@ pub(crate) fn read_legacy_catalog(dir: &Path) -> Option<(u32, Vec<CatalogEntry>)
                     e.tree_file,
                     e.source_len,
                     e.mtime_ms,
+                    String::new(),
                     String::new(),
                 )
             })
@@ -439,6 +452,7 @@ pub(crate) fn read_catalog(dir: &Path) -> Result<Catalog, WorkspaceError> {
     Ok(Catalog {
         index_generation: store.head().index_generation,
         documents: store.entries()?,
+        aliases: store.aliases()?,
     })
 }
 
@@ -624,6 +638,22 @@ impl Library for Workspace {
     fn card_position(&self, doc_id: &str) -> Option<usize> {
         let store = self.store.as_ref()?;
         self.report(store.position(doc_id)).flatten()
+    }
+
+    fn alias_target(&self, alias: &str) -> Option<String> {
+        let store = self.store.as_ref()?;
+        self.report(store.alias_target(alias)).flatten()
+    }
+
+    fn aliases(&self) -> Vec<(String, String)> {
+        let Some(store) = &self.store else {
+            return Vec::new();
+        };
+        let aliases = self.report(store.aliases()).unwrap_or_default();
+        aliases
+            .into_iter()
+            .map(|a| (a.row.doc_id, a.target))
+            .collect()
     }
 
     fn catalog_digest(&self) -> CatalogDigest {

@@ -79,8 +79,8 @@ fn a_catalog_bin_of_format_4_is_an_outdated_workspace_that_index_rebuilds() {
     assert_eq!(
         err,
         format!(
-            "workspace `{}` was made by an older docnav (format 4; this one reads format 5) \
-             (hint: run `docnav index` to rebuild it)",
+            "workspace `{}` was made by an older docnav (format 4; this one reads format \
+             {FORMAT_VERSION}) (hint: run `docnav index` to rebuild it)",
             ws_dir.display()
         )
     );
@@ -91,6 +91,64 @@ fn a_catalog_bin_of_format_4_is_an_outdated_workspace_that_index_rebuilds() {
     let ws = Workspace::open(&ws_dir).unwrap();
     assert_eq!(ws.document_count(), 1);
     assert!(ws.document("notes").is_ok());
+}
+
+/// A `catalog.db` of format 5 (no text hashes, no aliases) is outdated: readers say so, and
+/// `docnav index` rebuilds it, keeping its ids and keeping a text it held twice once.
+#[test]
+fn a_catalog_db_of_format_5_is_rebuilt_and_its_duplicates_kept_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::write(src.join("a.txt"), "1 Start\n\nText.\n").unwrap();
+    std::fs::write(src.join("b.txt"), "1 Other\n\nMore text.\n").unwrap();
+    let ws_dir = dir.path().join("ws");
+    let args = [src.to_string_lossy().into_owned()];
+    let progress = indexer::NoProgress;
+    Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress).unwrap();
+    // What format 5 wrote: no `text_sha256` column, no `aliases` table; `b.txt` then copied
+    // from `a.txt`, which format 5 kept as a second document.
+    edit_catalog(
+        &ws_dir,
+        "DROP INDEX documents_by_text; ALTER TABLE documents DROP COLUMN text_sha256; \
+         DROP TABLE aliases; UPDATE meta SET value = '5' WHERE key = 'format_version'",
+    );
+    std::fs::write(src.join("b.txt"), "1 Start\n\nText.\n").unwrap();
+    let err = Workspace::open(&ws_dir).unwrap_err().to_string();
+    assert!(err.contains("(format 5; this one reads format"), "{err}");
+    let report = Workspace::index(&ws_dir, &[], &IndexOptions::default(), &progress).unwrap();
+    assert_eq!(
+        (report.indexed, report.duplicates, report.failed),
+        (1, 1, 0),
+        "{report:?}"
+    );
+    let ws = Workspace::open(&ws_dir).unwrap();
+    assert_eq!(ws.document_count(), 1);
+    assert_eq!(ws.resolve_id("b").as_deref(), Some("a"));
+    assert_eq!(ws.aliases(), vec![("b".to_string(), "a".to_string())]);
+}
+
+/// The text hash reads a tree's text, not the file's name or bytes: two copies hash alike
+/// whatever their names, a title of the document's own counts, and no text hashes to "".
+#[test]
+fn text_fingerprints_ignore_the_file_name_and_keep_a_document_s_own_title() {
+    let hash = |name: &str, text: &str| {
+        let path = Path::new(name);
+        let built = Document::build(path, text.as_bytes(), "x", true, &Default::default()).unwrap();
+        built.text_sha256
+    };
+    let notes = "1 Start\n\nText.\n";
+    assert_eq!(hash("a.txt", notes), hash("b.txt", notes));
+    assert_ne!(hash("a.txt", notes), hash("a.txt", "1 Start\n\nText!\n"));
+    assert_eq!(
+        hash("a.md", "# A\n\nText.\n"),
+        hash("b.md", "# A\n\nText.\n")
+    );
+    assert_ne!(
+        hash("a.md", "# A\n\nText.\n"),
+        hash("a.md", "# B\n\nText.\n")
+    );
+    assert_eq!(hash("a.md", "# Only a heading\n\n## And another\n"), "");
 }
 
 #[test]
@@ -105,8 +163,8 @@ fn a_json_catalog_of_an_older_format_is_an_outdated_workspace() {
     assert_eq!(
         err,
         format!(
-            "workspace `{}` was made by an older docnav (format 2; this one reads format 5) \
-             (hint: run `docnav index` to rebuild it)",
+            "workspace `{}` was made by an older docnav (format 2; this one reads format \
+             {FORMAT_VERSION}) (hint: run `docnav index` to rebuild it)",
             dir.path().display()
         )
     );

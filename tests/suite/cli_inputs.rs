@@ -37,8 +37,26 @@ fn pair(id: &str, format: &str) -> (String, String) {
 /// Copy `from` to each of `names` under `dir`.
 fn copy_as(from: &Path, dir: &Path, names: &[&str]) {
     for name in names {
-        std::fs::copy(from, dir.join(name)).unwrap();
+        copy_distinct(from, dir.join(name));
     }
+}
+
+/// Copy `from` to `to` with a sentence naming the copy added to its text (after an HTML page's
+/// h1, at the end of other files): each copy is a document of its own, not a duplicate kept
+/// once as an alias, so that only its place decides how it is indexed.
+fn copy_distinct(from: impl AsRef<Path>, to: impl AsRef<Path>) {
+    let (from, to) = (from.as_ref(), to.as_ref());
+    let text = std::fs::read_to_string(from).unwrap();
+    let name = to.to_string_lossy();
+    let text = match text.find("</h1>") {
+        Some(at) if to.extension().is_some_and(|e| e == "html") => format!(
+            "{}</h1>\n<p>A copy kept as {name}.</p>{}",
+            &text[..at],
+            &text[at + "</h1>".len()..]
+        ),
+        _ => format!("{text}\n\nA copy kept as {name}.\n"),
+    };
+    std::fs::write(to, text).unwrap();
 }
 
 #[test]
@@ -178,17 +196,16 @@ fn a_sphinx_build_folder_indexes_its_pages_not_sphinx_own_output() {
     std::fs::copy(&sys, build.join("library/sys.html")).unwrap();
     // What Sphinx writes beside the pages: the reST copies, theme files, the general and module
     // indices and the search page (stand-ins with real content, so only their place decides).
-    std::fs::copy(
+    copy_distinct(
         fixture("notes.txt"),
         build.join("_sources/library/sys.rst.txt"),
-    )
-    .unwrap();
-    std::fs::copy(fixture("notes.txt"), build.join("_static/LICENSE.txt")).unwrap();
+    );
+    copy_distinct(fixture("notes.txt"), build.join("_static/LICENSE.txt"));
     let indices = ["genindex.html", "genindex-S.html", "py-modindex.html"];
     copy_as(&sys, &build, &indices);
     copy_as(&sys, &build, &["search.html"]);
     // Files the authors link to stay.
-    std::fs::copy(fixture("notes.txt"), build.join("_downloads/example.txt")).unwrap();
+    copy_distinct(fixture("notes.txt"), build.join("_downloads/example.txt"));
     let ids = |cwd: &Path| -> Vec<String> { cards(cwd, None).into_iter().map(|c| c.0).collect() };
 
     // Without Sphinx's marker, every file is a document.
@@ -243,8 +260,8 @@ fn a_text_file_beside_an_html_page_of_its_name_is_that_pages_source() {
         site.join("gitignore.html"),
     )
     .unwrap();
-    std::fs::copy(fixture("notes.txt"), site.join("gitignore.txt")).unwrap();
-    std::fs::copy(fixture("notes.txt"), site.join("notes.txt")).unwrap();
+    copy_distinct(fixture("notes.txt"), site.join("gitignore.txt"));
+    copy_distinct(fixture("notes.txt"), site.join("notes.txt"));
     let r = run_in(dir.path(), None, &["index", "git"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
@@ -301,7 +318,7 @@ fn pages_named_index_or_readme_take_their_folders_name_and_404_pages_are_passed_
     );
     // Named, a 404 page is indexed; a second `index` in a folder of a taken name is made unique.
     std::fs::create_dir_all(dir.path().join("more/guide")).unwrap();
-    std::fs::copy(&page, dir.path().join("more/guide/index.html")).unwrap();
+    copy_distinct(&page, dir.path().join("more/guide/index.html"));
     let r = run_in(
         dir.path(),
         None,

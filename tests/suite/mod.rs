@@ -7,6 +7,7 @@ pub mod ask_terminal;
 pub mod cli_index;
 pub mod cli_inputs;
 pub mod common;
+pub mod duplicates;
 pub mod eval;
 pub mod eval_agent;
 pub mod faults;

@@ -281,7 +281,8 @@ pub async fn ask(
     let stream = wants_stream(&headers);
     let opened = state.opened().await?;
     for id in &req.doc_ids {
-        if opened.workspace.card(id).is_none() {
+        // An alias is accepted: the run resolves it to its document.
+        if opened.workspace.resolve_id(id).is_none() {
             return Err(ApiError::not_found(format!(
                 "document not found: {} (hint: /api/v1/docs lists the ids)",
                 id.chars().take(200).collect::<String>()

@@ -155,6 +155,20 @@ impl Library for TraceLibrary {
         self.cards.get(doc_id)
     }
 
+    /// The workspace's alias, when it names a document of the recording (a run asked with
+    /// `--doc` an alias replays).
+    fn alias_target(&self, alias: &str) -> Option<String> {
+        self.inner
+            .alias_target(alias)
+            .filter(|target| self.cards.get(target).is_some())
+    }
+
+    fn aliases(&self) -> Vec<(String, String)> {
+        let mut aliases = self.inner.aliases();
+        aliases.retain(|(_, target)| self.cards.get(target).is_some());
+        aliases
+    }
+
     fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {
         if self.cards.get(doc_id).is_some() {
             self.inner.document(doc_id)

@@ -1,4 +1,4 @@
-//! The catalog store (`catalog.db`, workspace format 5; issue 24): the DocCards and the rows
+//! The catalog store (`catalog.db`, workspace format 6; issue 24): the DocCards and the rows
 //! that say where each document's tree file and source are, in SQLite (rusqlite, bundled), so a
 //! command reads only what it uses — a card by id, a page of the listing, the count, the cards
 //! under a lookup key — and a re-index writes only the rows of the documents it changed.
@@ -22,11 +22,14 @@
 //! - `documents(…)` is also indexed by `source`, so a re-index of named files reads their rows
 //!   only;
 //! - `documents(doc_id PRIMARY KEY, source, format, fingerprint, tree_file, source_len,
-//!   mtime_ms, build_key)`: one row per document, small, so an index run reads all of them
-//!   quickly (with the cards in the same rows it read every card's pages: 0.2 s of a one-file
-//!   re-index at 100,000 documents);
+//!   mtime_ms, build_key, text_sha256)`: one row per document, small, so an index run reads all
+//!   of them quickly (with the cards in the same rows it read every card's pages: 0.2 s of a
+//!   one-file re-index at 100,000 documents); also indexed by `text_sha256`, so a run over named
+//!   files finds the document a new file's text equals without reading the others;
 //! - `cards(doc_id PRIMARY KEY, card)`: the DocCard in postcard;
-//! - `lookup(key, doc_id)`: [`crate::tree::references::lookup_keys`] of every card.
+//! - `lookup(key, doc_id)`: [`crate::tree::references::lookup_keys`] of every card;
+//! - `aliases(alias PRIMARY KEY, target, source, …)`: sources kept once because their text is
+//!   a document's ([`aliases`], format 6).
 //!
 //! A reader ([`CatalogStore::open`]) holds one read transaction for its lifetime: the catalog
 //! it sees is the one that matches the section index commit it opened, whatever is written
@@ -39,6 +42,9 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::{CatalogDigest, SetDigest, WorkspaceError};
+pub use aliases::AliasEntry;
+
+mod aliases;
 use crate::index::DocCard;
 use crate::tree::DocFormat;
 
@@ -67,17 +73,21 @@ pub struct CatalogEntry {
     pub mtime_ms: u64,
     /// [`super::build_key`] of the build that made the tree ("" for rows of older docnavs).
     pub build_key: String,
+    /// [`super::document::text_fingerprint`] of the tree: what the duplicate check compares
+    /// ("" for rows read from an older catalog).
+    pub text_sha256: String,
 }
 
 impl CatalogEntry {
     /// The row of a document built into `tree_file` from a source of `source_len` bytes
-    /// modified at `mtime_ms`, by the build `build_key`.
+    /// modified at `mtime_ms`, by the build `build_key`, whose text hashes to `text_sha256`.
     pub fn of(
         card: &DocCard,
         tree_file: String,
         source_len: u64,
         mtime_ms: u64,
         build_key: String,
+        text_sha256: String,
     ) -> CatalogEntry {
         CatalogEntry {
             doc_id: card.doc_id.clone(),
@@ -88,6 +98,7 @@ impl CatalogEntry {
             source_len,
             mtime_ms,
             build_key,
+            text_sha256,
         }
     }
 }
@@ -117,6 +128,13 @@ pub struct CatalogChanges {
     pub remove: Vec<String>,
     /// The section index generation the catalog will match.
     pub index_generation: u64,
+    /// Aliases to write (new ones, and ones whose target, source or stat changed).
+    pub put_aliases: Vec<AliasEntry>,
+    /// Aliases no longer in the catalog (their sources gone, or become documents).
+    pub remove_aliases: Vec<String>,
+    /// Write a new catalog over the file's, whatever it holds (a catalog of an older format,
+    /// whose documents the run rebuilt): its tables are dropped in the same transaction.
+    pub replace_all: bool,
 }
 
 /// A catalog's document count and its two [`SetDigest`]s (see
@@ -358,6 +376,34 @@ impl CatalogStore {
         Ok(Some(usize::try_from(before).unwrap_or(0)))
     }
 
+    /// The rows of the documents whose text hashes to `text_sha256`
+    /// ([`super::document::text_fingerprint`]), in doc id order: looked up by the
+    /// `documents_by_text` index. Errors: as [`CatalogStore::card`].
+    pub fn documents_with_text(
+        &self,
+        text_sha256: &str,
+    ) -> Result<Vec<CatalogEntry>, WorkspaceError> {
+        self.with(|c| {
+            c.prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM documents WHERE text_sha256 = ?1 ORDER BY doc_id"
+            ))?
+            .query_map([text_sha256], read_row)?
+            .collect()
+        })
+    }
+
+    /// The document `alias` names, `None` for an id that is no alias. Errors: as
+    /// [`CatalogStore::card`].
+    pub fn alias_target(&self, alias: &str) -> Result<Option<String>, WorkspaceError> {
+        self.with(|c| aliases::target(c, alias))
+    }
+
+    /// Every alias with its row, in alias order (an index run reads them all: there are few).
+    /// Errors: as [`CatalogStore::card`].
+    pub fn aliases(&self) -> Result<Vec<AliasEntry>, WorkspaceError> {
+        self.with(aliases::all)
+    }
+
     /// The rows whose source is one of `sources` (absolute paths, as indexed), in doc id order.
     /// Looked up by the `documents_by_source` index (a catalog written before it existed is
     /// scanned until its next write creates it). Errors: as [`CatalogStore::card`].
@@ -382,16 +428,19 @@ impl CatalogStore {
         Ok(rows)
     }
 
-    /// The sources (absolute paths, as indexed) of the documents that come from under
-    /// `folder` (an absolute path, without a trailing `/`), in byte order: a range of the
-    /// `documents_by_source` index, not a scan. Errors: as [`CatalogStore::card`].
+    /// The sources (absolute paths, as indexed) of the documents and aliases that come from
+    /// under `folder` (an absolute path, without a trailing `/`), in byte order: a range of the
+    /// `documents_by_source` index, not a scan (the aliases, one per duplicate source, are
+    /// few). Errors: as [`CatalogStore::card`].
     pub fn sources_under(&self, folder: &str) -> Result<Vec<String>, WorkspaceError> {
         // Every path under `folder/` sorts from `folder/` to just before `folder0` ('0' follows
         // '/' in byte order, and SQLite compares text by bytes).
         let (from, to) = (format!("{folder}/"), format!("{folder}0"));
         self.with(|c| {
             c.prepare_cached(
-                "SELECT source FROM documents WHERE source >= ?1 AND source < ?2 ORDER BY source",
+                "SELECT source FROM documents WHERE source >= ?1 AND source < ?2 \
+                 UNION SELECT source FROM aliases WHERE source >= ?1 AND source < ?2 \
+                 ORDER BY source",
             )?
             .query_map([from, to], |r| r.get(0))?
             .collect()
@@ -411,7 +460,11 @@ impl CatalogStore {
 }
 
 const ROW_COLUMNS: &str =
-    "doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, build_key";
+    "doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, build_key, text_sha256";
+
+/// [`ROW_COLUMNS`] of a catalog of format 5, which had no text hashes.
+const ROW_COLUMNS_5: &str =
+    "doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, build_key, ''";
 
 fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CatalogEntry> {
     let format: String = r.get(2)?;
@@ -428,6 +481,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CatalogEntry> {
         source_len: u64::try_from(r.get::<_, i64>(5)?).unwrap_or(0),
         mtime_ms: u64::try_from(r.get::<_, i64>(6)?).unwrap_or(0),
         build_key: r.get(7)?,
+        text_sha256: r.get(8)?,
     })
 }
 
@@ -498,9 +552,11 @@ const SCHEMA: &str = "
         tree_file TEXT NOT NULL,
         source_len INTEGER NOT NULL,
         mtime_ms INTEGER NOT NULL,
-        build_key TEXT NOT NULL
+        build_key TEXT NOT NULL,
+        text_sha256 TEXT NOT NULL
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS documents_by_source ON documents (source);
+    CREATE INDEX IF NOT EXISTS documents_by_text ON documents (text_sha256);
     CREATE TABLE IF NOT EXISTS cards (doc_id TEXT PRIMARY KEY, card BLOB NOT NULL);
     CREATE TABLE IF NOT EXISTS lookup (
         key TEXT NOT NULL,
@@ -515,7 +571,7 @@ const SCHEMA: &str = "
 /// lock. A crash before the commit leaves the catalog as it was.
 ///
 /// Errors: `Corrupt` when SQLite cannot open or write the file; `Version` for a catalog of
-/// another format.
+/// another format (unless [`CatalogChanges::replace_all`]).
 pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError> {
     let path = store_path(dir);
     let err = sql_error(&path);
@@ -526,21 +582,22 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
         .map_err(&err)?;
     conn.pragma_update(None, "synchronous", "FULL")
         .map_err(&err)?;
-    conn.execute_batch(SCHEMA).map_err(&err)?;
-    if let Some(found) = meta(&conn, "format_version")
-        .map_err(&err)?
-        .and_then(|v| v.parse::<u32>().ok())
-    {
-        if found != super::FORMAT_VERSION {
-            return Err(WorkspaceError::Version {
-                path: path.clone(),
-                found,
-                expected: super::FORMAT_VERSION,
-            });
-        }
-    }
     let tx = conn.transaction().map_err(&err)?;
     {
+        if changes.replace_all {
+            tx.execute_batch(DROP_ALL).map_err(&err)?;
+        } else if let Some(found) = stored_version(&tx).map_err(&err)? {
+            // Checked before the schema is applied: an older catalog's tables lack its columns.
+            if found != super::FORMAT_VERSION {
+                return Err(WorkspaceError::Version {
+                    path: path.clone(),
+                    found,
+                    expected: super::FORMAT_VERSION,
+                });
+            }
+        }
+        tx.execute_batch(SCHEMA).map_err(&err)?;
+        tx.execute_batch(aliases::SCHEMA).map_err(&err)?;
         // The recorded totals, when they are of this kind, with the old rows of the documents
         // this write changes toggled out: what is left is the catalog without them.
         let recorded = match recorded_totals(&tx).map_err(&err)? {
@@ -586,7 +643,7 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
             .prepare(
                 "INSERT OR REPLACE INTO documents \
                  (doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, \
-                  build_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                  build_key, text_sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )
             .map_err(&err)?;
         let mut put_card = tx
@@ -608,7 +665,8 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
                 entry.tree_file,
                 i64::try_from(entry.source_len).unwrap_or(i64::MAX),
                 i64::try_from(entry.mtime_ms).unwrap_or(i64::MAX),
-                entry.build_key
+                entry.build_key,
+                entry.text_sha256
             ])
             .map_err(&err)?;
             put_card
@@ -631,6 +689,7 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
                 ])
                 .map_err(&err)?;
         }
+        aliases::write(&tx, &changes.remove_aliases, &changes.put_aliases).map_err(&err)?;
         // The digests and the count over the rows as they now are: updated with the new rows,
         // or (a new catalog, or one of the older kind) computed over every row's id and
         // fingerprint, no card read.
@@ -672,6 +731,52 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
     }
     tx.commit().map_err(&err)?;
     Ok(())
+}
+
+/// Every table of a catalog, dropped before [`CatalogChanges::replace_all`] writes a new one.
+const DROP_ALL: &str = "
+    DROP TABLE IF EXISTS meta;
+    DROP TABLE IF EXISTS documents;
+    DROP TABLE IF EXISTS cards;
+    DROP TABLE IF EXISTS lookup;
+    DROP TABLE IF EXISTS aliases;
+";
+
+/// The format version a catalog records, `None` for a new one (no `meta` table yet) or one
+/// that records none.
+fn stored_version(conn: &Connection) -> rusqlite::Result<Option<u32>> {
+    let has_meta: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_meta {
+        return Ok(None);
+    }
+    Ok(meta(conn, "format_version")?.and_then(|v| v.parse::<u32>().ok()))
+}
+
+/// The rows of the catalog in `dir` when it is of an older format than this build's and has
+/// the rows of format 5 (no text hashes: `text_sha256` is ""), with that format; `None` when
+/// there is no `catalog.db`, or it is of this format, or its rows cannot be read. What an index
+/// run rebuilds an older workspace from.
+pub(crate) fn older_rows(dir: &Path) -> Option<(u32, Vec<CatalogEntry>)> {
+    let path = store_path(dir);
+    if !path.is_file() {
+        return None;
+    }
+    let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+    let found = stored_version(&conn).ok()??;
+    if found >= super::FORMAT_VERSION {
+        return None;
+    }
+    let rows = conn
+        .prepare(&format!(
+            "SELECT {ROW_COLUMNS_5} FROM documents ORDER BY doc_id"
+        ))
+        .and_then(|mut stmt| stmt.query_map([], read_row)?.collect())
+        .unwrap_or_default();
+    Some((found, rows))
 }
 
 /// The count and digests `meta` records, when they are [`SetDigest`]s (`None` for a new

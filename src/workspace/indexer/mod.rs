@@ -1,5 +1,8 @@
-//! `docnav index`: collect input files, build documents in parallel, commit them to the
-//! workspace crash-safely (see the module doc of [`crate::workspace`]).
+//! `docnav index`: collect input files, build documents in parallel, keep each text once
+//! ([`duplicates`]), commit them to the workspace crash-safely (see the module doc of
+//! [`crate::workspace`]).
+
+mod duplicates;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -67,8 +70,11 @@ pub struct IndexReport {
     pub unchanged: usize,
     /// Inputs that failed (missing, unreadable, corrupt…); their previous state is kept.
     pub failed: usize,
-    /// Catalog entries removed by `--prune`.
+    /// Catalog entries (documents and aliases) removed by `--prune`.
     pub pruned: usize,
+    /// Sources this run found to have the text of a document already kept, and kept as aliases
+    /// of it instead of as documents (each is also a line in `notices`; see [`duplicates`]).
+    pub duplicates: usize,
     /// One line per failure, naming the input.
     pub errors: Vec<String>,
     /// One line per warning, naming the input.
@@ -282,6 +288,8 @@ struct NamedFilesStart {
     tree_files: FxHashSet<String>,
     /// The catalog, to check new ids against the rows not read.
     store: super::CatalogStore,
+    /// The named files' sources (absolute), present and gone: only their aliases are pruned.
+    sources: FxHashSet<String>,
 }
 
 /// For a run over files named one by one (no folder or glob), on a workspace of this format:
@@ -315,8 +323,11 @@ fn named_files_start(
         .chain(gone_sources.iter().cloned())
         .collect();
     let rows = store.entries_for_sources(&sources).ok()?;
+    let aliases = store.aliases().ok()?;
     for (arg, source) in gone.iter().zip(&gone_sources) {
-        if !rows.iter().any(|r| r.source == *source) {
+        let known = rows.iter().any(|r| r.source == *source)
+            || aliases.iter().any(|a| a.row.source == *source);
+        if !known {
             walked.1.push(format!("`{arg}`: no such file or directory"));
         }
     }
@@ -329,10 +340,12 @@ fn named_files_start(
         catalog: Catalog {
             index_generation: store.head().index_generation,
             documents: rows,
+            aliases,
         },
         walked,
         tree_files,
         store,
+        sources: sources.into_iter().collect(),
     })
 }
 
@@ -412,8 +425,31 @@ struct Job<'a> {
     input: Input,
     /// The row's id, or a new one.
     doc_id: std::borrow::Cow<'a, str>,
-    /// The document's row in the starting catalog (an index into its rows).
-    previous: Option<usize>,
+    /// The source's row in the starting catalog.
+    previous: Option<Previous>,
+}
+
+/// Where a source's row is in the starting catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Previous {
+    /// A document's row (an index into [`Catalog::documents`]).
+    Document(usize),
+    /// An alias's (an index into [`Catalog::aliases`]).
+    Alias(usize),
+}
+
+impl Previous {
+    /// The row itself.
+    fn row<'a>(
+        self,
+        rows: &'a [CatalogEntry],
+        aliases: &'a [super::AliasEntry],
+    ) -> &'a CatalogEntry {
+        match self {
+            Previous::Document(i) => &rows[i],
+            Previous::Alias(i) => &aliases[i].row,
+        }
+    }
 }
 
 /// Threads that write tree files and hand index entries to tantivy (waiting on its backlog,
@@ -490,6 +526,7 @@ fn starting_catalog(dir: &Path) -> Result<(Catalog, Option<u32>), WorkspaceError
                 Catalog {
                     index_generation: 0,
                     documents,
+                    aliases: Vec::new(),
                 },
                 Some(found),
             ))
@@ -568,6 +605,7 @@ impl Workspace {
         // another, the three were 90, 170 and 60 ms of a one-file re-index at 100,000 documents
         // (issue 24).
         let named = named_files_start(dir, args, options, &docs_dir);
+        let mut named_sources = named.as_ref().map(|start| start.sources.clone());
         let (starting, walked, mut tree_files, mut named_store) = match named {
             Some(start) => (
                 Ok((start.catalog, None)),
@@ -662,6 +700,7 @@ impl Workspace {
         // against every row, so every row is read.
         if named_store.is_some() && !in_step {
             named_store = None;
+            named_sources = None;
             catalog = super::read_catalog(dir)?;
             tree_files = list_tree_files(&docs_dir);
         }
@@ -684,9 +723,11 @@ impl Workspace {
         let refresh = args.is_empty() || outdated.is_some();
         let (mut inputs, mut errors) = walked.unwrap_or_default();
         if refresh {
+            // The sources of aliases too: one changed since may no longer have its document's text.
             let (present, gone): (Vec<&CatalogEntry>, Vec<&CatalogEntry>) = catalog
                 .documents
                 .iter()
+                .chain(catalog.aliases.iter().map(|a| &a.row))
                 .partition(|e| Path::new(&e.source).is_file());
             // Sources of formats outside `--formats` are left as they are, not refused.
             let sources: Vec<String> = present
@@ -704,6 +745,7 @@ impl Workspace {
                 }
                 let gone: HashSet<String> = gone.iter().map(|e| e.doc_id.clone()).collect();
                 catalog.documents.retain(|e| !gone.contains(&e.doc_id));
+                catalog.aliases.retain(|a| !gone.contains(a.alias()));
             }
             let (more, more_errors) = collect_inputs(&sources, &options.formats);
             inputs.extend(more);
@@ -721,10 +763,17 @@ impl Workspace {
         // Rows are referred to by their index, not copied: 100,000 of them were cloned three
         // times over in a one-file re-index (issue 24).
         let rows = &catalog.documents;
-        let by_source: FxHashMap<&str, usize> = rows
+        let aliases = &catalog.aliases;
+        let by_source: FxHashMap<&str, Previous> = rows
             .iter()
             .enumerate()
-            .map(|(i, e)| (e.source.as_str(), i))
+            .map(|(i, e)| (e.source.as_str(), Previous::Document(i)))
+            .chain(
+                aliases
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| (a.row.source.as_str(), Previous::Alias(i))),
+            )
             .collect();
         // The ids in use, gathered only when a new document needs one.
         let mut known: Option<FxHashSet<&str>> = None;
@@ -734,10 +783,15 @@ impl Workspace {
             .map(|input| {
                 let previous = by_source.get(&*input.path.to_string_lossy()).copied();
                 let doc_id = match previous {
-                    Some(i) => std::borrow::Cow::Borrowed(rows[i].doc_id.as_str()),
+                    Some(previous) => {
+                        std::borrow::Cow::Borrowed(previous.row(rows, aliases).doc_id.as_str())
+                    }
                     None => {
                         let known = known.get_or_insert_with(|| {
-                            rows.iter().map(|e| e.doc_id.as_str()).collect()
+                            rows.iter()
+                                .map(|e| e.doc_id.as_str())
+                                .chain(aliases.iter().map(|a| a.alias()))
+                                .collect()
                         });
                         // With only the named files' rows read, the catalog is asked.
                         let in_catalog = |c: &str| {
@@ -760,8 +814,6 @@ impl Workspace {
             })
             .collect();
 
-        // The catalog's snapshot is not needed past here (the write below opens its own).
-        drop(named_store.take());
         let key = build_key(&options.build);
         let context = JobContext {
             docs_dir: &docs_dir,
@@ -808,7 +860,7 @@ impl Workspace {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { break };
-                        let previous = job.previous.map(|p| &rows[p]);
+                        let previous = job.previous.map(|p| p.row(rows, aliases));
                         let outcome = run_job(job, previous, &context, &mut statter);
                         progress.file_done(&job.input.path);
                         let outcome = match outcome {
@@ -847,6 +899,15 @@ impl Workspace {
         let mut added: Vec<CatalogEntry> = Vec::new();
         let mut restat: Vec<(usize, (u64, u64))> = Vec::new();
         let mut built: HashMap<String, DocCard> = HashMap::new();
+        let mut candidates: Vec<duplicates::Candidate> = Vec::new();
+        let mut alias_stat: Vec<(usize, (u64, u64))> = Vec::new();
+        // An alias whose source is an input is unchanged unless its outcome says otherwise.
+        let mut alias_fates = vec![duplicates::AliasFate::Unread; catalog.aliases.len()];
+        for job in &jobs {
+            if let Some(Previous::Alias(a)) = job.previous {
+                alias_fates[a] = duplicates::AliasFate::Kept;
+            }
+        }
         for (i, outcome) in outcomes {
             // Every write went through the writer threads; commit any left over here.
             let outcome = match outcome {
@@ -860,20 +921,40 @@ impl Workspace {
                     report.bytes_built += bytes;
                     report.warnings.extend(warnings);
                     built.insert(entry.doc_id.clone(), *card);
+                    let was = match previous {
+                        Some(Previous::Document(_)) => duplicates::Was::Document,
+                        Some(Previous::Alias(a)) => {
+                            alias_fates[a] = duplicates::AliasFate::Rebuilt;
+                            duplicates::Was::AliasOf(catalog.aliases[a].target.clone())
+                        }
+                        None => duplicates::Was::New,
+                    };
+                    candidates.push(duplicates::Candidate {
+                        doc_id: entry.doc_id.clone(),
+                        was,
+                    });
                     match previous {
-                        Some(p) => replaced[p] = Some(entry),
-                        None => added.push(entry),
+                        Some(Previous::Document(p)) => replaced[p] = Some(entry),
+                        Some(Previous::Alias(_)) | None => added.push(entry),
                     }
                 }
                 Outcome::Unchanged(moved) => {
                     report.unchanged += 1;
-                    if let (Some(p), Some(stat)) = (previous, moved) {
-                        restat.push((p, stat));
+                    match (previous, moved) {
+                        (Some(Previous::Document(p)), Some(stat)) => restat.push((p, stat)),
+                        (Some(Previous::Alias(a)), Some((len, mtime))) => {
+                            alias_fates[a] = duplicates::AliasFate::Moved;
+                            alias_stat.push((a, (len, mtime)));
+                        }
+                        _ => {}
                     }
                 }
                 Outcome::Failed(message) => {
                     report.failed += 1;
                     errors.push(message);
+                    if let Some(Previous::Alias(a)) = previous {
+                        alias_fates[a] = duplicates::AliasFate::Failed;
+                    }
                 }
                 Outcome::Write(_) => {}
             }
@@ -906,6 +987,48 @@ impl Workspace {
         kept_rows.extend(added);
         let mut documents = kept_rows;
         documents.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
+        // The aliases: re-stated, pruned like documents (when files are named, only theirs),
+        // then each text kept once (`duplicates`), which may build an alias's source again.
+        let mut starting_aliases = std::mem::take(&mut catalog.aliases);
+        for (a, (len, mtime)) in alias_stat {
+            starting_aliases[a].row.source_len = len;
+            starting_aliases[a].row.mtime_ms = mtime;
+        }
+        let aliases = duplicates::unpruned(
+            starting_aliases,
+            alias_fates,
+            duplicates::Pruning {
+                prune: options.prune,
+                named_sources: named_sources.as_ref(),
+            },
+            &mut report,
+            &mut changes.remove_aliases,
+        );
+        let mut statter = SourceStatter::default();
+        let mut build_again = |alias: &super::AliasEntry| {
+            duplicates::build_source(alias, &context, &writer, &mut statter)
+        };
+        let decided = duplicates::keep_once(
+            duplicates::Catalog {
+                documents: &mut documents,
+                built: &mut built,
+                removed: &mut removed,
+                store: named_store.as_ref(),
+            },
+            candidates,
+            aliases,
+            &mut build_again,
+            &mut report,
+            &mut errors,
+        );
+        // The catalog's snapshot is not needed past here (the write below opens its own).
+        drop(named_store.take());
+        for doc_id in &decided.unindexed {
+            writer.delete(doc_id);
+        }
+        tree_files.extend(decided.discarded);
+        changes.put_aliases = decided.put_aliases;
+        changes.remove_aliases.extend(decided.remove_aliases);
         lap("rows merged");
         // The index must hold exactly these documents. In step with the starting catalog, it
         // holds that catalog's rows: delete the removed ones (the rebuilt ones were replaced).
@@ -950,7 +1073,12 @@ impl Workspace {
         }
         // Every document as it was, the index in step with the catalog: there is nothing to
         // commit, and neither the index nor the catalog is written.
-        if indexed.is_none() && built.is_empty() && removed.is_empty() && changes.restat.is_empty()
+        if indexed.is_none()
+            && built.is_empty()
+            && removed.is_empty()
+            && changes.restat.is_empty()
+            && changes.put_aliases.is_empty()
+            && changes.remove_aliases.is_empty()
         {
             // An index left in many segments by a run interrupted in its final merge is merged
             // by tantivy's log policy even so (eight similar segments; fewer cost nothing), or
@@ -983,6 +1111,8 @@ impl Workspace {
         // cards, unchanged ones whose size or time moved, and the removed ones.
         changes.index_generation = generation;
         changes.remove = removed;
+        // A catalog of an older format is replaced whole: every document was rebuilt.
+        changes.replace_all = outdated.is_some();
         for entry in &documents {
             if let Some(card) = built.remove(&entry.doc_id) {
                 changes.upsert.push((entry.clone(), card));
@@ -1099,9 +1229,13 @@ fn run_job(
         Ok(stat) => stat,
         Err(e) => return Outcome::Failed(format!("cannot read `{}`: {e}", path.display())),
     };
-    // A row is reusable only if the same build (version and options) made its tree.
+    // A row is reusable only if the same build (version and options) made its tree. An alias's
+    // row names no tree file (its tree is its document's, whose text the run checks after the
+    // jobs, see `duplicates`).
     let reusable = |prev: &CatalogEntry| {
-        !options.force && prev.build_key == key && tree_files.contains(&prev.tree_file)
+        !options.force
+            && prev.build_key == key
+            && (prev.tree_file.is_empty() || tree_files.contains(&prev.tree_file))
     };
     if let Some(prev) = previous {
         if reusable(prev) && prev.source_len == len && prev.mtime_ms == mtime && mtime != 0 {
@@ -1153,7 +1287,14 @@ fn run_job(
         &built.terms,
         &tree_file,
     );
-    let entry = CatalogEntry::of(&built.document.card, tree_file, len, mtime, key.to_string());
+    let entry = CatalogEntry::of(
+        &built.document.card,
+        tree_file,
+        len,
+        mtime,
+        key.to_string(),
+        built.text_sha256,
+    );
     Outcome::Write(Box::new(PendingWrite {
         entry,
         card: built.document.card,
