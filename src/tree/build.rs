@@ -363,7 +363,17 @@ pub fn chunk_title(text: &str, n: usize) -> String {
                 .replace(['*', '`', '_'], "")
         };
         let plain = plain.split_whitespace().collect::<Vec<_>>().join(" ");
-        if plain.chars().filter(|c| c.is_alphabetic()).count() < 3 {
+        // A row of figures (`Year Ended December 31, 2019 2018 2017`) names nothing.
+        let figures = plain
+            .split_whitespace()
+            .filter(|w| w.chars().any(|c| c.is_ascii_digit()) || matches!(*w, "$" | "%"))
+            .count();
+        // Nor does a contents list's column label.
+        let column_label = matches!(
+            plain.to_lowercase().trim_end_matches(['.', ':']),
+            "page" | "pages" | "page no" | "table of contents"
+        );
+        if plain.chars().filter(|c| c.is_alphabetic()).count() < 3 || figures >= 3 || column_label {
             continue;
         }
         let titled = line.starts_with('#')
@@ -552,6 +562,17 @@ pub(crate) fn numbered_parts(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_part_is_titled_by_its_first_title_like_line_not_a_row_of_figures_or_a_column_label() {
+        let part = "Page\n| Year Ended December 31, 2019 2018 2017 | | |\n2019 2018 2017\n\
+                    Report of Independent Registered Public Accounting Firm\nThe text.";
+        assert_eq!(
+            chunk_title(part, 3),
+            "Report of Independent Registered Public Accounting Firm"
+        );
+        assert_eq!(chunk_title("12 13 14\n", 2), "(part 2)");
+    }
 
     fn section(level: u32, title: &str, content: &str) -> RawSection {
         RawSection {

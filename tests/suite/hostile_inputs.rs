@@ -105,18 +105,7 @@ fn a_cyclic_pdf_outline_is_read_once_around() {
             "Next" => a, "First" => b, "Dest" => dest(),
         }),
     );
-    doc.objects.insert(
-        outlines,
-        Object::Dictionary(dictionary! {
-            "Type" => "Outlines", "First" => a, "Last" => b, "Count" => 2,
-        }),
-    );
-    let catalog = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
-    doc.get_object_mut(catalog)
-        .unwrap()
-        .as_dict_mut()
-        .unwrap()
-        .set("Outlines", outlines);
+    super::parse_pdf::attach_outlines(&mut doc, outlines, (a, b, 2));
     let bytes = super::parse_pdf::save(doc);
 
     let parsed = parse_pdf(Path::new("cyclic.pdf"), &bytes).unwrap();

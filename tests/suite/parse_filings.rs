@@ -204,3 +204,38 @@ fn evidence_from_inside_a_table_carries_its_header() {
     );
     assert_eq!(lines.next(), Some(row));
 }
+
+/// Issue 42.1: an outline that covers only an exhibit (one bookmark on the last page) does not
+/// make the 10-K one root of text: the printed headings replace it.
+#[test]
+fn an_outline_of_one_exhibit_gives_way_to_the_printed_headings() {
+    use lopdf::{dictionary, Object};
+    let path = filing("APPLE_2019_10K.pdf");
+    let mut doc = lopdf::Document::load(&path).unwrap();
+    let last_page = *doc.get_pages().values().last().unwrap();
+    let outlines = doc.new_object_id();
+    let entry = doc.new_object_id();
+    doc.objects.insert(
+        entry,
+        Object::Dictionary(dictionary! {
+            "Title" => Object::string_literal("Deferred Compensation Plan (bookmark)"), "Parent" => outlines,
+            "Dest" => vec![Object::Reference(last_page), "Fit".into()],
+        }),
+    );
+    super::parse_pdf::attach_outlines(&mut doc, outlines, (entry, entry, 1));
+    let bytes = super::parse_pdf::save(doc);
+
+    let parsed = docnav::parse::pdf::parse_pdf(&path, &bytes).unwrap();
+    let titles: Vec<&str> = parsed.sections.iter().map(|s| s.title.as_str()).collect();
+    assert!(titles.len() > 50, "{titles:?}");
+    assert!(
+        titles.iter().any(|t| t.starts_with("Item 7.")),
+        "{titles:?}"
+    );
+    assert!(
+        !titles.contains(&"Deferred Compensation Plan (bookmark)"),
+        "{titles:?}"
+    );
+    let total: usize = parsed.sections.iter().map(|s| s.content.len()).sum();
+    assert!(parsed.preamble.content.len() * 10 < total);
+}

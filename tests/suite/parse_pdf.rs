@@ -413,6 +413,28 @@ pub fn one_page_content(content: &str) -> lopdf::Document {
     doc
 }
 
+/// Make `outlines` the document's outline root, its entries running `first` to `last`
+/// (`count` of them).
+pub fn attach_outlines(
+    doc: &mut lopdf::Document,
+    outlines: lopdf::ObjectId,
+    (first, last, count): (lopdf::ObjectId, lopdf::ObjectId, i64),
+) {
+    use lopdf::dictionary;
+    doc.objects.insert(
+        outlines,
+        lopdf::Object::Dictionary(dictionary! {
+            "Type" => "Outlines", "First" => first, "Last" => last, "Count" => count,
+        }),
+    );
+    let catalog = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
+    doc.get_object_mut(catalog)
+        .unwrap()
+        .as_dict_mut()
+        .unwrap()
+        .set("Outlines", outlines);
+}
+
 pub fn save(mut doc: lopdf::Document) -> Vec<u8> {
     let mut bytes = Vec::new();
     doc.save_to(&mut bytes).unwrap();

@@ -35,6 +35,9 @@ use super::toc::{self, TocEntry};
 
 /// A line at least this many times the body size is styled (a heading candidate).
 pub const LARGER_RATIO: f32 = 1.12;
+/// When a contents list's first heading comes after this share of the lines, the lines
+/// before it get headings from typography.
+pub const UNCOVERED_SHARE: f32 = 0.3;
 /// A line under this many times the body size is no heading a contents list's style adds
 /// (a table's column header in small type).
 pub const SMALLER_RATIO: f32 = 0.8;
@@ -162,6 +165,17 @@ pub fn detect(lines: &[&TextLine], page: &[usize]) -> Option<Detected> {
                     .into_iter()
                     .filter(|h| h.at > first && !taken.contains(&h.at)),
             );
+            found.headings.sort_by_key(|h| h.at);
+        }
+        // A contents list that covers only the end of the document (an index to the notes of
+        // the financial statements, the only one printed): the text before its first heading
+        // gets its headings from typography, so the root does not hold most of the document.
+        let first_found = found.headings.first().map_or(0, |h| h.at);
+        if first_found as f32 > lines.len() as f32 * UNCOVERED_SHARE {
+            let extra = from_typography(lines, page, &blocks, body, &toc_lines);
+            found
+                .headings
+                .extend(extra.into_iter().filter(|h| h.at < first_found));
             found.headings.sort_by_key(|h| h.at);
         }
         nesting::nest_by_scheme(&mut found.headings);
@@ -407,6 +421,11 @@ fn figures_only(text: &str) -> bool {
         "amounts",
         "dollars",
         "unaudited",
+        // A signature's date, an equity statement's row label (`Balance at December 31, 2021`).
+        "date",
+        "dated",
+        "balance",
+        "balances",
     ];
     const MONTHS: &[&str] = &[
         "jan",
@@ -444,8 +463,13 @@ fn figures_only(text: &str) -> bool {
         .collect();
     let numeric =
         |w: &str| w.chars().any(|c| c.is_ascii_digit()) && !w.chars().any(char::is_alphabetic);
+    // A lone `$` or `%` is a figure's cell too (`2021 2020 $ Change % Change`).
+    let signs = text
+        .split_whitespace()
+        .filter(|w| matches!(*w, "$" | "%"))
+        .count();
     let numbers = words.iter().filter(|w| numeric(w)).count();
-    if numbers >= 3 {
+    if numbers + signs >= 3 {
         return true;
     }
     numbers >= 1
@@ -656,12 +680,34 @@ fn plain_title_line(
     })
 }
 
+/// `text` without the space extraction left before a full stop, comma or semicolon (`2 .
+/// INVENTORY`, `Title .`): `2. INVENTORY`, `Title.`. A colon set apart is kept (FHS's `/bin :
+/// Essential …`).
+fn tidy_title(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let before_mark = c == ' '
+            && chars
+                .get(i + 1)
+                .is_some_and(|n| matches!(n, '.' | ',' | ';'))
+            && chars.get(i + 2).is_none_or(|n| *n == ' ')
+            && i > 0
+            && chars[i - 1] != ' '
+            && chars[i - 1] != '.';
+        if !before_mark {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn heading(b: &Block, level: u32) -> Heading {
     Heading {
         at: b.at,
         lines: b.lines,
         level: level.max(1),
-        title: b.text.clone(),
+        title: tidy_title(&b.text),
         number: b.number.clone(),
         size: b.size,
         bold: b.bold,
@@ -821,6 +867,22 @@ mod tests {
         let refs: Vec<&TextLine> = lines.iter().collect();
         let page = vec![0; lines.len()];
         detect(&refs, &page)
+    }
+
+    #[test]
+    fn titles_lose_the_space_before_punctuation_and_figure_lines_are_no_titles() {
+        assert_eq!(tidy_title("2 . INVENTORY"), "2. INVENTORY");
+        assert_eq!(tidy_title("1.1 Title ."), "1.1 Title.");
+        // A colon set apart is the title's own (`/bin : Essential user command binaries`).
+        assert_eq!(tidy_title("/bin : Essential"), "/bin : Essential");
+        for row in [
+            "2021 2020 $ Change % Change",
+            "Date: February 8, 2019",
+            "Balance at December 31, 2021",
+        ] {
+            assert!(figures_only(row), "{row}");
+        }
+        assert!(!figures_only("Andes SBU 2016 vs. 2015"));
     }
 
     #[test]

@@ -4,7 +4,11 @@
 //!   content runs from its printed heading ([`locate`]) to the next entry's heading, even
 //!   mid-page; when a heading is not found on its page the section starts at that page's start
 //!   (or, when an earlier section already started on that page, the section stays empty rather
-//!   than sharing text). Text before the first entry is the preamble.
+//!   than sharing text). Text before the first entry is the preamble. An outline that does not
+//!   cover its document ([`outline_covers`]: under [`MIN_OUTLINE_ENTRIES`] bookmarks, or more
+//!   than [`MAX_OUTLINE_ROOT_SHARE`] of the text before the first — bookmarks over an exhibit
+//!   only) is replaced by the printed headings when those are found and leave less text
+//!   outside every section (issue 42, point 1).
 //! - Without an outline: one section per printed heading ([`headings`]), found from
 //!   typography (size, weight, position, numbering) and confirmed by a printed table of contents
 //!   ([`toc`]) when there is one; a section runs from its heading line to the next. Only when
@@ -300,7 +304,20 @@ fn parse_inner(bytes: &[u8], options: &PdfOptions) -> Result<ParsedDoc, String> 
     let (preamble, sections) = if entries.is_empty() {
         printed_sections(&lines, &rendered, &mut warnings)
     } else {
-        sections::outline_sections(&rendered, &entries)
+        let from_outline = sections::outline_sections(&rendered, &entries);
+        if outline_covers(&from_outline, entries.len()) {
+            from_outline
+        } else {
+            // An outline of a bookmark or two, or of an exhibit only: the printed headings
+            // replace it when they are found and leave no more text outside every section.
+            let mut printed_warnings = Vec::new();
+            let printed = printed_sections(&lines, &rendered, &mut printed_warnings);
+            if printed_warnings.is_empty() && root_share(&printed) <= root_share(&from_outline) {
+                printed
+            } else {
+                from_outline
+            }
+        }
     };
     Ok(ParsedDoc {
         format: DocFormat::Pdf,
@@ -330,6 +347,29 @@ fn document_title(metadata: &[(String, String)], pages: &[Vec<TextLine>]) -> Opt
         (_, Some((line, false))) => Some(line),
         (info, None) => info.filter(|t| !title::is_junk_title(t)),
     }
+}
+
+/// An outline (bookmarks) with fewer entries than this does not describe a document's
+/// structure (a single bookmark on an earnings release).
+pub const MIN_OUTLINE_ENTRIES: usize = 3;
+/// An outline leaving more than this share of the text outside every section (bookmarks over
+/// an exhibit only) does not cover its document.
+pub const MAX_OUTLINE_ROOT_SHARE: f32 = 0.3;
+
+/// True when an outline of `entries` entries, cut into `sections`, covers its document: at
+/// least [`MIN_OUTLINE_ENTRIES`] entries and at most [`MAX_OUTLINE_ROOT_SHARE`] of the text
+/// before the first of them.
+fn outline_covers(sections: &(RawSection, Vec<RawSection>), entries: usize) -> bool {
+    entries >= MIN_OUTLINE_ENTRIES && root_share(sections) <= MAX_OUTLINE_ROOT_SHARE
+}
+
+/// Share of the text (bytes) in the preamble, outside every section; 0 for no text.
+fn root_share((preamble, sections): &(RawSection, Vec<RawSection>)) -> f32 {
+    let total = preamble.content.len() + sections.iter().map(|s| s.content.len()).sum::<usize>();
+    if total == 0 {
+        return 0.0;
+    }
+    preamble.content.len() as f32 / total as f32
 }
 
 /// Sections of a PDF without an outline: at its printed headings ([`headings`]), else one
