@@ -30,13 +30,17 @@ fn apple() -> Arc<docnav::workspace::Document> {
     library().document("apple-2019-10k").unwrap()
 }
 
-/// The titles on the path from the root to the first node titled `title`.
-fn path_to(tree: &Tree, title: &str) -> Vec<String> {
-    let id = tree
-        .preorder(NodeId::ROOT)
+/// The first node titled `title`, in preorder.
+fn node_titled(tree: &Tree, title: &str) -> NodeId {
+    tree.preorder(NodeId::ROOT)
         .into_iter()
         .find(|&id| tree.node(id).title == title)
-        .unwrap_or_else(|| panic!("no node {title:?}"));
+        .unwrap_or_else(|| panic!("no node {title:?}"))
+}
+
+/// The titles on the path from the root to the first node titled `title`.
+fn path_to(tree: &Tree, title: &str) -> Vec<String> {
+    let id = node_titled(tree, title);
     tree.title_path(id)
 }
 
@@ -113,11 +117,7 @@ fn parts_hold_items_items_hold_their_sections_and_notes_nest() {
 #[test]
 fn statements_are_pipe_tables_with_one_header_line() {
     let tree = &apple().tree;
-    let ops = tree
-        .preorder(NodeId::ROOT)
-        .into_iter()
-        .find(|&id| tree.node(id).title == "CONSOLIDATED STATEMENTS OF OPERATIONS")
-        .unwrap();
+    let ops = node_titled(tree, "CONSOLIDATED STATEMENTS OF OPERATIONS");
     let text = tree.text_of(ops);
     assert!(
         text.contains(
@@ -172,11 +172,7 @@ fn a_line_read_inside_a_table_carries_its_header() {
 fn evidence_from_inside_a_table_carries_its_header() {
     let doc = apple();
     let tree = &doc.tree;
-    let ops = tree
-        .preorder(NodeId::ROOT)
-        .into_iter()
-        .find(|&id| tree.node(id).title == "CONSOLIDATED STATEMENTS OF OPERATIONS")
-        .unwrap();
+    let ops = node_titled(tree, "CONSOLIDATED STATEMENTS OF OPERATIONS");
     let text = tree.text_of(ops);
     let row = "| Total net sales | 260,174 | 265,595 | 229,234 |";
     let at = text.find(row).unwrap();

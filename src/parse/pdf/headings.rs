@@ -844,15 +844,10 @@ mod tests {
         TextLine {
             text: text.into(),
             x,
-            x_end: 0.0,
             y,
             size,
             bold,
-            para_before: false,
-            marks: Vec::new(),
-            notes: Vec::new(),
-            cells: Vec::new(),
-            in_table: false,
+            ..TextLine::default()
         }
     }
 

@@ -220,12 +220,7 @@ pub fn printed_headings(
     options: &PdfOptions,
 ) -> Result<Option<(String, Vec<PrintedHeading>)>, String> {
     let pages = body_lines(bytes, options)?;
-    let flat: Vec<&TextLine> = pages.iter().flatten().collect();
-    let page_of: Vec<usize> = pages
-        .iter()
-        .enumerate()
-        .flat_map(|(p, lines)| std::iter::repeat_n(p, lines.len()))
-        .collect();
+    let (flat, page_of) = flatten(&pages);
     Ok(headings::detect(&flat, &page_of).map(|found| {
         let method = match found.method {
             headings::Method::Toc { entries, matched } => format!("toc {matched}/{entries}"),
@@ -248,12 +243,7 @@ pub fn contents_entries(
     options: &PdfOptions,
 ) -> Result<Vec<(usize, u32, String)>, String> {
     let pages = body_lines(bytes, options)?;
-    let flat: Vec<&TextLine> = pages.iter().flatten().collect();
-    let page_of: Vec<usize> = pages
-        .iter()
-        .enumerate()
-        .flat_map(|(p, lines)| std::iter::repeat_n(p, lines.len()))
-        .collect();
+    let (flat, page_of) = flatten(&pages);
     Ok(toc::entries(&flat)
         .into_iter()
         .map(|e| {
@@ -379,12 +369,7 @@ fn printed_sections(
     rendered: &sections::Rendered,
     warnings: &mut Vec<String>,
 ) -> (RawSection, Vec<RawSection>) {
-    let flat: Vec<&TextLine> = pages.iter().flatten().collect();
-    let page_of: Vec<usize> = pages
-        .iter()
-        .enumerate()
-        .flat_map(|(p, lines)| std::iter::repeat_n(p, lines.len()))
-        .collect();
+    let (flat, page_of) = flatten(pages);
     match headings::detect(&flat, &page_of) {
         Some(found) => sections::heading_sections(rendered, &found.headings),
         None => {
@@ -393,6 +378,17 @@ fn printed_sections(
             (RawSection::default(), sections::page_sections(rendered))
         }
     }
+}
+
+/// Every page's lines in reading order, and the page index (0-based) of each.
+fn flatten(pages: &[Vec<TextLine>]) -> (Vec<&TextLine>, Vec<usize>) {
+    let flat = pages.iter().flatten().collect();
+    let page_of = pages
+        .iter()
+        .enumerate()
+        .flat_map(|(p, lines)| std::iter::repeat_n(p, lines.len()))
+        .collect();
+    (flat, page_of)
 }
 
 /// Info dictionary entries with text, name or number values, in file order.

@@ -53,7 +53,7 @@ fn mul(a: &Matrix, b: &Matrix) -> Matrix {
 }
 
 /// One line of page text: consecutive strings on one baseline, in content-stream order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextLine {
     /// The text, ligatures expanded, control characters dropped, no trailing whitespace.
     pub text: String,

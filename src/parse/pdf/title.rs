@@ -210,11 +210,7 @@ mod tests {
             y,
             size,
             bold,
-            para_before: false,
-            marks: Vec::new(),
-            notes: Vec::new(),
-            cells: Vec::new(),
-            in_table: false,
+            ..TextLine::default()
         }
     }
 

@@ -237,15 +237,10 @@ mod tests {
         TextLine {
             text: text.into(),
             x,
-            x_end: 0.0,
             y: 0.0,
             size: 10.0,
             bold: false,
-            para_before: false,
-            marks: Vec::new(),
-            notes: Vec::new(),
-            cells: Vec::new(),
-            in_table: false,
+            ..TextLine::default()
         }
     }
 
