@@ -1,7 +1,7 @@
 //! Print the lines docnav reads from a PDF's pages, one per line with where and how each was
 //! drawn (`page y x size bold | text`), before (`--raw`) or after running headers, footers and
 //! page numbers are removed: `cargo run --release --example pdf_lines -- FILE.pdf [--raw]
-//! [FIRST[-LAST]]` (1-based pages); `--headings` prints the printed headings found instead, `--toc` the contents list's entries. For looking at what heading and table detection see.
+//! [FIRST[-LAST]]` (1-based pages); `--text` prints only each line's text; `--headings` prints the printed headings found instead, `--toc` the contents list's entries. For looking at what heading and table detection see.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -79,11 +79,16 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let text_only = args.iter().any(|a| a == "--text");
     for (n, lines) in pages.iter().enumerate().map(|(i, l)| (i + 1, l)) {
         if n < range.0 || n > range.1 {
             continue;
         }
         for l in lines {
+            if text_only {
+                println!("{}", l.text);
+                continue;
+            }
             // A line split into cells shows each cell's extent: `[x0-x1] text`.
             let text = if l.cells.is_empty() || !l.cell_texts_match() {
                 l.text.clone()

@@ -494,6 +494,48 @@ fn footnote_markers_are_separated_from_their_word() {
 }
 
 #[test]
+fn a_space_narrowed_to_a_kerning_device_is_no_word_break() {
+    // groff sets "given" as `(giv en) Tj` with negative character and word spacing: the space
+    // advances 5.5 − 0.25 − 4.75 = 0.5 pt (0.05 em), so `v` and `e` touch. A space at its
+    // full width on the next line stays one.
+    let content = "BT /F1 10 Tf 1 0 0 1 72 720 Tm (as ) Tj -0.25 Tc -4.75 Tw (giv en) Tj \
+                   0 Tc 0 Tw ( by) Tj ET \
+                   BT /F1 10 Tf 1 0 0 1 72 708 Tm (as giv en by) Tj ET";
+    let doc = parse_pdf(Path::new("f.pdf"), &save(one_page_content(content))).unwrap();
+    assert_eq!(doc.sections[0].content, "as given by\nas giv en by");
+}
+
+#[test]
+fn a_stray_space_inside_a_word_goes_when_the_document_prints_the_word_whole() {
+    // 3M's 10-K draws "LIQUIDI", then a lone space over the end of its `I` (0.5 pt, 0.05 em),
+    // then "TY" over the end of that space; the body prints "liquidity", and "liquidi" is never
+    // a word of its own. "PURSUANT TO" is drawn the same way, but "pursuantto" is no word of
+    // the document: it keeps its space.
+    let content = "BT /F1 10 Tf 1 0 0 1 72 720 Tm (LIQUIDI) Tj ET \
+                   BT /F1 10 Tf 1 0 0 1 110 720 Tm ( ) Tj ET \
+                   BT /F1 10 Tf 1 0 0 1 115 720 Tm (TY) Tj ET \
+                   BT /F1 10 Tf 1 0 0 1 72 708 Tm (PURSUANT) Tj ET \
+                   BT /F1 10 Tf 1 0 0 1 115.5 708 Tm ( ) Tj ET \
+                   BT /F1 10 Tf 1 0 0 1 120.5 708 Tm (TO) Tj ET \
+                   BT /F1 10 Tf 1 0 0 1 72 696 Tm (Our liquidity is strong.) Tj ET";
+    let doc = parse_pdf(Path::new("f.pdf"), &save(one_page_content(content))).unwrap();
+    assert_eq!(
+        doc.sections[0].content,
+        "LIQUIDITY\nPURSUANT TO\nOur liquidity is strong."
+    );
+    // Drawn at full width after the `I` (no overlap), the space is a word break.
+    let content = content
+        .replace("110 720 Tm", "110.5 720 Tm")
+        .replace("115 720", "116 720");
+    let doc = parse_pdf(Path::new("f.pdf"), &save(one_page_content(&content))).unwrap();
+    assert!(
+        doc.sections[0].content.starts_with("LIQUIDI TY\n"),
+        "{}",
+        doc.sections[0].content
+    );
+}
+
+#[test]
 fn duplicate_outline_titles_are_kept_apart_by_structure() {
     // live-manual's outline has two "Customizing contents" entries (pages 28 and 35) and two
     // "Examples" (pages 53 and 54).

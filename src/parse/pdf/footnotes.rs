@@ -208,6 +208,7 @@ mod tests {
             notes: Vec::new(),
             cells: Vec::new(),
             in_table: false,
+            split_spaces: Vec::new(),
         }
     }
 

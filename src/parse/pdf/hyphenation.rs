@@ -11,7 +11,7 @@
 //! One pass collects the joined words wanted, a second pass over the document's words (runs of
 //! letters) looks up only the words of a wanted length.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::text::TextLine;
 
@@ -100,18 +100,28 @@ pub fn join_hyphens(pages: &mut [Vec<TextLine>]) -> Joined {
 }
 
 /// Which of `wanted` (lowercase words) occur as whole words (runs of letters, any case) in
-/// `pages`. Only words whose length is a wanted length are lowercased and looked up.
+/// `pages`.
 fn known_words<'w>(
     pages: &[Vec<TextLine>],
     wanted: impl Iterator<Item = &'w str>,
 ) -> HashSet<String> {
+    word_counts(pages, wanted).into_keys().collect()
+}
+
+/// How often each of `wanted` (lowercase words) occurs as a whole word (a run of letters, any
+/// case) in `pages`; words that never occur are absent. Only words whose length is a wanted
+/// length are lowercased and looked up.
+pub(super) fn word_counts<'w>(
+    pages: &[Vec<TextLine>],
+    wanted: impl Iterator<Item = &'w str>,
+) -> HashMap<String, usize> {
     let wanted: HashSet<&str> = wanted.collect();
     let max_len = wanted.iter().map(|w| w.chars().count()).max().unwrap_or(0);
     let mut lengths = vec![false; max_len + 1];
     for w in &wanted {
         lengths[w.chars().count()] = true;
     }
-    let mut found = HashSet::new();
+    let mut found: HashMap<String, usize> = HashMap::new();
     let mut word = String::new();
     for line in pages.iter().flatten() {
         let text = &line.text;
@@ -131,7 +141,7 @@ fn known_words<'w>(
                     word.clear();
                     word.extend(text[s..i].chars().flat_map(char::to_lowercase));
                     if wanted.contains(word.as_str()) {
-                        found.insert(word.clone());
+                        *found.entry(word.clone()).or_default() += 1;
                     }
                 }
             }
@@ -179,6 +189,7 @@ mod tests {
                 notes: Vec::new(),
                 cells: Vec::new(),
                 in_table: false,
+                split_spaces: Vec::new(),
             })
             .collect()
     }

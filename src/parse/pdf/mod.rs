@@ -56,6 +56,7 @@ mod nesting;
 mod numbering;
 mod outline;
 mod sections;
+mod spacing;
 mod tables;
 mod text;
 mod title;
@@ -257,12 +258,13 @@ pub fn contents_entries(
         .collect())
 }
 
-/// Furniture removal, hyphenation joining, then footnotes moved to their references (after
+/// Furniture removal, words split by a stray space rejoined ([`spacing`]), hyphenation joining, then footnotes moved to their references (after
 /// the joining, so a word hyphenated inside a footnote is joined like the body's: measured on
 /// debian-policy, the other order lost two such joins and gained none across pages), then
 /// tables rewritten as pipe tables ([`tables`]).
 fn clean(pages: &mut [Vec<TextLine>]) {
     furniture::remove_furniture(pages);
+    spacing::join_split_words(pages);
     hyphenation::join_hyphens(pages);
     footnotes::separate_footnotes(pages);
     for page in pages.iter_mut() {

@@ -357,6 +357,7 @@ pub fn rewrite_tables(lines: &mut Vec<TextLine>) -> usize {
                     } else {
                         Vec::new()
                     },
+                    split_spaces: Vec::new(),
                     cells: Vec::new(),
                     in_table: true,
                 });

@@ -32,6 +32,9 @@ pub const FOOTNOTE_SIZE_RATIO: f32 = 0.8;
 /// than any word gap of justified text, narrower than the gutter between table columns (and
 /// between a `$` and its right-aligned amount).
 pub const CELL_GAP_EM: f32 = 1.0;
+/// A space drawn this many ems (or more) over the end of the glyph before it, with the next
+/// glyph drawn as far over the space's own end, may be no word break ([`TextLine::split_spaces`]).
+pub const SPLIT_SPACE_OVERLAP_EM: f32 = 0.005;
 /// A line is bold when at least this share (percent) of its characters are.
 pub const BOLD_LINE_PERCENT: usize = 85;
 /// Nested form XObjects deeper than this are not entered (guards cycles).
@@ -86,6 +89,12 @@ pub struct TextLine {
     /// True for a line [`super::tables`] rewrote as a row of a table (header, delimiter or
     /// body row): never a heading, never running text.
     pub in_table: bool,
+    /// Byte offsets in `text` of spaces that may split a word: a space drawn as a string of its
+    /// own over the end of the letter before it, with the next letter drawn over the space's
+    /// own end (by [`SPLIT_SPACE_OVERLAP_EM`] or more each). Some HTML-to-PDF producers set a
+    /// word this way ("LIQUIDI TY", "Incom e"); [`super::spacing`] rejoins those the document
+    /// confirms. Stale, like `cells`, once a later stage rewrote `text`.
+    pub split_spaces: Vec<usize>,
 }
 
 /// A run of text on a line, apart from its neighbours by more than [`CELL_GAP_EM`].
@@ -167,6 +176,8 @@ struct LineBuf {
     marks: Vec<(usize, String)>,
     /// Byte offset in `text` where each cell starts, with its left edge and right edge.
     cells: Vec<(usize, f32, f32)>,
+    /// See [`TextLine::split_spaces`] (offsets in `text` before trimming).
+    split_spaces: Vec<usize>,
 }
 
 /// The lines written so far and where the last string ended, in device space.
@@ -175,6 +186,10 @@ struct Pen {
     last: Option<(f32, f32, f32)>, // x end, baseline y, font size (device units)
     /// Where the ink of the last string with any ended (x, device units).
     last_ink: Option<f32>,
+    /// A lone space drawn over the end of the letter before it (see
+    /// [`TextLine::split_spaces`]): its line's index, byte offset, where it ends (x, device
+    /// units) and its font size.
+    overlapping_space: Option<(usize, usize, f32, f32)>,
 }
 
 impl Pen {
@@ -198,6 +213,7 @@ impl Pen {
             chars: 0,
             marks: Vec::new(),
             cells: Vec::new(),
+            split_spaces: Vec::new(),
         });
     }
 }
@@ -240,6 +256,7 @@ impl<'d> TextExtractor<'d> {
             lines: Vec::new(),
             last: None,
             last_ink: None,
+            overlapping_space: None,
         };
         let state = State {
             ctm: IDENTITY,
@@ -492,16 +509,28 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
             text.push(' ');
         }
         let written = text.len();
-        push_clean(&mut text, font.text(code));
-        let inked = !text[written..].trim().is_empty();
+        let glyph = font.text(code);
         let space = if font.code_len == 1 && code == 32 {
             gs.word_space
         } else {
             0.0
         };
+        let glyph_advance = (font.width(code) * gs.size + gs.char_space + space) * gs.hscale;
+        // A space glyph that negative character or word spacing narrows below a word gap is a
+        // kerning device, no word break: groff draws `iv e` with −0.25 of `Tc` and −2.15 of
+        // `Tw` to set `v` and `e` 0.1 pt apart ("given").
+        let kerning_space = !glyph.is_empty()
+            && glyph.chars().all(|c| c == ' ' || c == '\u{A0}')
+            && font.width(code) > 0.0
+            && gs.char_space + space < 0.0
+            && glyph_advance.abs() < SPACE_GAP_EM * gs.size.abs();
+        if !kerning_space {
+            push_clean(&mut text, glyph);
+        }
+        let inked = !text[written..].trim().is_empty();
         let before = advance;
         let width = font.width(code) * gs.size * gs.hscale;
-        advance += (font.width(code) * gs.size + gs.char_space + space) * gs.hscale;
+        advance += glyph_advance;
         if inked {
             ink = Some((ink.map_or(before, |i| i.0), before + width));
             match runs.last_mut() {
@@ -590,7 +619,32 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
                 && (ink_gap > CELL_GAP_EM * em || gap < -3.0 * em || figure_after_figure);
         }
     }
+    let overlapping_space = pen.overlapping_space.take();
+    let last_ink = pen.last_ink;
+    let line_index = pen.lines.len().saturating_sub(1);
+    let mut space_over_ink = None;
     let line = pen.current(x, y, false);
+    if let Some((at, space_end, space_size)) = overlapping_space
+        .filter(|(index, ..)| *index == line_index)
+        .map(|(_, at, end, size)| (at, end, size))
+    {
+        if ink.is_some()
+            && ink_x0 < space_end - SPLIT_SPACE_OVERLAP_EM * space_size
+            && text.starts_with(char::is_alphabetic)
+            && line.text.len() == at + 1
+        {
+            line.split_spaces.push(at);
+        }
+    }
+    if ink.is_none() && text == " " {
+        if let Some(last_ink) = last_ink {
+            if x < last_ink - SPLIT_SPACE_OVERLAP_EM * size
+                && line.text.ends_with(char::is_alphabetic)
+            {
+                space_over_ink = Some((line_index, line.text.len(), end, size));
+            }
+        }
+    }
     if extends_mark {
         if let Some((_, m)) = line.marks.last_mut() {
             m.push_str(text.trim_end());
@@ -637,6 +691,7 @@ fn show(gs: &State, tm: &mut Matrix, bytes: &[u8], pen: &mut Pen) {
         None => line.sizes.push((size, chars)),
     }
     pen.last = Some((end, y, size));
+    pen.overlapping_space = space_over_ink;
     if ink.is_some() {
         pen.last_ink = Some(ink_x1);
     }
@@ -695,6 +750,12 @@ fn finish(raw: Vec<LineBuf>) -> Vec<TextLine> {
             notes: Vec::new(),
             cells: cells_of(&l.text, lead, &l.cells),
             in_table: false,
+            split_spaces: l
+                .split_spaces
+                .iter()
+                .filter_map(|at| at.checked_sub(lead))
+                .filter(|at| text.as_bytes().get(*at) == Some(&b' '))
+                .collect(),
         });
         pending_para = false;
     }
