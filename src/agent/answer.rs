@@ -9,14 +9,17 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::budget::clip;
+use super::budget::estimate_prompt_tokens;
 use super::decisions::Outcome;
 use super::events::Emitter;
 use super::evidence::{AnswerVerdict, Evidence};
-use super::prompts::{render, room_chars, untrusted};
+use super::prompt_evidence::{heading_path, render_items, PromptItem};
+use super::prompts::{render, room_chars};
 use super::worker::ask_model;
 use super::AgentError;
 use crate::llm::{ChatMessage, ChatModel, ResponseSchema};
+use crate::tree::NodeId;
+use crate::workspace::Library;
 
 pub use super::grounded::{AnswerSentence, GroundedAnswer};
 
@@ -27,8 +30,10 @@ pub use verify_spans::{quoted_spans, verify};
 /// The system prompt of the answer call (`prompts/answer.txt`).
 pub const ANSWER: &str = include_str!("../../prompts/answer.txt");
 
-/// Cap of the answer call's prompt, in estimated tokens (chars / 4): the evidence is clipped to
-/// fit. Issue 23 asks `--answer` to cost at most 3,000 prompt tokens on the typical question.
+/// Cap of the answer call's prompt, in estimated tokens (chars / 4), for evidence that fits in
+/// it: `--answer` costs at most 3,000 prompt tokens on the typical question. More evidence
+/// raises the cap up to the run's prompt cap ([`answer_cap`]) rather than losing what the
+/// verdict rested on.
 pub const ANSWER_PROMPT_TOKENS: usize = 3_000;
 
 /// One sentence as the model wrote it.
@@ -76,64 +81,90 @@ fn verdict_rule(verdict: &AnswerVerdict) -> String {
     }
 }
 
-/// The user message: the question and the evidence, numbered, each clipped so the whole prompt
-/// stays under [`ANSWER_PROMPT_TOKENS`] (an equal share of the room per item; a short item's
-/// unused share goes to the others).
-fn user_message(question: &str, evidence: &[Evidence], room: usize) -> String {
-    let mut out = format!("Question: {question}\n\nEvidence:\n");
-    let mut left = room;
-    for (i, e) in evidence.iter().enumerate() {
-        // The titles are document text: fenced with it.
-        let location = e.location();
-        let header = if location.is_empty() {
-            format!("[{}]\n", i + 1)
-        } else {
-            format!("[{}] {location}\n", i + 1)
-        };
-        let mut titles = vec![e.doc_id.clone()];
-        titles.extend(e.path.iter().cloned());
-        let title_line = titles.join(" › ");
-        let share = left / (evidence.len() - i);
-        let text_room =
-            share.saturating_sub(header.chars().count() + title_line.chars().count() + 80);
-        let text = format!("{title_line}\n{}", clip(&e.text, text_room));
-        let item = format!("{header}{}\n", untrusted(&e.doc_id, &text));
-        left = left.saturating_sub(item.chars().count());
-        out.push_str(&item);
-    }
-    out
+/// The evidence as [`render_items`] shows it (to evaluate too): numbered, each item's location,
+/// its heading path, its text shortened to share `room` chars, none left out.
+fn evidence_items(
+    library: &dyn Library,
+    evidence: &[Evidence],
+    room: usize,
+    terms: &[String],
+) -> String {
+    let items: Vec<PromptItem> = evidence
+        .iter()
+        .map(|e| {
+            let node = library
+                .document(&e.doc_id)
+                .ok()
+                .and_then(|d| d.tree.by_structure(&e.structure))
+                .unwrap_or(NodeId::ROOT);
+            PromptItem {
+                header: e.location(),
+                source: e.doc_id.clone(),
+                heading: heading_path(library, &e.doc_id, node),
+                text: e.text.clone(),
+            }
+        })
+        .collect();
+    render_items(&items, room, terms)
+}
+
+/// The prompt cap of the answer call for evidence whose unshortened prompt would take `needed`
+/// estimated tokens: [`ANSWER_PROMPT_TOKENS`] for the typical question, more as the evidence
+/// grows, at most `prompt_cap` (the cap of every prompt of the run, evaluate's included, so
+/// the answer can see all that the verdict saw).
+pub fn answer_cap(needed: usize, prompt_cap: usize) -> usize {
+    needed.max(ANSWER_PROMPT_TOKENS).min(prompt_cap)
 }
 
 /// Write and verify the answer to `question` from the ranked `evidence` under `verdict`, with one
-/// model call (none when there is no evidence). The model's draft is recorded as the decision
-/// `answer`, the verified answer as the decision `answer_verified` (replay checks both).
+/// model call (none when there is no evidence). The prompt's cap grows with the evidence up to
+/// `prompt_cap` estimated tokens ([`answer_cap`]); an item that does not fit is shortened around
+/// the lines holding `terms` (the question's and key concepts', see
+/// [`crate::agent::prompt_evidence`]), never left out. The model's draft is recorded as the
+/// decision `answer`, the verified answer as the decision `answer_verified` (replay checks both).
 ///
 /// Errors: [`AgentError::Llm`] when the call fails or its reply does not parse after the repair
 /// round.
+#[allow(clippy::too_many_arguments)]
 pub async fn compose(
     model: &dyn ChatModel,
     emitter: &Emitter,
-    question: &str,
+    library: &dyn Library,
+    (question, terms): (&str, &[String]),
     evidence: &[Evidence],
     verdict: &AnswerVerdict,
+    prompt_cap: usize,
 ) -> Result<GroundedAnswer, AgentError> {
     let draft = if evidence.is_empty() {
         DraftAnswer {
             sentences: Vec::new(),
         }
     } else {
-        let system = render(
-            ANSWER,
-            &[
-                ("verdict_rule", verdict_rule(verdict)),
-                ("answer_cap", ANSWER_PROMPT_TOKENS.to_string()),
-            ],
-        );
+        let system_for = |cap: usize| {
+            render(
+                ANSWER,
+                &[
+                    ("verdict_rule", verdict_rule(verdict)),
+                    ("answer_cap", cap.to_string()),
+                ],
+            )
+        };
         let head = format!("Question: {question}\n\nEvidence:\n");
-        let room = room_chars(ANSWER_PROMPT_TOKENS, &[&system, &head]);
+        // Tokens of the prompt with every item whole (the system prompt at its longest).
+        let whole = evidence_items(library, evidence, usize::MAX, terms);
+        let needed = estimate_prompt_tokens(&[
+            ChatMessage::system(system_for(prompt_cap)),
+            ChatMessage::user(format!("{head}{whole}")),
+        ]) + 32;
+        let cap = answer_cap(needed, prompt_cap);
+        let system = system_for(cap);
+        let room = room_chars(cap, &[&system, &head]);
         let messages = vec![
             ChatMessage::system(system),
-            ChatMessage::user(user_message(question, evidence, room)),
+            ChatMessage::user(format!(
+                "{head}{}",
+                evidence_items(library, evidence, room, terms)
+            )),
         ];
         ask_model(
             model,
@@ -141,7 +172,7 @@ pub async fn compose(
             "answer",
             messages,
             &draft_answer_schema(),
-            ANSWER_PROMPT_TOKENS,
+            cap,
         )
         .await?
     };

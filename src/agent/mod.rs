@@ -14,6 +14,7 @@ pub mod followup;
 pub mod grounded;
 pub mod lexical;
 pub mod orchestrator;
+pub mod prompt_evidence;
 pub mod prompts;
 pub mod rerank;
 pub mod search;

@@ -191,6 +191,10 @@ pub async fn ask_in_conversation(
         question: question.to_string(),
         key_concepts: plan.key_concepts.clone(),
     });
+    // The question and key concepts: what the rerank scores, and the lines an excerpt too long
+    // for evaluate's or the answer's prompt keeps.
+    let query = format!("{question} {}", plan.key_concepts.join(" "));
+    let terms = super::prompt_evidence::query_terms(&query);
     let mut collected: Vec<CollectedEvidence> = Vec::new();
     let mut outcomes: Vec<WorkerOutcome> = Vec::new();
     let mut rounds = 0;
@@ -231,7 +235,7 @@ pub async fn ask_in_conversation(
                     library.as_ref(),
                     options,
                     (rounds, last_round),
-                    question,
+                    (question, &terms),
                     &pre,
                     &outcomes,
                     &collected,
@@ -312,14 +316,21 @@ pub async fn ask_in_conversation(
 
     // The final verdict is a decision of its own in the trace, whoever judged.
     orchestrator.decision("verdict", &verdict);
-    let query = format!("{question} {}", plan.key_concepts.join(" "));
     let ranked = rerank(library.as_ref(), collected, &query);
     let evidence: Vec<super::evidence::Evidence> =
         ranked.iter().map(|r| r.evidence.clone()).collect();
     let written = if options.answer {
         Some(
-            super::answer::compose(model.as_ref(), &orchestrator, question, &evidence, &verdict)
-                .await?,
+            super::answer::compose(
+                model.as_ref(),
+                &orchestrator,
+                library.as_ref(),
+                (question, &terms),
+                &evidence,
+                &verdict,
+                options.prompt_cap_tokens,
+            )
+            .await?,
         )
     } else {
         None

@@ -20,11 +20,13 @@ use super::cards::{one_line_cards, ranked_cards, PreRank, EVALUATE_CARDS};
 use crate::agent::budget::clip;
 use crate::agent::decisions::{evaluation_schema, Evaluation, Outcome};
 use crate::agent::events::Emitter;
-use crate::agent::prompts::{room_chars, system_prompt, untrusted, untrusted_inline, Prompt};
+use crate::agent::prompt_evidence::{heading_path, render_items, PromptItem};
+use crate::agent::prompts::{room_chars, system_prompt, untrusted_inline, Prompt};
 use crate::agent::worker::{ask_model, CollectedEvidence, WorkerEnd, WorkerOutcome};
 use crate::agent::{AgentError, AgentOptions};
 use crate::index::DocCard;
 use crate::llm::{ChatMessage, ChatModel};
+use crate::nav::render::one_line;
 use crate::workspace::Library;
 
 /// Chars of a Worker's `done` reason shown to evaluate.
@@ -54,7 +56,9 @@ pub(super) enum Pass<'a> {
     },
 }
 
-/// Evaluate after round `round` of `rounds` (1-based), for the reason `pass` says.
+/// Evaluate after round `round` of `rounds` (1-based), for the reason `pass` says; `terms` are
+/// the question's and key concepts' terms ([`crate::agent::prompt_evidence::query_terms`]), the
+/// lines an excerpt too long for the prompt keeps.
 ///
 /// Errors: [`AgentError::Llm`] when the model call fails or its reply does not parse after the
 /// repair round.
@@ -65,7 +69,7 @@ pub(super) async fn evaluate(
     library: &dyn Library,
     options: &AgentOptions,
     (round, rounds): (usize, usize),
-    question: &str,
+    (question, terms): (&str, &[String]),
     pre: &PreRank,
     outcomes: &[WorkerOutcome],
     collected: &[CollectedEvidence],
@@ -78,20 +82,31 @@ pub(super) async fn evaluate(
         tasks_block(library, outcomes)
     );
     let documents = if let Pass::AfterSearch { queries, found } = pass {
+        let cards = ranked_cards(library, found, EVALUATE_CARDS);
         let quoted: Vec<String> = queries.iter().map(|q| format!("\"{q}\"")).collect();
         format!(
             "\nYou said the documents do not cover the question. Before that answer stands, the \
-             catalog was searched for {}: {} document(s) found that no Worker searched yet, one \
-             line each. Give the next round's tasks in those that may cover it, or confirm \
-             \"absent\" with tasks [].\n{}\n",
+             catalog was searched for {}: {} document(s) found that no Worker searched yet; \
+             {}, one line each. Give the next round's tasks in those that may cover it, or \
+             confirm \"absent\" with tasks [].\n{}\n",
             quoted.join(", "),
             found.docs.len(),
-            one_line_cards(&ranked_cards(library, found, EVALUATE_CARDS))
+            shown_of(cards.len(), found.docs.len()),
+            one_line_cards(&cards)
         )
     } else if round < rounds {
+        let (cards, leads) = next_round_cards(library, pre, outcomes);
+        let led = if leads > 0 {
+            format!(", then {leads} a lead names")
+        } else {
+            String::new()
+        };
         format!(
-            "\nDocuments for the next round's tasks (best first for the question, one line each):\n{}\n",
-            one_line_cards(&next_round_cards(library, pre, outcomes))
+            "\nDocuments for the next round's tasks ({} of the {} documents, best first for the \
+             question{led}; one line each):\n{}\n",
+            cards.len() - leads,
+            library.document_count(),
+            one_line_cards(&cards)
         )
     } else {
         "\nNo round is left: tasks must be [].\n".to_string()
@@ -99,7 +114,7 @@ pub(super) async fn evaluate(
     let room = room_chars(cap, &[&system, &head, &documents, "Evidence:\n"]);
     let mut user = format!(
         "{head}Evidence:\n{}{documents}",
-        evidence_block(library, collected, room)
+        evidence_block(library, collected, room, terms)
     );
     if matches!(pass, Pass::Overruled) {
         user.push_str(OVERRULED_NOTE);
@@ -189,13 +204,24 @@ fn tasks_block(library: &dyn Library, outcomes: &[WorkerOutcome]) -> String {
     out
 }
 
-/// The [`EVALUATE_CARDS`] best documents for the question, then any other a lead names.
+/// `all 12` when `shown` is `total`, else `the best 15 of them`.
+fn shown_of(shown: usize, total: usize) -> String {
+    if shown >= total {
+        format!("all {total}")
+    } else {
+        format!("the best {shown} of them")
+    }
+}
+
+/// The [`EVALUATE_CARDS`] best documents for the question, then any other a lead names, and how
+/// many the leads added.
 fn next_round_cards(
     library: &dyn Library,
     pre: &PreRank,
     outcomes: &[WorkerOutcome],
-) -> Vec<Arc<DocCard>> {
+) -> (Vec<Arc<DocCard>>, usize) {
     let mut cards = ranked_cards(library, pre, EVALUATE_CARDS);
+    let ranked = cards.len();
     for lead in outcomes.iter().flat_map(|o| &o.leads) {
         let id = lead
             .trim_start_matches('/')
@@ -208,37 +234,43 @@ fn next_round_cards(
             }
         }
     }
-    cards
+    let leads = cards.len() - ranked;
+    (cards, leads)
 }
 
-/// Every excerpt fenced as untrusted data, labelled `doc_id #structure chars a–b` (titles are
-/// document text, so they stay inside the fence, in the text's own heading), each clipped to an
-/// equal share of `budget_chars`.
+/// Every excerpt, numbered, fenced as untrusted data, labelled `doc_id #structure chars a–b`
+/// (a document's own text outside every section: `doc_id "Title"`), under its heading path and
+/// shortened to share `budget_chars` as [`render_items`] does for the answer: shown as the
+/// answer will see it, none left out.
 fn evidence_block(
     library: &dyn Library,
     collected: &[CollectedEvidence],
     budget_chars: usize,
+    terms: &[String],
 ) -> String {
     if collected.is_empty() {
         return "(no evidence collected)\n".into();
     }
-    let per_item = (budget_chars / collected.len()).saturating_sub(96);
-    let mut s = String::new();
-    for (i, ev) in collected.iter().enumerate() {
-        let label = library
-            .document(&ev.doc_id)
-            .map(|d| match d.tree.node(ev.node).structure.as_str() {
-                "" => format!("{} (the whole document)", ev.doc_id),
-                structure => format!("{} #{structure}", ev.doc_id),
-            })
-            .unwrap_or_else(|_| ev.doc_id.clone());
-        let label = format!("{label} chars {}–{}", ev.chars.start, ev.chars.end);
-        let _ = writeln!(
-            s,
-            "[{}] {}",
-            i + 1,
-            untrusted(&label, &clip(&ev.text, per_item))
-        );
-    }
-    s
+    let items: Vec<PromptItem> = collected
+        .iter()
+        .map(|ev| {
+            let place = library
+                .document(&ev.doc_id)
+                .map(|d| {
+                    let node = d.tree.node(ev.node);
+                    match node.structure.as_str() {
+                        "" => format!("{} \"{}\"", ev.doc_id, one_line(&node.title, 80)),
+                        structure => format!("{} #{structure}", ev.doc_id),
+                    }
+                })
+                .unwrap_or_else(|_| ev.doc_id.clone());
+            PromptItem {
+                header: String::new(),
+                source: format!("{place} chars {}–{}", ev.chars.start, ev.chars.end),
+                heading: heading_path(library, &ev.doc_id, ev.node),
+                text: ev.text.clone(),
+            }
+        })
+        .collect();
+    render_items(&items, budget_chars, terms)
 }

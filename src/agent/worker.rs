@@ -384,7 +384,12 @@ async fn drive(
                 state
                     .excerpts
                     .add(&ev.doc_id, ev.node, ev.chars.clone(), &full);
-                let label = evidence_label(&task.doc_id, &ev.doc_id, &structure);
+                let label = evidence_label(
+                    &task.doc_id,
+                    &ev.doc_id,
+                    &structure,
+                    &doc.tree.node(NodeId::ROOT).title,
+                );
                 if ev.doc_id != task.doc_id {
                     let read = format!("{label} ");
                     state.leads.retain(|l| !l.starts_with(&read));
@@ -396,12 +401,10 @@ async fn drive(
                     state.excerpts.describe(&ev.doc_id, ev.node, ev.total_chars)
                 ));
                 for lead in see_also_elsewhere(&out.text, &task.doc_id) {
-                    let held = state.excerpts.items().iter().any(|e| {
-                        lead.starts_with(&format!(
-                            "{} ",
-                            evidence_label(&task.doc_id, &e.doc_id, &structure_of(ctx, e))
-                        ))
-                    });
+                    let held =
+                        state.excerpts.items().iter().any(|e| {
+                            lead.starts_with(&format!("{} ", label_of(ctx, &task.doc_id, e)))
+                        });
                     if !held && !state.leads.contains(&lead) {
                         state.leads.push(lead);
                     }
@@ -450,12 +453,29 @@ async fn drive(
 }
 
 /// How evidence is named to a Worker of document `own`: `#2.1` in its own document,
-/// `/other-doc/#2.1` (or `/other-doc` for a root) in another.
-fn evidence_label(own: &str, doc_id: &str, structure: &str) -> String {
+/// `/other-doc/#2.1` (or `/other-doc` for a root) in another. Its own document's root — text
+/// outside every section, which has no section number — is named by `title`, the document's
+/// title: `the document "Writing Extensions"`.
+fn evidence_label(own: &str, doc_id: &str, structure: &str, title: &str) -> String {
     match (doc_id == own, structure.is_empty()) {
-        (true, _) => format!("#{structure}"),
+        (true, true) if title.trim().is_empty() => format!("the document `{doc_id}`"),
+        (true, true) => format!("the document \"{}\"", one_line(title, 80)),
+        (true, false) => format!("#{structure}"),
         (false, true) => format!("/{doc_id}"),
         (false, false) => format!("/{doc_id}/#{structure}"),
+    }
+}
+
+/// [`evidence_label`] of `ev` for a Worker of document `own`.
+fn label_of(ctx: &WorkerContext, own: &str, ev: &CollectedEvidence) -> String {
+    match ctx.library.document(&ev.doc_id) {
+        Ok(d) => evidence_label(
+            own,
+            &ev.doc_id,
+            &d.tree.node(ev.node).structure,
+            &d.tree.node(NodeId::ROOT).title,
+        ),
+        Err(_) => evidence_label(own, &ev.doc_id, "", ""),
     }
 }
 
@@ -516,13 +536,6 @@ async fn make_plan(
         ctx.options.prompt_cap_tokens,
     )
     .await?)
-}
-
-fn structure_of(ctx: &WorkerContext, ev: &CollectedEvidence) -> String {
-    ctx.library
-        .document(&ev.doc_id)
-        .map(|d| d.tree.node(ev.node).structure.clone())
-        .unwrap_or_default()
 }
 
 async fn check(

@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use super::{evidence_label, first_line, one_line, structure_of, WorkerContext, WorkerState};
+use super::{first_line, label_of, one_line, WorkerContext, WorkerState};
 use crate::agent::budget::clip;
 use crate::agent::decisions::Task;
 use crate::agent::prompts::{room_chars, system_prompt, untrusted, untrusted_inline, Prompt};
@@ -227,7 +227,7 @@ fn evidence_list(ctx: &WorkerContext, task: &Task, state: &WorkerState) -> Strin
         let _ = writeln!(
             out,
             "  {}: {}",
-            evidence_label(&task.doc_id, &ev.doc_id, &structure_of(ctx, ev)),
+            label_of(ctx, &task.doc_id, ev),
             state.excerpts.describe(&ev.doc_id, ev.node, total)
         );
     }
@@ -269,7 +269,7 @@ pub(super) fn check_messages(
     for ev in items {
         let label = format!(
             "{} chars {}–{}",
-            evidence_label(&task.doc_id, &ev.doc_id, &structure_of(ctx, ev)),
+            label_of(ctx, &task.doc_id, ev),
             ev.chars.start,
             ev.chars.end
         );

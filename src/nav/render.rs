@@ -109,6 +109,52 @@ pub fn one_line(text: &str, max: usize) -> String {
     cut
 }
 
+/// [`one_line`] of `text` around the byte range `at` (a match in it): whitespace collapsed,
+/// at most `max` chars, the match always shown — from the start of `text` when the match fits
+/// there, otherwise from a word start about a third of the room before the match, with `…` for
+/// the text left out at either end. A `grep` hit in a long line (a paragraph, a table row) is
+/// read at its match, not cut before it. `at` is clamped to `text` and to char boundaries.
+pub fn one_line_around(text: &str, at: std::ops::Range<usize>, max: usize) -> String {
+    let floor = |mut i: usize| {
+        i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let (start, end) = (floor(at.start), floor(at.end.max(at.start)));
+    let whole = one_line(text, max);
+    if !whole.ends_with('…') {
+        return whole;
+    }
+    // Chars of the collapsed text before the match, and of the match.
+    let before = one_line(&text[..start], usize::MAX);
+    let matched = one_line(&text[start..end], usize::MAX).chars().count();
+    let lead_room = max.saturating_sub(matched.min(max)) / 3;
+    // Shown whole when it ends before the `…` that cuts `whole` (a space between).
+    if before.chars().count() + 1 + matched <= max.saturating_sub(1) {
+        return whole;
+    }
+    // Start at a word boundary `lead_room` chars or less before the match.
+    let lead: String = {
+        let chars: Vec<char> = before.chars().collect();
+        let from = chars.len().saturating_sub(lead_room);
+        let tail: String = chars[from..].iter().collect();
+        match tail.find(' ') {
+            Some(space) if from > 0 && space + 1 < tail.len() => tail[space + 1..].to_string(),
+            _ => tail,
+        }
+    };
+    let rest = one_line(&text[start..], usize::MAX);
+    let sep = if !lead.is_empty() && text[..start].ends_with(char::is_whitespace) {
+        " "
+    } else {
+        ""
+    };
+    let shown = format!("…{lead}{sep}{rest}");
+    one_line(&shown, max)
+}
+
 /// Byte index of char `n` in `text` (`text.len()` when `n` is past the end).
 pub fn char_to_byte(text: &str, n: usize) -> usize {
     text.char_indices()
@@ -209,7 +255,40 @@ mod tests {
         assert_eq!(human_size(40_701), "40.7 KB");
     }
 
+    /// A match past the room of a line is shown with the text around it, never cut off.
+    #[test]
+    fn one_line_around_shows_the_match() {
+        let line = format!("{} any % of the rows", "word ".repeat(60));
+        let at = line.find("any %").unwrap();
+        let shown = one_line_around(&line, at..at + 5, 60);
+        assert!(
+            shown.starts_with('…') && shown.contains("any % of the rows"),
+            "{shown}"
+        );
+        assert!(shown.chars().count() <= 60, "{shown}");
+        // A match that fits in the first `max` chars: the start of the line, as one_line.
+        assert_eq!(one_line_around("a  b c", 3..4, 60), "a b c");
+        let head = format!("any % {}", "x ".repeat(100));
+        assert_eq!(one_line_around(&head, 0..5, 20), one_line(&head, 20));
+    }
+
     proptest! {
+        #[test]
+        fn one_line_around_respects_its_bound_and_shows_the_match(
+            words in proptest::collection::vec("[a-z]{1,8}", 1..80),
+            pick in 0usize..80,
+            max in 20usize..120,
+        ) {
+            let text = words.join(" ");
+            let word = &words[pick % words.len()];
+            let at: usize = words[..pick % words.len()].iter().map(|w| w.len() + 1).sum();
+            let shown = one_line_around(&text, at..at + word.len(), max);
+            prop_assert!(shown.chars().count() <= max, "{}", shown);
+            if word.len() + 2 < max {
+                prop_assert!(shown.contains(word.as_str()), "{} not in {}", word, shown);
+            }
+        }
+
         #[test]
         fn pages_concatenate_to_the_text(text in "(\\PC|\n){0,300}", budget in 1usize..60) {
             let mut offset = 0;

@@ -10,7 +10,7 @@
 
 mod front_matter;
 pub(crate) mod lines;
-mod title;
+pub(crate) mod title;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 

@@ -75,6 +75,36 @@ pub fn header_at(text: &str, at: usize) -> Option<TableHeader<'_>> {
     None
 }
 
+/// For each line of `text` (split at `\n`, as `text.split('\n')` gives them), the 0-based
+/// index of the header line of the table whose body holds it, or `None` outside a table's body
+/// (prose, a header or delimiter row, a table whose header holds no words): what
+/// [`header_at`] says of each line, in one pass.
+pub fn body_headers(text: &str) -> Vec<Option<usize>> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out = vec![None; lines.len()];
+    let mut header: Option<usize> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if header.is_some() && is_row(line) && !is_delimiter(line) {
+            out[i] = header;
+            i += 1;
+            continue;
+        }
+        header = None;
+        let opens = is_row(line)
+            && !is_delimiter(line)
+            && lines.get(i + 1).is_some_and(|next| is_delimiter(next));
+        if opens {
+            header = line.chars().any(char::is_alphanumeric).then_some(i);
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
 /// The 1-based line of `text` holding byte offset `at`.
 pub fn line_of(text: &str, at: usize) -> usize {
     text[..at.min(text.len())]
@@ -101,6 +131,21 @@ See accompanying Notes.\n";
 
     fn at_line(n: usize) -> usize {
         TEXT.split_inclusive('\n').take(n - 1).map(str::len).sum()
+    }
+
+    /// One pass agrees with `header_at` on every line.
+    #[test]
+    fn body_headers_agree_with_header_at() {
+        let text =
+            format!("{TEXT}\n| a | b |\n| - | - |\n| 1 | 2 |\n|  |  |\n| - | - |\n| 3 | 4 |\n");
+        let mut at = 0;
+        let headers = body_headers(&text);
+        for (i, line) in text.split('\n').enumerate() {
+            let want = header_at(&text, at).map(|h| h.line - 1);
+            assert_eq!(headers[i], want, "line {i}: {line}");
+            at += line.len() + 1;
+        }
+        assert_eq!(headers[6], Some(3));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod eval_agent;
 pub mod faults;
 pub mod hostile_inputs;
 pub mod index;
+pub mod lists;
 pub mod llm;
 pub mod mcp;
 pub mod mcp_ask;

@@ -600,11 +600,18 @@ fn find_searches_the_document_or_everything_at_root() {
     );
     assert!(out.lines().all(|l| l.starts_with("/ripgrep-guide/")));
     let all = text(&mut session_at("/"), "find -n 20 café file");
+    // 20 hits, then a line saying more sections match.
+    let hits: Vec<&str> = all.lines().filter(|l| l.starts_with('/')).collect();
+    assert_eq!(hits.len(), 20, "{all}");
+    assert_eq!(
+        all.lines().last(),
+        Some("(the best 20 hits shown, best first; more sections match: find -n 40 for more)")
+    );
     let docs: std::collections::BTreeSet<&str> =
-        all.lines().map(|l| l.split('/').nth(1).unwrap()).collect();
+        hits.iter().map(|l| l.split('/').nth(1).unwrap()).collect();
     assert!(docs.len() >= 2, "{all}");
     // Every hit path is reusable as is.
-    for line in all.lines() {
+    for line in hits {
         let path = line.split("  ").next().unwrap();
         assert_eq!(text(&mut session_at("/"), &format!("cd {path}")), path);
     }

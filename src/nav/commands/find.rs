@@ -4,7 +4,8 @@
 //! its matched terms (tantivy's `SnippetGenerator`) and the line it starts on, numbered as `grep`
 //! and `cat path:N-M` number lines, so the passage can be read alone. Hits are ranked and named from the index
 //! alone; the snippets are cut from the hits' own text, which only their trees hold, so `find`
-//! at `/` loads the trees of the documents it shows (at most `-n` of them).
+//! at `/` loads the trees of the documents it shows (at most `-n` of them). Hits are in score
+//! order; when more sections match than are shown, a last line says so.
 
 use super::grep::ContentLines;
 use super::{options, try_out, usage_error, Command, Example};
@@ -79,7 +80,10 @@ impl Command for Find {
             }
         };
         let prepared = sections.prepare(&query, scope).map_err(search)?;
-        let hits = prepared.top(limit).map_err(search)?;
+        // One hit more than shown tells whether more sections match.
+        let mut hits = prepared.top(limit.saturating_add(1)).map_err(search)?;
+        let more = hits.len() > limit;
+        hits.truncate(limit);
         if hits.is_empty() {
             return Ok(CommandOutput::ok(format!(
                 "find: no section of {} matches '{query}' (try other words, or grep)",
@@ -116,6 +120,12 @@ impl Command for Find {
                 }
                 (false, None) => format!("{path}  {:.2}  {title}: {snippet}", hit.score),
             });
+        }
+        if more {
+            lines.push(format!(
+                "(the best {limit} hits shown, best first; more sections match: find -n {} for more)",
+                limit.saturating_mul(2)
+            ));
         }
         Ok(CommandOutput::ok(lines.join("\n")))
     }

@@ -9,14 +9,15 @@
 //! N of the text `cat path` prints, counted from 1 on the section's heading, in every format; so
 //! `cat path:N` reads on from that very line. `path` is always the section whose own text holds
 //! the line. A hit in a table's body is preceded (once per table) by the table's header line,
-//! `path:N: [table header] | … |`, which is not counted as a hit.
+//! `path:N: [table header] | … |`, which is not counted as a hit. A line longer than a shown line
+//! is shown around its match ([`one_line_around`]).
 
 use regex::{Regex, RegexBuilder};
 
 use super::{options, target, try_out, usage_error, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::{display_path, load, Place};
-use crate::nav::render::one_line;
+use crate::nav::render::{one_line, one_line_around};
 use crate::nav::{CommandOutput, NavError, Session};
 use crate::tree::{tables, Node, NodeId, Tree};
 
@@ -132,8 +133,10 @@ impl Scan {
             let before = self.total;
             let lines = ContentLines::of(node);
             // The root's title is the document's (maybe a file stem), not text of the document.
-            if id != NodeId::ROOT && self.regex.is_match(&node.title) {
-                self.hit(&path, 1, &node.title);
+            if id != NodeId::ROOT {
+                if let Some(m) = self.regex.find(&node.title) {
+                    self.hit(&path, 1, &node.title, m.range());
+                }
             }
             let text = node.content.as_str();
             let mut at = 0;
@@ -157,7 +160,8 @@ impl Scan {
                         self.context(&path, lines.rendered(table.line - 1), table.text);
                     }
                 }
-                self.hit(&path, lines.rendered(line_no), &text[start..end]);
+                let span = m.start() - start..m.end().min(end) - start;
+                self.hit(&path, lines.rendered(line_no), &text[start..end], span);
                 at = end + 1;
             }
             if self.total > before {
@@ -169,14 +173,17 @@ impl Scan {
         }
     }
 
-    /// Record one matching line, line `number` of `cat path`.
-    fn hit(&mut self, path: &str, number: usize, line: &str) {
+    /// Record one matching line, line `number` of `cat path`, whose match is the byte range
+    /// `at` of `line`: a long line is shown around its match.
+    fn hit(&mut self, path: &str, number: usize, line: &str, at: std::ops::Range<usize>) {
         self.total += 1;
         if self.count_only || self.total > self.max {
             return;
         }
-        self.lines
-            .push(format!("{path}:{number}: {}", one_line(line, LINE_CHARS)));
+        self.lines.push(format!(
+            "{path}:{number}: {}",
+            one_line_around(line, at, LINE_CHARS)
+        ));
     }
 
     /// Show a line that is no hit but tells what the next hits are (a table's header), as

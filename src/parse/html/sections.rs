@@ -14,6 +14,7 @@ use super::content::is_chrome;
 use super::dom::{attr, collapsed_text, element, has_class, tag, Dom, NodeRef};
 use super::links::classify_href;
 use super::writer::Writer;
+use crate::parse::markdown::title::clean_title_and_id;
 use crate::parse::{RawLink, RawSection};
 
 /// Level of a top-level API description (below any heading, see the module doc).
@@ -198,7 +199,10 @@ impl Walker<'_, '_> {
     }
 
     fn heading(&mut self, node: NodeRef<'_>, name: &str) {
-        let title = collapsed_text(node, &|n| is_chrome(n));
+        // A page rendered from Markdown without the attribute-list extension keeps the list as
+        // heading text (`Phases of processing {: #stages }`): no part of the title, its `#id`
+        // an anchor of the section.
+        let (title, listed_id) = clean_title_and_id(&collapsed_text(node, &|n| is_chrome(n)));
         if title.is_empty() {
             self.harvest(node);
             return;
@@ -217,6 +221,11 @@ impl Walker<'_, '_> {
         let level = u32::from(name.as_bytes()[1] - b'0');
         let mut ids = std::mem::take(&mut self.pending_ids);
         ids.extend(inner_ids(node));
+        if let Some(id) = listed_id {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
         self.open_section(level, title, self.dom.line(node), ids);
         self.open.truncate(0);
         self.open.push(self.sections.len() - 1);

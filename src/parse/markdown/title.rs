@@ -1,13 +1,17 @@
 //! Heading titles: whitespace collapsing, attribute lists, and raw HTML `<h1>`…`<h6>` blocks.
 
 /// Collapse runs of whitespace to one space, trim, and drop a trailing attribute list such as
-/// `{: #stages }` (Python-Markdown `attr_list`) or `{#id .class}` (Pandoc, kramdown).
+/// `{: #stages }` (Python-Markdown `attr_list`, kramdown), `{#id .class}` or `{-}` (Pandoc).
 pub(crate) fn clean_title(raw: &str) -> String {
     clean_title_and_id(raw).0
 }
 
 /// [`clean_title`], plus the `#id` of the dropped attribute list (`{: #stages }` → `stages`), the
 /// heading's explicit anchor.
+///
+/// An attribute list is a trailing `{…}` after some title text whose items, after an optional
+/// leading `:`, are each `#id`, `.class`, `key=value` or Pandoc's `-` (unnumbered): `{-1}`,
+/// `{}` or `{x}` are title text (`fn main() {}` stays whole).
 pub(crate) fn clean_title_and_id(raw: &str) -> (String, Option<String>) {
     let mut out = String::with_capacity(raw.len());
     for word in raw.split_whitespace() {
@@ -19,11 +23,10 @@ pub(crate) fn clean_title_and_id(raw: &str) -> (String, Option<String>) {
     let mut id = None;
     if out.ends_with('}') {
         if let Some(open) = out.rfind('{') {
-            let inner = out[open + 1..out.len() - 1].trim_start();
-            let is_attrs = inner.starts_with([':', '#', '.']) && !out[..open].trim().is_empty();
-            if is_attrs {
-                id = inner
-                    .trim_start_matches(':')
+            let inner = out[open + 1..out.len() - 1].trim();
+            let items = inner.strip_prefix(':').unwrap_or(inner);
+            if is_attribute_list(items) && !out[..open].trim().is_empty() {
+                id = items
                     .split_whitespace()
                     .find_map(|attr| attr.strip_prefix('#'))
                     .filter(|a| !a.is_empty())
@@ -35,6 +38,55 @@ pub(crate) fn clean_title_and_id(raw: &str) -> (String, Option<String>) {
         }
     }
     (out, id)
+}
+
+/// True when every whitespace-separated item of `items` is `#id`, `.class`, `key=value` or
+/// `-`, and there is at least one.
+fn is_attribute_list(items: &str) -> bool {
+    let name = |s: &str| {
+        s.chars().next().is_some_and(char::is_alphabetic)
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+    };
+    // Items split at whitespace outside quotes (`title="A b"` is one item).
+    let mut split = Vec::new();
+    let (mut start, mut quote) = (None, None);
+    for (i, c) in items.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                start.get_or_insert(i);
+            }
+            (None, _) if c.is_whitespace() => {
+                if let Some(s) = start.take() {
+                    split.push(&items[s..i]);
+                }
+            }
+            (None, _) => {
+                start.get_or_insert(i);
+            }
+        }
+    }
+    if quote.is_some() {
+        return false;
+    }
+    if let Some(s) = start {
+        split.push(&items[s..]);
+    }
+    let mut any = false;
+    for item in split {
+        any = true;
+        let ok = item == "-"
+            || item.strip_prefix('#').is_some_and(|id| !id.is_empty())
+            || item.strip_prefix('.').is_some_and(name)
+            || item.split_once('=').is_some_and(|(key, _)| name(key));
+        if !ok {
+            return false;
+        }
+    }
+    any
 }
 
 /// A raw HTML heading found at the start of an HTML block.
@@ -183,6 +235,15 @@ mod tests {
             Some("intro")
         );
         assert_eq!(clean_title_and_id("Intro {.x}").1, None);
+        // Pandoc's unnumbered mark, kramdown without spaces, quoted values.
+        assert_eq!(clean_title("Appendix {-}"), "Appendix");
+        assert_eq!(clean_title("Appendix {- #app}"), "Appendix");
+        assert_eq!(clean_title("Setup {:.no_toc}"), "Setup");
+        assert_eq!(clean_title("Setup {: #s data-x=\"a b\" }"), "Setup");
+        // Braces that are title text.
+        assert_eq!(clean_title("Offsets {-1}"), "Offsets {-1}");
+        assert_eq!(clean_title("Set {x, y}"), "Set {x, y}");
+        assert_eq!(clean_title("Version {.5}"), "Version {.5}");
     }
 
     #[test]
