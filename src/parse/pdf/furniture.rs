@@ -363,6 +363,7 @@ mod tests {
             notes: Vec::new(),
             cells: Vec::new(),
             in_table: false,
+            split_spaces: Vec::new(),
         }
     }
 

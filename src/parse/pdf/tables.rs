@@ -678,6 +678,7 @@ mod tests {
                 Vec::new()
             },
             in_table: false,
+            split_spaces: Vec::new(),
         }
     }
 

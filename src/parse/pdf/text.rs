@@ -821,6 +821,7 @@ mod tests {
             chars: 4,
             marks: Vec::new(),
             cells: Vec::new(),
+            split_spaces: Vec::new(),
         }
     }
 
