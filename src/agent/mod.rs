@@ -16,6 +16,7 @@ pub mod lexical;
 pub mod orchestrator;
 pub mod prompts;
 pub mod rerank;
+pub mod routing;
 pub mod search;
 pub mod worker;
 
