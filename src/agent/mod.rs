@@ -17,6 +17,7 @@ pub mod orchestrator;
 pub mod prompt_evidence;
 pub mod prompts;
 pub mod rerank;
+pub mod routing;
 pub mod search;
 pub mod worker;
 

@@ -38,8 +38,9 @@ use crate::workspace::Library;
 #[path = "orchestrator_cards.rs"]
 mod cards;
 pub use cards::{
-    analyze_block, card_body, card_for_prompt, card_text, one_line_cards, pre_rank, ranked_cards,
-    PreRank, SectionHit, EVALUATE_CARDS, FULL_CARDS, PRE_RANK_DOCS, SECTION_HITS,
+    analyze_block, card_body, card_for_prompt, card_text, one_line_cards, pre_rank, rank_explained,
+    ranked_cards, PreRank, RankedDocuments, SectionHit, EVALUATE_CARDS, FULL_CARDS, PRE_RANK_DOCS,
+    SECTION_HITS,
 };
 
 #[path = "orchestrator_analyze.rs"]

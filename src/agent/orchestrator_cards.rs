@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crate::agent::budget::clip;
 use crate::agent::lexical::rank_sections;
 use crate::agent::prompts::untrusted;
+use crate::agent::routing::{self, Asked, Named};
 use crate::index::doccard::human_bytes;
 use crate::index::DocCard;
 use crate::nav::render::one_line;
@@ -76,12 +77,28 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
     rank_documents(library, question).ranking
 }
 
-/// [`pre_rank`]'s ranking with what it matched on: the documents `question` names and those
-/// ranked by their cards (best first, at most [`PRE_RANK_DOCS`]).
-struct RankedDocuments {
-    ranking: PreRank,
-    named: Vec<String>,
-    by_card: Vec<String>,
+/// [`pre_rank`]'s ranking with what it matched on: the documents the question names (with the
+/// name and period score, [`super::super::routing::Named`]), the documents of the section hits in
+/// hit order with their best score, and those ranked by their cards (best first, with their
+/// BM25 scores, at most [`PRE_RANK_DOCS`]). What `docnav docs --for` explains a ranking with
+/// ([`crate::agent::routing::explain`]).
+pub struct RankedDocuments {
+    /// The ranking itself.
+    pub ranking: PreRank,
+    /// Documents the question names, in catalog order.
+    pub named: Vec<Named>,
+    /// Documents with a section hit, in hit order (each once).
+    pub hit_docs: Vec<String>,
+    /// The best section score of each of `hit_docs`.
+    pub hit_scores: Vec<f32>,
+    /// Documents ranked by BM25 over their cards, best first, with their scores.
+    pub by_card: Vec<(String, f32)>,
+}
+
+/// [`pre_rank`] with what each document matched on (see [`RankedDocuments`]): the one
+/// implementation of the ranking.
+pub fn rank_explained(library: &dyn Library, question: &str) -> RankedDocuments {
+    rank_documents(library, question)
 }
 
 fn rank_documents(library: &dyn Library, question: &str) -> RankedDocuments {
@@ -111,25 +128,31 @@ fn rank_documents(library: &dyn Library, question: &str) -> RankedDocuments {
     };
     let mut docs: Vec<String> = Vec::with_capacity(ranked_max);
     let mut placed: HashSet<String> = HashSet::with_capacity(ranked_max);
+    let mut hit_scores: Vec<f32> = Vec::new();
     // Ids from the index are the catalog's (the two are opened at one generation), so they
     // are taken as they are: checking each against the catalog read 1,000 cards per question at
     // 100,000 documents (issue 24).
     for hit in &hits {
         if placed.insert(hit.doc_id.clone()) {
             docs.push(hit.doc_id.clone());
+            hit_scores.push(hit.score);
+        } else if let Some(at) = docs.iter().position(|d| *d == hit.doc_id) {
+            hit_scores[at] = hit_scores[at].max(hit.score);
         }
     }
-    let by_card: Vec<String> = match library.sections().map_err(|e| e.to_string()).and_then(|s| {
-        s.rank_cards(question, ranked_max)
-            .map_err(|e| e.to_string())
-    }) {
-        Ok(ranked) => ranked.into_iter().map(|(id, _)| id).collect(),
-        Err(e) => {
-            tracing::warn!("pre-rank without card ranking: {e}");
-            Vec::new()
-        }
-    };
-    for id in &by_card {
+    let hit_docs = docs.clone();
+    let by_card: Vec<(String, f32)> =
+        match library.sections().map_err(|e| e.to_string()).and_then(|s| {
+            s.rank_cards(question, ranked_max)
+                .map_err(|e| e.to_string())
+        }) {
+            Ok(ranked) => ranked,
+            Err(e) => {
+                tracing::warn!("pre-rank without card ranking: {e}");
+                Vec::new()
+            }
+        };
+    for (id, _) in &by_card {
         if docs.len() >= ranked_max {
             break;
         }
@@ -152,40 +175,52 @@ fn rank_documents(library: &dyn Library, question: &str) -> RankedDocuments {
         }
     }
     // Documents the question names (a package, product or tool whose name is in their file
-    // name) go first, best ranked first: a question about "Commander" sees the Commander
-    // documents, the changelog its words match before the others.
-    let named_list = named_documents(library, question);
+    // name; an issuer by its name, short form or ticker, [`crate::index::names`]) go first,
+    // best ranked first: a question about "Commander" sees the Commander documents, the
+    // changelog its words match before the others. Among them, the documents whose period
+    // answers the question's come first (`Costco's FY2019 revenue` sees the 10-K for fiscal
+    // 2019 before Costco's 8-K of 2023).
+    let asked = Asked::of(question, file_name_keys(question));
+    let named_list = routing::named(library, &asked);
     // A named document the ranking did not reach (it ranks at most PRE_RANK_DOCS) is placed
     // after the ranked ones, so the reordering below still finds it: `which changelog` matches
     // hundreds of changelogs on "changelog" alone, and `which`'s own came later than 200.
-    for id in &named_list {
-        if placed.insert(id.clone()) {
-            docs.push(id.clone());
+    for n in &named_list {
+        if placed.insert(n.card.doc_id.clone()) {
+            docs.push(n.card.doc_id.clone());
         }
     }
-    let named: HashSet<String> = named_list.iter().cloned().collect();
-    if !named.is_empty() {
+    if !named_list.is_empty() {
+        let named: HashMap<&str, &Named> = named_list
+            .iter()
+            .map(|n| (n.card.doc_id.as_str(), n))
+            .collect();
         let mut per_name: HashMap<String, usize> = HashMap::new();
         let (mut first, mut rest) = (Vec::new(), Vec::new());
         for d in docs {
-            let boosted = named.contains(&d)
-                && library.card(&d).is_some_and(|card| {
-                    let taken = per_name.entry(card.name()).or_default();
-                    *taken += 1;
-                    *taken <= NAMED_MAX
-                });
+            let boosted = named.get(d.as_str()).is_some_and(|n| {
+                let taken = per_name.entry(n.card.name()).or_default();
+                *taken += 1;
+                *taken <= NAMED_MAX
+            });
             if boosted {
                 first.push(d);
             } else {
                 rest.push(d);
             }
         }
+        // A stable sort: within one period score, the ranking's order stays.
+        first.sort_by_key(|d| {
+            std::cmp::Reverse(named.get(d.as_str()).map_or(0, |n| n.period_score))
+        });
         first.extend(rest);
         docs = first;
     }
     RankedDocuments {
         ranking: PreRank { docs, hits },
         named: named_list,
+        hit_docs,
+        hit_scores,
         by_card,
     }
 }
@@ -201,13 +236,27 @@ pub const PRE_RANK_DOCS: usize = 200;
 /// `NAMED_MAX` for the question, so the cards shown keep room for other documents.
 pub const NAMED_MAX: usize = 12;
 
-/// The documents whose name ([`DocCard::name`]) is a word of
-/// `question` as the section index tokenizes it (`eslint-plugin-import` stays whole), in
-/// catalog order; names of fewer than 3 chars are left out. A scoped npm name matches the file
+/// The documents `question` names, in catalog order: those whose file's name
+/// ([`DocCard::name`]) is a word of `question` as the section index tokenizes it
+/// (`eslint-plugin-import` stays whole; names of fewer than 3 chars are left out), and those
+/// with a card name ([`crate::index::names`]: issuer, ticker, defined alias) that a run of its
+/// words spells (`Kraft Heinz`, `KO`, `J&J`). A scoped npm name matches the file
 /// name its package's documents are flattened to (`@pkgjs/parseargs` → `pkgjs-parseargs`, as
 /// `bench/npm/collect.py` and npm's own cache name them). [`pre_rank`] ranks at most
 /// [`NAMED_MAX`] of one name up.
+#[cfg(test)]
 pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
+    let asked = Asked::of(question, file_name_keys(question));
+    routing::named(library, &asked)
+        .into_iter()
+        .map(|n| n.card.doc_id.clone())
+        .collect()
+}
+
+/// The `name:` lookup keys of `question`'s words: each word as the section index tokenizes it,
+/// and as written (`Commander.js`), and a scoped npm name's flattened file name; words of
+/// fewer than 3 chars are left out.
+fn file_name_keys(question: &str) -> Vec<String> {
     let mut words: HashSet<String> = HashSet::new();
     crate::index::tokenize::Tokenizer::default().for_each(question, |t| {
         words.insert(t.to_string());
@@ -225,17 +274,13 @@ pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
         }
     }
     // The file's name only: titles are too often generic ("Changelog", "README").
-    let keys: Vec<String> = words
+    let mut keys: Vec<String> = words
         .iter()
         .filter(|w| w.chars().count() >= 3)
         .map(|w| name_key(w))
         .collect();
-    // Catalog order (the cards come in it); a `name:` key is the name itself.
-    library
-        .cards_with_keys(&keys)
-        .iter()
-        .map(|card| card.doc_id.clone())
-        .collect()
+    keys.sort();
+    keys
 }
 
 /// The scope and name of a scoped npm package name in `word` (`@pkgjs/parseargs`, also in
@@ -268,14 +313,16 @@ pub fn catalog_search(library: &dyn Library, queries: &[String], max: usize) -> 
                 ranking: mut pre,
                 named,
                 by_card,
+                ..
             } = rank_documents(library, q);
             // Keep only documents the query matched (the pre-rank lists every document): named,
             // with a section hit, or among the first `max` cards (a prefix of the pre-rank's
             // card ranking, which has the same order).
             let matched: HashSet<String> = named
                 .into_iter()
+                .map(|n| n.card.doc_id.clone())
                 .chain(pre.hits.iter().map(|h| h.doc_id.clone()))
-                .chain(by_card.into_iter().take(max))
+                .chain(by_card.into_iter().take(max).map(|(id, _)| id))
                 .collect();
             pre.docs.retain(|d| matched.contains(d));
             pre
@@ -305,10 +352,16 @@ pub fn card_text(card: &DocCard) -> String {
     format!("- id: `{}`\n{}", card.doc_id, card_body(card))
 }
 
-/// The document-derived part of a card (title, format, size, outline, summary, top terms), one
-/// field per line. In prompts it is fenced as untrusted data, see [`card_for_prompt`].
+/// The document-derived part of a card (title, format, size, names, period, outline, summary,
+/// top terms), one field per line. In prompts it is fenced as untrusted data, see [`card_for_prompt`].
 pub fn card_body(card: &DocCard) -> String {
     let mut s = format!("title: {}\n", card_head(card));
+    if !card.names.is_empty() {
+        let _ = writeln!(s, "names: {}", card.names.join("; "));
+    }
+    if let Some(period) = &card.period {
+        let _ = writeln!(s, "period: {}", period.label());
+    }
     if !card.outline.is_empty() {
         let _ = writeln!(s, "outline: {}", card.outline.join("; "));
     }
@@ -330,8 +383,13 @@ fn card_head(card: &DocCard) -> String {
         human_bytes(card.bytes),
         card.node_count
     );
-    // A changelog's card says which releases it covers (issue 25.2); a card shown in one line
-    // keeps that, so three changelogs of one package can be told apart.
+    // A changelog's card says which releases it covers (issue 25.2), a report the period it
+    // covers; a card shown in one line keeps that, so three changelogs of one package, or two
+    // years of one company's reports, can be told apart.
+    let head = match card.period.as_ref().map(|p| p.short()) {
+        Some(period) if !period.is_empty() => format!("{head}, {period}"),
+        _ => head,
+    };
     match release_range(&card.summary) {
         Some(range) => format!("{head}, {range}"),
         None => head,
@@ -491,6 +549,8 @@ mod tests {
             summary: summary.into(),
             top_terms: vec![],
             fingerprint: "0".into(),
+            names: Vec::new(),
+            period: None,
         }
     }
 
@@ -802,6 +862,38 @@ mod tests {
         assert!(pre.docs[..NAMED_MAX]
             .iter()
             .all(|d| d.starts_with("plugin-")));
+    }
+
+    /// A question naming an issuer and a period sees that issuer's document for the period
+    /// first, its other periods next, whatever the words score; one naming nothing is ranked by
+    /// its words.
+    #[test]
+    fn the_named_issuers_document_for_the_asked_period_comes_first() {
+        let lib = library(&[
+            (
+                "acme-2019",
+                "# Acme Widgets Inc. — Form 10-K, fiscal year ended December 31, 2019\n\nSales grew.\n",
+            ),
+            (
+                "acme-2023",
+                "# Acme Widgets Inc. — Form 8-K, August 9, 2023\n\nRevenue news.\n",
+            ),
+            ("other", "# Revenue\n\nRevenue, revenue and revenue.\n"),
+        ]);
+        let first_two = |q: &str| pre_rank(&lib, q).docs[..2].to_vec();
+        assert_eq!(
+            first_two("What was Acme Widgets' revenue in FY2019?"),
+            ["acme-2019", "acme-2023"]
+        );
+        assert_eq!(
+            first_two("Acme Widgets revenue in 2023"),
+            ["acme-2023", "acme-2019"]
+        );
+        assert_eq!(
+            first_two("the 8-K of ACME WIDGETS"),
+            ["acme-2023", "acme-2019"]
+        );
+        assert_eq!(pre_rank(&lib, "how is revenue counted").docs[0], "other");
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! `docnav docs`: the catalog as a table, `--json` (an array of DocCards) or `--count`. Both
+//! `docnav docs`: the catalog as a table, `--json` (an array of DocCards) or `--count`; with
+//! `--for QUESTION`, the cards ranked for the question as the Orchestrator ranks them, each
+//! with why ([`crate::agent::routing::explain`]). Both
 //! listings stream the catalog a page at a time ([`Library::for_each_card`]), so `docs | head`
 //! prints its first lines without the rest being read (issue 24).
 //!
@@ -23,13 +25,31 @@ use crate::workspace::{Library, Workspace};
 
 /// Arguments of `docnav docs`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  docnav docs\n  docnav docs --for \"Costco FY2019 revenue\" -k 5\n  docnav docs --for \"KO 2019 10-K\" --json"
+)]
 pub struct DocsArgs {
-    /// Print a JSON array of DocCards (streamed in catalog order).
+    /// Print a JSON array of DocCards (streamed in catalog order; with --for, ranked, each with
+    /// its rank and why).
     #[arg(long, conflicts_with = "count")]
     json: bool,
     /// Print only how many documents the workspace holds.
     #[arg(long)]
     count: bool,
+    /// Rank the DocCards for this question exactly as the Orchestrator's pre-rank does (names
+    /// the question uses, then the period it asks about, then section hits and BM25 over the
+    /// cards) and say why each ranks where it does.
+    #[arg(long = "for", value_name = "QUESTION", conflicts_with = "count")]
+    for_question: Option<String>,
+    /// With --for: how many cards to print.
+    #[arg(
+        short = 'k',
+        long = "top",
+        value_name = "N",
+        default_value_t = 10,
+        requires = "for_question"
+    )]
+    top: usize,
 }
 
 /// Ids wider than this do not widen the table's first column (the table is streamed, so the
@@ -55,6 +75,19 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
+    if let Some(question) = &args.for_question {
+        let ranked = crate::agent::routing::explain(&ws, question, args.top);
+        let text = if args.json {
+            serde_json::to_string_pretty(&ranked)? + "\n"
+        } else {
+            ranked_text(&ranked)
+        };
+        let _ = emit(&output::for_display(&text));
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let aliases = aliases_by_document(&ws);
     if args.json {
         stream_json(&ws, &aliases, &mut emit);
@@ -93,6 +126,19 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
         return Err(e.into());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Cards ranked for a question: per card a `N. id — why` line, then the card's body as the
+/// analyze prompt shows it ([`crate::agent::orchestrator::card_body`]), indented.
+fn ranked_text(ranked: &[crate::agent::routing::RankedCard]) -> String {
+    let mut out = String::new();
+    for r in ranked {
+        let _ = writeln!(out, "{}. {}  — {}", r.rank, r.card.doc_id, r.why.line());
+        for line in crate::agent::orchestrator::card_body(&r.card).lines() {
+            let _ = writeln!(out, "   {line}");
+        }
+    }
+    out
 }
 
 /// The aliases of each document that has any, `doc_id → [alias…]` in alias order.

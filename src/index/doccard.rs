@@ -45,6 +45,13 @@ pub struct DocCard {
     pub top_terms: Vec<String>,
     /// sha256 of the source bytes, hex.
     pub fingerprint: String,
+    /// The names the document goes by, best first ([`super::names::names_of`]: the entity its
+    /// title names, its tickers, file name and the aliases it defines; ≤
+    /// [`super::names::MAX_NAMES`]). The catalog files the card under their
+    /// [`super::names::name_keys`].
+    pub names: Vec<String>,
+    /// The period it covers, read from it ([`super::period::period_of`]), if it names one.
+    pub period: Option<super::period::Period>,
 }
 
 impl DocCard {
@@ -116,6 +123,8 @@ impl DocCard {
             summary: truncate_chars(&summary, CARD_SUMMARY_MAX_CHARS),
             top_terms: super::top_terms_of(terms, CARD_TOP_TERMS),
             fingerprint: fingerprint.to_string(),
+            names: super::names::names_of(tree, source),
+            period: super::period::period_of(tree),
         };
         let candidates = outline_candidates(tree);
         let reserve = json_len(&more_marker(candidates.len())) + 1;

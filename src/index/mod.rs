@@ -4,7 +4,9 @@
 pub mod analyzer;
 pub mod bm25;
 pub mod doccard;
+pub mod names;
 pub mod node_terms;
+pub mod period;
 pub mod sections;
 pub mod tokenize;
 mod top_terms;

@@ -58,10 +58,12 @@ use crate::index::{DocCard, SectionIndex};
 /// a card or a page at a time instead of whole (issue 24). Version 6: a document whose text
 /// equals an indexed one's is kept once and the other source is an alias (the catalog's
 /// `aliases` table, and each document's text hash, `documents.text_sha256`); a workspace of
-/// format 5 has no text hashes to find its duplicates by, so `docnav index` rebuilds it. A
-/// change in what the parsers and the build stage produce, with the same layout, bumps
-/// [`TREE_BUILDER_VERSION`] instead.
-pub const FORMAT_VERSION: u32 = 6;
+/// format 5 has no text hashes to find its duplicates by, so `docnav index` rebuilds it.
+/// Version 7: DocCards carry the document's names and period (the catalog files each card under
+/// its names' `entity:` keys); a card of format 6 lacks both fields and does not decode, so
+/// `docnav index` rebuilds the workspace. A change in what the parsers and the build stage
+/// produce, with the same layout, bumps [`TREE_BUILDER_VERSION`] instead.
+pub const FORMAT_VERSION: u32 = 7;
 
 /// Version of the trees the parsers and build stage make from a source. Bump it whenever the same
 /// source bytes give a different tree (headings, text cuts, summaries, references), so `docnav

@@ -32,6 +32,7 @@ pub mod pdf_corpus;
 pub mod pdf_footnotes;
 pub mod python_package;
 pub mod references;
+pub mod routing;
 pub mod search_index;
 pub mod serve_api;
 pub mod serve_ask;

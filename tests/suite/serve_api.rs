@@ -58,6 +58,29 @@ async fn health_docs_and_search_answer_what_the_cli_and_mcp_answer() {
         .collect();
     assert_eq!(ids, ["notes", "ripgrep-faq"]);
 
+    // The cards ranked for a question, with why: what `docnav docs --for --json` prints.
+    let cli = run(
+        &ws,
+        &[
+            "docs",
+            "--for",
+            "search compressed files",
+            "-k",
+            "2",
+            "--json",
+        ],
+    );
+    assert_eq!(cli.code, 0, "{}", cli.stderr);
+    let cli: Value = serde_json::from_str(&cli.stdout).unwrap();
+    let (status, ranked) = get(&served, "/api/v1/docs?for=search+compressed+files&k=2").await;
+    assert_eq!(status, 200);
+    assert_eq!(ranked["question"], "search compressed files");
+    assert_eq!(ranked["total"], 4);
+    assert_eq!(ranked["cards"], cli);
+    assert_eq!(ranked["cards"][0]["card"]["doc_id"], "ripgrep-faq");
+    assert_eq!(ranked["cards"][0]["why"]["name"], Value::Null);
+    assert_eq!(ranked["cards"][0]["why"]["section"]["rank"], 1);
+
     // The lexical navigator's ranking, as `docnav ask --lexical --json` prints it.
     let cli = run(
         &ws,
@@ -239,6 +262,8 @@ async fn errors_are_json_with_the_status_that_says_who_must_act() {
         ("/api/v1/docs/notes/section?budget=0", 400, "bad_request"),
         ("/api/v1/docs?limit=0", 400, "bad_request"),
         ("/api/v1/docs?limit=abc", 400, "bad_request"),
+        ("/api/v1/docs?for=", 400, "bad_request"),
+        ("/api/v1/docs?for=x&k=51", 400, "bad_request"),
         ("/api/v1/search?q=", 400, "bad_request"),
         ("/api/v1/search?q=x&k=51", 400, "bad_request"),
         ("/api/v1/search?q=x&doc_id=nope", 404, "not_found"),

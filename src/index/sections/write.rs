@@ -252,7 +252,7 @@ fn weighted_terms(terms: &NodeTerms, index: usize) -> String {
     out
 }
 
-/// What the card pre-rank matches: id, title, outline, summary and top terms.
+/// What the card pre-rank matches: id, title, summary, names, outline and top terms.
 pub(super) fn card_text(card: &DocCard) -> String {
     let mut s = String::with_capacity(512);
     for part in [
@@ -263,7 +263,12 @@ pub(super) fn card_text(card: &DocCard) -> String {
         s.push_str(part);
         s.push('\n');
     }
-    for line in card.outline.iter().chain(&card.top_terms) {
+    for line in card
+        .names
+        .iter()
+        .chain(&card.outline)
+        .chain(&card.top_terms)
+    {
         s.push_str(line);
         s.push('\n');
     }

@@ -8,7 +8,7 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::ApiQuery;
-use crate::agent::search::{docs_page, search_sections, DocsPage};
+use crate::agent::search::{docs_page, search_sections};
 use crate::serve::error::ApiError;
 use crate::serve::search_cache::{generation_of, SearchKey};
 use crate::serve::state::AppState;
@@ -65,13 +65,57 @@ pub struct DocsQuery {
     pub offset: usize,
     /// Documents on the page (default [`DOCS_PAGE`], at most [`MAX_DOCS_PAGE`]).
     pub limit: Option<usize>,
+    /// A question: the cards ranked for it as the Orchestrator ranks them, each with why
+    /// ([`crate::agent::routing::explain`]), instead of a catalog page.
+    #[serde(rename = "for")]
+    pub for_question: Option<String>,
+    /// With `for`: how many cards (default [`DEFAULT_K`], at most [`MAX_K`]).
+    pub k: Option<usize>,
 }
 
-/// `GET /api/v1/docs?offset=&limit=`. Errors: 400 for `limit` 0 or over [`MAX_DOCS_PAGE`].
+/// `GET /api/v1/docs?for=QUESTION&k=N`'s body.
+#[derive(Debug, Serialize)]
+pub struct RankedDocs {
+    /// The question.
+    pub question: String,
+    /// How many documents the workspace holds.
+    pub total: usize,
+    /// The first `k` cards, best first, each with its rank and why.
+    pub cards: Vec<crate::agent::routing::RankedCard>,
+}
+
+/// `GET /api/v1/docs?offset=&limit=`: a page of the catalog; `GET /api/v1/docs?for=QUESTION&k=N`:
+/// the cards ranked for a question ([`RankedDocs`]). Errors: 400 for `limit` 0 or over
+/// [`MAX_DOCS_PAGE`], an empty or too long question, `k` out of range; 503 without a workspace.
 pub async fn docs(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<DocsQuery>,
-) -> Result<Json<DocsPage>, ApiError> {
+) -> Result<Response, ApiError> {
+    if let Some(question) = q.for_question {
+        if question.trim().is_empty() || question.chars().count() > MAX_QUERY_CHARS {
+            return Err(ApiError::bad_request(format!(
+                "the question `for` must be 1 to {MAX_QUERY_CHARS} chars"
+            )));
+        }
+        let k = q.k.unwrap_or(DEFAULT_K);
+        if k == 0 || k > MAX_K {
+            return Err(ApiError::bad_request(format!(
+                "k must be 1 to {MAX_K}, not {k}"
+            )));
+        }
+        let opened = state.opened().await?;
+        let ranked = state
+            .blocking(move || {
+                let library = opened.workspace.as_ref();
+                Ok(RankedDocs {
+                    cards: crate::agent::routing::explain(library, &question, k),
+                    total: library.document_count(),
+                    question,
+                })
+            })
+            .await?;
+        return Ok(Json(ranked).into_response());
+    }
     let limit = q.limit.unwrap_or(DOCS_PAGE);
     if limit == 0 || limit > MAX_DOCS_PAGE {
         return Err(ApiError::bad_request(format!(
@@ -79,7 +123,7 @@ pub async fn docs(
         )));
     }
     let opened = state.opened().await?;
-    Ok(Json(docs_page(opened.workspace.as_ref(), q.offset, limit)))
+    Ok(Json(docs_page(opened.workspace.as_ref(), q.offset, limit)).into_response())
 }
 
 /// `/search`'s query. `doc_id` may repeat.

@@ -12,7 +12,9 @@
 //! - `file:` the file name, lowercase, and every tail of it after a `_`, `-` or `.` (a
 //!   flattened copy `ripgrep__GUIDE.md` answers to a link to `GUIDE.md`);
 //! - `title:`, `acronym:`, `stem:`, `page:`, `page-acronym:` the forms of
-//!   [`super::named::named_document`]'s rules 1–4.
+//!   [`super::named::named_document`]'s rules 1–4;
+//! - `entity:` the [`crate::index::names::name_keys`] of each of the card's names (the
+//!   pre-rank's documents a question names).
 
 use std::path::Path;
 
@@ -23,6 +25,11 @@ pub fn lookup_keys(card: &DocCard) -> Vec<String> {
     let mut keys = vec![name_key(&card.name())];
     keys.extend(super::external::source_keys(&card.source));
     keys.extend(super::named::card_keys(card));
+    keys.extend(
+        card.names
+            .iter()
+            .flat_map(|n| crate::index::names::name_keys(n)),
+    );
     keys.sort();
     keys.dedup();
     keys

@@ -34,6 +34,8 @@ fn card(doc_id: &str) -> DocCard {
         summary: String::new(),
         top_terms: Vec::new(),
         fingerprint: format!("bytes of {doc_id}"),
+        names: Vec::new(),
+        period: None,
     }
 }
 

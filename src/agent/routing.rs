@@ -1,0 +1,224 @@
+//! Routing a question to the documents it names: which documents a question names (by the
+//! names on their cards, [`crate::index::names`]) and how well each one's period answers the
+//! period it asks about ([`crate::index::period`]). The pre-rank
+//! ([`crate::agent::orchestrator::pre_rank`]) puts these documents first, the one whose period
+//! matches best first; [`explain`] says why each card ranks where it does, for `docnav docs
+//! --for` and the faces that show the same ranking.
+//!
+//! Everything here reads the cards the catalog finds under the question's name keys (one
+//! lookup per key, then those cards only), never the whole catalog: names and periods are
+//! computed when a document is indexed and stored on its card.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::index::names::{name_keys, question_keys};
+use crate::index::period::{asked_form, asked_periods, match_period, AskedPeriod};
+use crate::index::DocCard;
+use crate::tree::references::name_key;
+use crate::workspace::Library;
+
+/// A document a question names, and by what.
+#[derive(Debug, Clone)]
+pub struct Named {
+    /// Its card.
+    pub card: Arc<DocCard>,
+    /// The name the question used: one of the card's names, or its file's name.
+    pub name: String,
+    /// How well its period answers the question's (0–9: [`match_period`] doubled, plus 1 when
+    /// the form the question names is the document's).
+    pub period_score: u8,
+}
+
+/// What a question asks for, parsed once: the lookup keys of the names it may use and the
+/// periods and form it names.
+#[derive(Debug, Clone, Default)]
+pub struct Asked {
+    /// `name:` keys of its words (file names) and `entity:` keys of its runs of words.
+    pub keys: Vec<String>,
+    /// The periods it names, most specific first.
+    pub periods: Vec<AskedPeriod>,
+    /// The form it names (`10-K`, `8-K`…).
+    pub form: Option<&'static str>,
+}
+
+impl Asked {
+    /// Parse `question`; `file_name_keys` are the `name:` keys of its words (see
+    /// [`crate::agent::orchestrator`]'s `named_documents`).
+    pub fn of(question: &str, file_name_keys: Vec<String>) -> Asked {
+        let mut keys = file_name_keys;
+        keys.extend(question_keys(question));
+        Asked {
+            keys,
+            periods: asked_periods(question),
+            form: asked_form(question),
+        }
+    }
+
+    /// How well `card`'s period and form answer this question (see [`Named::period_score`]).
+    pub fn period_score(&self, card: &DocCard) -> u8 {
+        let Some(period) = &card.period else {
+            return 0;
+        };
+        let form = self.form.is_some_and(|f| {
+            period
+                .form
+                .as_deref()
+                .is_some_and(|p| p.eq_ignore_ascii_case(f))
+        });
+        2 * match_period(period, &self.periods) + u8::from(form)
+    }
+}
+
+/// The documents `asked` names, in catalog order, each with the name it matched on and its
+/// period score.
+pub fn named(library: &dyn Library, asked: &Asked) -> Vec<Named> {
+    if asked.keys.is_empty() {
+        return Vec::new();
+    }
+    let keys: HashSet<&str> = asked.keys.iter().map(String::as_str).collect();
+    library
+        .cards_with_keys(&asked.keys)
+        .into_iter()
+        .map(|card| {
+            let by_file = keys.contains(name_key(&card.name()).as_str());
+            let name = if by_file {
+                card.name()
+            } else {
+                card.names
+                    .iter()
+                    .find(|n| name_keys(n).iter().any(|k| keys.contains(k.as_str())))
+                    .cloned()
+                    .unwrap_or_else(|| card.name())
+            };
+            let period_score = asked.period_score(&card);
+            Named {
+                card,
+                name,
+                period_score,
+            }
+        })
+        .collect()
+}
+
+/// Why a card ranks where it does for a question (`docnav docs --for`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Why {
+    /// The name the question used for the document, when it names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The document's period and how well it answers the question's (0–9), when the document is
+    /// named and has a period.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub period: Option<PeriodMatch>,
+    /// The rank (1-based) and BM25 score of the document's best section among the workspace's
+    /// best sections for the question.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<Scored>,
+    /// The rank (1-based) and BM25 score of the document's card among the cards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card: Option<Scored>,
+}
+
+/// A period and its score against the question's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PeriodMatch {
+    /// The document's period ([`crate::index::period::Period::label`]).
+    pub label: String,
+    /// 0–9, see [`Named::period_score`].
+    pub score: u8,
+}
+
+/// A rank and a score.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Scored {
+    /// 1-based.
+    pub rank: usize,
+    /// BM25.
+    pub score: f32,
+}
+
+impl Why {
+    /// One line: `name "Costco" · period FY2019 (6) · section #2 12.3 · card #1 4.5`, or
+    /// `catalog order` when nothing matched.
+    pub fn line(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(n) = &self.name {
+            parts.push(format!("name \"{n}\""));
+        }
+        if let Some(p) = &self.period {
+            parts.push(format!("period {} (match {})", p.label, p.score));
+        }
+        if let Some(s) = self.section {
+            parts.push(format!("section hit #{} ({:.1})", s.rank, s.score));
+        }
+        if let Some(c) = self.card {
+            parts.push(format!("card BM25 #{} ({:.2})", c.rank, c.score));
+        }
+        if parts.is_empty() {
+            "nothing matched: catalog order".into()
+        } else {
+            parts.join(" · ")
+        }
+    }
+}
+
+/// A card as ranked for a question, with why.
+#[derive(Debug, Clone, Serialize)]
+pub struct RankedCard {
+    /// 1-based.
+    pub rank: usize,
+    /// Why it ranks there.
+    pub why: Why,
+    /// The card.
+    pub card: Arc<DocCard>,
+}
+
+/// The pre-rank for `question` ([`crate::agent::orchestrator::pre_rank`], the same function
+/// the Orchestrator calls) with why each card ranks where it does: the first `k` cards.
+pub fn explain(library: &dyn Library, question: &str, k: usize) -> Vec<RankedCard> {
+    let ranked = super::orchestrator::rank_explained(library, question);
+    ranked
+        .ranking
+        .docs
+        .iter()
+        .take(k)
+        .enumerate()
+        .filter_map(|(i, id)| {
+            let card = library.card(id)?;
+            let mut why = Why::default();
+            if let Some(n) = ranked.named.iter().find(|n| &n.card.doc_id == id) {
+                why.name = Some(n.name.clone());
+                if let Some(p) = &n.card.period {
+                    why.period = Some(PeriodMatch {
+                        label: p.label(),
+                        score: n.period_score,
+                    });
+                }
+            }
+            why.section = ranked
+                .hit_docs
+                .iter()
+                .position(|d| d == id)
+                .map(|rank| Scored {
+                    rank: rank + 1,
+                    score: ranked.hit_scores[rank],
+                });
+            why.card = ranked
+                .by_card
+                .iter()
+                .position(|(d, _)| d == id)
+                .map(|rank| Scored {
+                    rank: rank + 1,
+                    score: ranked.by_card[rank].1,
+                });
+            Some(RankedCard {
+                rank: i + 1,
+                why,
+                card,
+            })
+        })
+        .collect()
+}

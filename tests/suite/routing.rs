@@ -1,0 +1,186 @@
+//! Routing by name and period: a document's names and period are read from it when it is
+//! indexed and shown on its DocCard, and a question that names an issuer and a period sees that
+//! issuer's document for that period first — in the pre-rank the Orchestrator reads and in
+//! `docnav docs --for`, which prints the same ranking with its reasons.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use docnav::agent::orchestrator::pre_rank;
+use docnav::agent::routing::explain;
+use docnav::index::period::Period;
+use docnav::tree::BuildOptions;
+use docnav::workspace::{InMemoryLibrary, Library};
+use pretty_assertions::assert_eq;
+
+use super::common::{fixture, run};
+
+fn filing(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/filings")
+        .join(name)
+}
+
+/// Apple's FY2019 10-K, Costco's 8-K of 2023-08-09 and a few Markdown documents.
+fn library() -> Arc<dyn Library> {
+    static LIB: OnceLock<Arc<InMemoryLibrary>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let mut paths: Vec<PathBuf> = ["APPLE_2019_10K.pdf", "COSTCO_2023_8K_dated-2023-08-09.pdf"]
+            .map(filing)
+            .to_vec();
+        paths.extend(["ripgrep__FAQ.md", "regex__CHANGELOG.md", "notes.txt"].map(fixture));
+        Arc::new(InMemoryLibrary::from_paths(&paths, &BuildOptions::default()).unwrap())
+    })
+    .clone()
+}
+
+#[test]
+fn a_filings_card_names_its_issuer_ticker_and_period() {
+    let lib = library();
+    let apple = lib.card("apple-2019-10k").unwrap();
+    assert_eq!(apple.names, ["Apple Inc.", "Apple", "AAPL"]);
+    assert_eq!(
+        apple.period,
+        Some(Period {
+            form: Some("10-K".into()),
+            fiscal_year: Some(2019),
+            quarter: None,
+            end: Some((2019, 9, 28)),
+            report: None,
+        })
+    );
+    let costco = lib.card("costco-2023-8k-dated-2023-08-09").unwrap();
+    assert_eq!(
+        costco.names,
+        [
+            "COSTCO WHOLESALE CORPORATION",
+            "COSTCO WHOLESALE",
+            "COST",
+            "COSTCO"
+        ]
+    );
+    assert_eq!(
+        costco.period.as_ref().map(Period::label).as_deref(),
+        Some("8-K, report of 2023-08-09")
+    );
+    // What the analyze prompt shows of a card.
+    let body = docnav::agent::orchestrator::card_body(&apple);
+    assert!(
+        body.starts_with("title: Apple Inc. — Form 10-K, fiscal year ended September 28, 2019 (pdf, 796.0 KB, ")
+            && body.contains(" sections), FY2019\nnames: Apple Inc.; Apple; AAPL\nperiod: 10-K, fiscal year 2019, ended 2019-09-28\n"),
+        "{body}"
+    );
+    // A document without an issuer keeps its file's name only.
+    assert_eq!(lib.card("ripgrep-faq").unwrap().names, ["ripgrep"]);
+    assert_eq!(lib.card("ripgrep-faq").unwrap().period, None);
+}
+
+#[test]
+fn a_question_naming_an_issuer_sees_its_filing_first() {
+    let lib = library();
+    for (question, first) in [
+        (
+            "What was Apple's net sales of iPhone in FY2019?",
+            "apple-2019-10k",
+        ),
+        (
+            "AAPL 2019 research and development expense",
+            "apple-2019-10k",
+        ),
+        (
+            "What did Costco report in its 8-K of August 2023?",
+            "costco-2023-8k-dated-2023-08-09",
+        ),
+        (
+            "COST net sales for July 2023",
+            "costco-2023-8k-dated-2023-08-09",
+        ),
+        (
+            "Costco Wholesale sales results",
+            "costco-2023-8k-dated-2023-08-09",
+        ),
+    ] {
+        let pre = pre_rank(lib.as_ref(), question);
+        assert_eq!(pre.docs[0], first, "{question}: {:?}", pre.docs);
+    }
+    // The reasons `docs --for` prints come from the same ranking.
+    let ranked = explain(lib.as_ref(), "What was AAPL's revenue in fiscal 2019?", 3);
+    assert_eq!(ranked[0].card.doc_id, "apple-2019-10k");
+    assert_eq!(ranked[0].why.name.as_deref(), Some("AAPL"));
+    let period = ranked[0].why.period.as_ref().unwrap();
+    assert_eq!(
+        (period.label.as_str(), period.score),
+        ("10-K, fiscal year 2019, ended 2019-09-28", 6)
+    );
+    let ids: Vec<&str> = ranked.iter().map(|r| r.card.doc_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        pre_rank(lib.as_ref(), "What was AAPL's revenue in fiscal 2019?").docs[..3]
+    );
+}
+
+/// A question that names no document keeps the ranking by section hits and cards: the
+/// lowercase words of a question are no issuer's name.
+#[test]
+fn a_question_naming_nothing_is_ranked_by_its_words() {
+    let lib = library();
+    let pre = pre_rank(lib.as_ref(), "how do I search compressed files?");
+    assert_eq!(pre.docs[0], "ripgrep-faq", "{:?}", pre.docs);
+    assert!(
+        explain(lib.as_ref(), "how do I search compressed files?", 1)[0]
+            .why
+            .name
+            .is_none()
+    );
+}
+
+#[test]
+fn docs_for_prints_the_ranked_cards_with_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let ws = ws.as_path();
+    let files = [
+        filing("APPLE_2019_10K.pdf"),
+        filing("COSTCO_2023_8K_dated-2023-08-09.pdf"),
+        fixture("ripgrep__FAQ.md"),
+    ];
+    let mut args = vec!["index"];
+    args.extend(files.iter().map(|p| p.to_str().unwrap()));
+    let r = run(ws, &args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(
+        ws,
+        &["docs", "--for", "Costco's 8-K of August 9, 2023", "-k", "2"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let first: Vec<&str> = r.stdout.lines().take(4).collect();
+    assert!(
+        first[0].starts_with(
+            "1. costco-2023-8k-dated-2023-08-09  — name \"COSTCO\" · period 8-K, report of 2023-08-09 (match 9) · section hit #1 ("
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        first[1].starts_with(
+            "   title: COSTCO WHOLESALE CORPORATION — Form 8-K, August 9, 2023 (pdf, "
+        ),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        first[2],
+        "   names: COSTCO WHOLESALE CORPORATION; COSTCO WHOLESALE; COST; COSTCO"
+    );
+    assert_eq!(first[3], "   period: 8-K, report of 2023-08-09");
+    assert!(r.stdout.contains("\n2. "), "{}", r.stdout);
+    assert!(!r.stdout.contains("\n3. "), "{}", r.stdout);
+    let r = run(ws, &["docs", "--for", "AAPL FY2019", "-k", "1", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let json: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(json[0]["rank"], 1);
+    assert_eq!(json[0]["card"]["doc_id"], "apple-2019-10k");
+    assert_eq!(json[0]["why"]["name"], "AAPL");
+    assert_eq!(json[0]["why"]["period"]["score"], 6);
+    assert_eq!(json[0]["card"]["period"]["fiscal_year"], 2019);
+}
