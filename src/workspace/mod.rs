@@ -98,7 +98,9 @@ pub const FORMAT_VERSION: u32 = 7;
 /// 14: PDF tables become pipe tables (one header line, a row per label) and are never headings;
 /// PDF headings follow keyword schemes (`PART II` › `Item 7.` › subsections, `Note 3`) and a
 /// contents list of divisions.
-pub const TREE_BUILDER_VERSION: u32 = 14;
+/// 15: attribute lists (`{#id .class}`, `{-}`) leave HTML and pandoc heading titles; PDF words
+/// split by a stray space are rejoined (`LIQUIDI TY`, groff's `giv en`, issue 42.9).
+pub const TREE_BUILDER_VERSION: u32 = 15;
 
 /// The builder part of a [`build_key`] (`builder 9`); "" for an empty key.
 fn builder_of(build_key: &str) -> &str {
