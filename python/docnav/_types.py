@@ -71,6 +71,26 @@ class DocCard:
 
 
 @dataclass(frozen=True)
+class RankedDoc:
+    """A DocCard as ranked for a question (``Workspace.docs_for``, ``docnav docs --for``).
+
+    ``rank`` is 1-based; ``why`` the one-line reason the CLI prints (``name "Apple Inc." ·
+    period … · section hit #1 (28.5) · card BM25 #1 (10.78)``); ``reasons`` its parts as
+    ``docnav docs --for --json`` gives them (``name``, ``period``, ``section``, ``card``, each
+    only when it applies).
+    """
+
+    rank: int
+    why: str
+    reasons: Dict[str, Any]
+    card: DocCard
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "RankedDoc":
+        return cls(rank=d["rank"], why=d["why"], reasons=d["reasons"], card=DocCard._from(d["card"]))
+
+
+@dataclass(frozen=True)
 class Node:
     """A node of a document's heading tree (``docnav tree --json``).
 

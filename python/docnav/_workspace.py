@@ -9,7 +9,16 @@ import os
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
 
 from . import _native
-from ._types import Answer, DocCard, Evidence, IndexReport, Node, ReplayReport, SearchHit
+from ._types import (
+    Answer,
+    DocCard,
+    Evidence,
+    IndexReport,
+    Node,
+    RankedDoc,
+    ReplayReport,
+    SearchHit,
+)
 
 PathLike = Union[str, "os.PathLike[str]"]
 TraceArg = Union[None, bool, PathLike]
@@ -70,6 +79,14 @@ class Workspace:
     def docs(self) -> List[DocCard]:
         """Every document's DocCard, in catalog order (``docnav docs --json``)."""
         return [DocCard._from(d) for d in json.loads(self._native.docs_json())]
+
+    def docs_for(self, question: str, k: int = 10) -> List[RankedDoc]:
+        """The first ``k`` (1–50) DocCards as ``ask``'s Orchestrator ranks them for ``question``
+        (``docnav docs --for``): a document the question names first, the one whose period it
+        asks about first among them, then section hits and BM25 over the cards; each with
+        ``why`` it ranks there. Raises ``ValueError`` for an empty question or ``k`` out of
+        range."""
+        return [RankedDoc._from(r) for r in json.loads(self._native.docs_for_json(question, k))]
 
     def tree(self, doc_id: str) -> Node:
         """The heading tree of ``doc_id``, root first (``docnav tree --json``). Raises

@@ -160,6 +160,42 @@ impl Workspace {
         })
     }
 
+    /// The first `k` (1–50) DocCards as `ask`'s Orchestrator ranks them for `question`
+    /// (`docnav docs --for --json`, [`docnav::agent::routing::explain`]), as a JSON array of
+    /// `{rank, why, reasons, card}`: `why` the one-line reason the CLI prints, `reasons` its
+    /// parts. Raises `ValueError` for an empty question or `k` out of range.
+    #[pyo3(signature = (question, k = 10))]
+    fn docs_for_json(&self, py: Python<'_>, question: &str, k: usize) -> PyResult<String> {
+        if !(1..=MAX_K).contains(&k) {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "k must be 1 to {MAX_K}, not {k}"
+            )));
+        }
+        if question.trim().is_empty() {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "the question is empty",
+            ));
+        }
+        py.detach(|| {
+            let opened = self.opened()?;
+            let ranked = docnav::agent::routing::explain(opened.workspace.as_ref(), question, k);
+            // Each part serialized on its own, so scores keep their f32 digits as the CLI's
+            // JSON prints them (a `serde_json::Value` would widen them to f64).
+            let mut rows = Vec::with_capacity(ranked.len());
+            let failed = |e: serde_json::Error| errors::other(e.to_string());
+            for r in &ranked {
+                rows.push(format!(
+                    "{{\"rank\":{},\"why\":{},\"reasons\":{},\"card\":{}}}",
+                    r.rank,
+                    serde_json::to_string(&r.why.line()).map_err(failed)?,
+                    serde_json::to_string(&r.why).map_err(failed)?,
+                    serde_json::to_string(r.card.as_ref()).map_err(failed)?,
+                ));
+            }
+            Ok(format!("[{}]", rows.join(",")))
+        })
+    }
+
     /// The outline of `doc_id` (or of the document it is an alias of) as JSON (`docnav tree
     /// --json`): nested nodes with structure, title, lines/pages, tokens, references and
     /// children.

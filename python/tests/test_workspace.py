@@ -104,6 +104,26 @@ def test_search_ranks_the_section_that_answers(workspace: docnav.Workspace) -> N
     assert {h.doc_id for h in only} == {"r-intro"} and only[0].pages is not None
 
 
+def test_docs_for_ranks_as_the_cli_does(workspace: docnav.Workspace, indexed: Path) -> None:
+    question = "How do I search compressed files with ripgrep?"
+    ranked = workspace.docs_for(question, k=3)
+    assert [r.rank for r in ranked] == [1, 2, 3]
+    assert ranked[0].card.doc_id.startswith("ripgrep") and ranked[0].why
+    if CLI.exists():
+        cli = subprocess.run(
+            [str(CLI), "--workspace", str(indexed), "docs", "--for", question, "-k", "3", "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        expected = [(r["rank"], r["card"]["doc_id"], r["why"]) for r in json.loads(cli)]
+        assert [(r.rank, r.card.doc_id, r.reasons) for r in ranked] == expected
+    with pytest.raises(ValueError, match="empty"):
+        workspace.docs_for("  ")
+    with pytest.raises(ValueError, match="k must be"):
+        workspace.docs_for("zip", k=51)
+
+
 def test_search_refuses_bad_arguments(workspace: docnav.Workspace) -> None:
     with pytest.raises(ValueError, match="empty"):
         workspace.search("  ")

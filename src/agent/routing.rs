@@ -10,6 +10,7 @@
 //! computed when a document is indexed and stored on its card.
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -221,4 +222,18 @@ pub fn explain(library: &dyn Library, question: &str, k: usize) -> Vec<RankedCar
             })
         })
         .collect()
+}
+
+/// Cards ranked for a question as text, what `docnav docs --for` and MCP's `docs` with `for`
+/// print: per card a `N. id  — why` line, then the card's body as the analyze prompt shows it
+/// ([`crate::agent::orchestrator::card_body`]), indented three spaces.
+pub fn ranked_text(ranked: &[RankedCard]) -> String {
+    let mut out = String::new();
+    for r in ranked {
+        let _ = writeln!(out, "{}. {}  — {}", r.rank, r.card.doc_id, r.why.line());
+        for line in super::orchestrator::card_body(&r.card).lines() {
+            let _ = writeln!(out, "   {line}");
+        }
+    }
+    out
 }

@@ -47,6 +47,10 @@ pub struct DocEntry {
     pub outline: Vec<String>,
     /// The document as a resource.
     pub uri: String,
+    /// Why it ranks where it does, when listed for a question (`docs` with `for`): name match,
+    /// period match, section hits, BM25 over the card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 impl DocEntry {
@@ -61,6 +65,7 @@ impl DocEntry {
             summary: card.summary.clone(),
             outline: card.outline.clone(),
             uri: section_uri(&card.doc_id, ""),
+            why: None,
         }
     }
 }

@@ -80,7 +80,7 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
         let text = if args.json {
             serde_json::to_string_pretty(&ranked)? + "\n"
         } else {
-            ranked_text(&ranked)
+            crate::agent::routing::ranked_text(&ranked)
         };
         let _ = emit(&output::for_display(&text));
         if let Some(e) = failed {
@@ -126,19 +126,6 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
         return Err(e.into());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Cards ranked for a question: per card a `N. id — why` line, then the card's body as the
-/// analyze prompt shows it ([`crate::agent::orchestrator::card_body`]), indented.
-fn ranked_text(ranked: &[crate::agent::routing::RankedCard]) -> String {
-    let mut out = String::new();
-    for r in ranked {
-        let _ = writeln!(out, "{}. {}  — {}", r.rank, r.card.doc_id, r.why.line());
-        for line in crate::agent::orchestrator::card_body(&r.card).lines() {
-            let _ = writeln!(out, "   {line}");
-        }
-    }
-    out
 }
 
 /// The aliases of each document that has any, `doc_id → [alias…]` in alias order.

@@ -145,6 +145,14 @@ pub struct DocsArgs {
     /// Paging: most documents to list (default 100).
     #[schemars(range(min = 1))]
     pub limit: Option<usize>,
+    /// A question: list the documents ranked for it instead, exactly as `ask`'s Orchestrator
+    /// ranks them (names the question uses, then the period it asks about, then section hits
+    /// and BM25 over the cards), each with why; `offset` and `limit` do not apply.
+    #[serde(rename = "for")]
+    pub for_question: Option<String>,
+    /// With `for`: most documents to list (default 10, at most 50).
+    #[schemars(range(min = 1, max = 50))]
+    pub k: Option<usize>,
 }
 
 /// `search`: workspace-wide BM25 over sections.

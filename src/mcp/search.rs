@@ -25,8 +25,15 @@ pub const MAX_K: usize = 50;
 /// Chars of each result's text without `budget`.
 pub const SEARCH_TEXT_CHARS: usize = 800;
 
-/// `docs`: one page of the catalog.
+/// Documents listed for a question without `k`.
+pub const DOCS_FOR_K: usize = 10;
+
+/// `docs`: one page of the catalog, or with `for` the documents ranked for a question
+/// ([`docs_for`]).
 pub fn docs(library: &dyn Library, a: DocsArgs) -> ToolText {
+    if let Some(question) = a.for_question {
+        return docs_for(library, &question, a.k);
+    }
     let total = library.document_count();
     let offset = a.offset.unwrap_or(0);
     let limit = match a.limit {
@@ -95,6 +102,46 @@ pub fn docs(library: &dyn Library, a: DocsArgs) -> ToolText {
     };
     ToolText {
         text,
+        is_error: false,
+        structured: serde_json::to_value(page).ok(),
+    }
+}
+
+/// `docs` with `for`: the first `k` (default [`DOCS_FOR_K`], at most [`MAX_K`]) documents as the
+/// Orchestrator's pre-rank orders them for `question`
+/// ([`crate::agent::routing::explain`]), as text ([`crate::agent::routing::ranked_text`], what
+/// `docnav docs --for` prints) and as a [`DocsPage`] in rank order whose entries say `why`.
+/// Errors (as tool errors): an empty question, `k` 0 or over [`MAX_K`], an empty workspace.
+pub fn docs_for(library: &dyn Library, question: &str, k: Option<usize>) -> ToolText {
+    let k = k.unwrap_or(DOCS_FOR_K);
+    if question.trim().is_empty() {
+        return ToolText::error("docs: `for` must be a question, not empty");
+    }
+    if k == 0 || k > MAX_K {
+        return ToolText::error(format!("docs: k must be 1 to {MAX_K}, not {k}"));
+    }
+    let total = library.document_count();
+    if total == 0 {
+        return ToolText::error(
+            "docs: the workspace has no documents (run `docnav index <paths>` first)",
+        );
+    }
+    let ranked = crate::agent::routing::explain(library, question, k);
+    let documents = ranked
+        .iter()
+        .map(|r| DocEntry {
+            why: Some(r.why.line()),
+            ..DocEntry::of(&r.card)
+        })
+        .collect();
+    let page = DocsPage {
+        total,
+        offset: 0,
+        next_offset: None,
+        documents,
+    };
+    ToolText {
+        text: crate::agent::routing::ranked_text(&ranked),
         is_error: false,
         structured: serde_json::to_value(page).ok(),
     }

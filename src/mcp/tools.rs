@@ -60,7 +60,9 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
             "docs",
             "List documents",
             "The indexed documents: id, format, size, title, summary and the first entries of \
-             each outline. Paths and resources start from these ids."
+             each outline. Paths and resources start from these ids. With `for` (a question): \
+             the documents ranked for it as `ask` ranks them (a name or period the question \
+             uses first), each with why."
                 .into(),
         )
         .with_raw_output_schema(schema::<DocsPage>(true)),

@@ -379,6 +379,36 @@ async fn docs_and_search_return_text_and_structured_content() {
         text(&r)
     );
 
+    // With `for`, docs ranks what `docs --for` ranks, and prints the same text.
+    let question = "How do I search hidden files with ripgrep?";
+    let r = call(&server, "docs", json!({"for": question, "k": 2})).await;
+    let ranked = structured(&server, "docs", &r).await;
+    let cli = run(&ws, &["docs", "--for", question, "-k", "2", "--json"]);
+    assert_eq!(cli.code, 0, "{}", cli.stderr);
+    let cli: Value = serde_json::from_str(&cli.stdout).unwrap();
+    let mcp_ids: Vec<&str> = ranked["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["doc_id"].as_str().unwrap())
+        .collect();
+    let cli_ids: Vec<&str> = cli
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["card"]["doc_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(mcp_ids, cli_ids);
+    assert_eq!(mcp_ids[0], "ripgrep-guide");
+    assert!(
+        !ranked["documents"][0]["why"].as_str().unwrap().is_empty(),
+        "{ranked}"
+    );
+    let cli_text = run(&ws, &["docs", "--for", question, "-k", "2"]);
+    assert_eq!(text(&r), cli_text.stdout);
+    let r = call(&server, "docs", json!({"for": "  "})).await;
+    assert!(is_error(&r), "{}", text(&r));
+
     // search ranks what `ask --lexical` ranks.
     let query = "how do I search hidden files and directories";
     let r = call(
