@@ -23,6 +23,17 @@ use crate::session::Session;
 /// Most results of one search (as the MCP `search` tool).
 const MAX_K: usize = 50;
 
+/// `Ok` for a `k` of 1 to [`MAX_K`]; a `ValueError` naming it otherwise.
+fn check_k(k: usize) -> PyResult<()> {
+    if (1..=MAX_K).contains(&k) {
+        Ok(())
+    } else {
+        Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "k must be 1 to {MAX_K}, not {k}"
+        )))
+    }
+}
+
 /// A docnav workspace (the `.docnav` folder `docnav index` writes).
 #[pyclass(module = "docnav._native", frozen)]
 pub struct Workspace {
@@ -166,11 +177,7 @@ impl Workspace {
     /// parts. Raises `ValueError` for an empty question or `k` out of range.
     #[pyo3(signature = (question, k = 10))]
     fn docs_for_json(&self, py: Python<'_>, question: &str, k: usize) -> PyResult<String> {
-        if !(1..=MAX_K).contains(&k) {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "k must be 1 to {MAX_K}, not {k}"
-            )));
-        }
+        check_k(k)?;
         if question.trim().is_empty() {
             return Err(pyo3::exceptions::PyValueError::new_err(
                 "the question is empty",
@@ -225,11 +232,7 @@ impl Workspace {
         doc_ids: Option<Vec<String>>,
         budget: usize,
     ) -> PyResult<String> {
-        if !(1..=MAX_K).contains(&k) {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "k must be 1 to {MAX_K}, not {k}"
-            )));
-        }
+        check_k(k)?;
         if query.trim().is_empty() {
             return Err(pyo3::exceptions::PyValueError::new_err(
                 "the query is empty (give keywords or a question)",

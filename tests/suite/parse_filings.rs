@@ -10,7 +10,8 @@ use docnav::tree::{BuildOptions, NodeId, Tree};
 use docnav::workspace::{InMemoryLibrary, Library};
 use pretty_assertions::assert_eq;
 
-fn filing(name: &str) -> PathBuf {
+/// `fixtures/filings/NAME`.
+pub fn filing(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/filings")
         .join(name)

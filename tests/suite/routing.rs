@@ -3,7 +3,7 @@
 //! issuer's document for that period first — in the pre-rank the Orchestrator reads and in
 //! `docnav docs --for`, which prints the same ranking with its reasons.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use docnav::agent::orchestrator::pre_rank;
@@ -14,12 +14,7 @@ use docnav::workspace::{InMemoryLibrary, Library};
 use pretty_assertions::assert_eq;
 
 use super::common::{fixture, run};
-
-fn filing(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/filings")
-        .join(name)
-}
+use super::parse_filings::filing;
 
 /// Apple's FY2019 10-K, Costco's 8-K of 2023-08-09 and a few Markdown documents.
 fn library() -> Arc<dyn Library> {
