@@ -359,7 +359,8 @@ pub fn card_body(card: &DocCard) -> String {
     if !card.names.is_empty() {
         let _ = writeln!(s, "names: {}", card.names.join("; "));
     }
-    if let Some(period) = &card.period {
+    // A changelog's releases are on its summary's first words already.
+    if let Some(period) = card.period.as_ref().filter(|p| p.is_dated()) {
         let _ = writeln!(s, "period: {}", period.label());
     }
     if !card.outline.is_empty() {

@@ -15,8 +15,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::index::names::{name_keys, question_keys};
+use crate::index::names::{name_keys, question_keys, short_form, squeeze, KEY_PREFIX};
 use crate::index::period::{asked_form, asked_periods, match_period, AskedPeriod};
+use crate::index::releases::{asked_versions, match_releases};
 use crate::index::DocCard;
 use crate::tree::references::name_key;
 use crate::workspace::Library;
@@ -43,6 +44,8 @@ pub struct Asked {
     pub periods: Vec<AskedPeriod>,
     /// The form it names (`10-K`, `8-K`…).
     pub form: Option<&'static str>,
+    /// The versions it names (`version 4.x` → `[4]`), for changelogs' release ranges.
+    pub versions: Vec<Vec<u64>>,
 }
 
 impl Asked {
@@ -55,6 +58,7 @@ impl Asked {
             keys,
             periods: asked_periods(question),
             form: asked_form(question),
+            versions: asked_versions(question),
         }
     }
 
@@ -69,18 +73,31 @@ impl Asked {
                 .as_deref()
                 .is_some_and(|p| p.eq_ignore_ascii_case(f))
         });
-        2 * match_period(period, &self.periods) + u8::from(form)
+        let releases = period
+            .releases
+            .as_ref()
+            .map_or(0, |r| match_releases(r, &self.versions));
+        2 * match_period(period, &self.periods).max(releases) + u8::from(form)
     }
 }
 
 /// The documents `asked` names, in catalog order, each with the name it matched on and its
-/// period score.
+/// period score; then the documents of the same entity that the question reached through
+/// another name (see [`entity_keys`]), in catalog order.
+///
+/// A name that only some of an issuer's documents print still reaches them all: a question
+/// that says `MCD` finds the 10-K whose cover lists the ticker, and through that 10-K's entity
+/// (`McDonald's Corporation`) the earnings release, which names the company but prints no
+/// ticker. Only a card matched by one of its other names (a ticker, an alias, a former name)
+/// widens the search, and only by its entity name: a card found by its file name or its
+/// entity already is what the question names, and widening by a page title would name every
+/// page that shares it.
 pub fn named(library: &dyn Library, asked: &Asked) -> Vec<Named> {
     if asked.keys.is_empty() {
         return Vec::new();
     }
     let keys: HashSet<&str> = asked.keys.iter().map(String::as_str).collect();
-    library
+    let mut found: Vec<Named> = library
         .cards_with_keys(&asked.keys)
         .into_iter()
         .map(|card| {
@@ -101,7 +118,62 @@ pub fn named(library: &dyn Library, asked: &Asked) -> Vec<Named> {
                 period_score,
             }
         })
-        .collect()
+        .collect();
+    // Entity keys of cards matched by another of their names, each with the name used.
+    let mut widen: Vec<(String, String)> = Vec::new();
+    for n in &found {
+        let Some(entity) = n.card.names.first() else {
+            continue;
+        };
+        if n.name == *entity || n.name == n.card.name() {
+            continue;
+        }
+        for key in entity_keys(entity) {
+            if !keys.contains(key.as_str()) && !widen.iter().any(|(k, _)| *k == key) {
+                widen.push((key, n.name.clone()));
+            }
+        }
+    }
+    if widen.is_empty() {
+        return found;
+    }
+    let lookup: Vec<String> = widen.iter().map(|(k, _)| k.clone()).collect();
+    for card in library.cards_with_keys(&lookup) {
+        if found.iter().any(|n| n.card.doc_id == card.doc_id) {
+            continue;
+        }
+        let Some(entity) = card.names.first() else {
+            continue;
+        };
+        let own = entity_keys(entity);
+        let Some((_, name)) = widen.iter().find(|(k, _)| own.contains(k)) else {
+            continue;
+        };
+        let period_score = asked.period_score(&card);
+        found.push(Named {
+            name: name.clone(),
+            card,
+            period_score,
+        });
+    }
+    found
+}
+
+/// The keys an entity name widens a question's names by ([`named`]): the name and its short
+/// form squeezed, of at least 4 chars — not its initials, which are too short to be one
+/// entity's across a large workspace.
+fn entity_keys(entity: &str) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for form in [entity.to_string(), short_form(entity)] {
+        let squeezed = squeeze(&form);
+        if squeezed.chars().count() >= 4 {
+            let key = format!("{KEY_PREFIX}{squeezed}");
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys
 }
 
 /// Why a card ranks where it does for a question (`docnav docs --for`).

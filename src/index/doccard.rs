@@ -104,7 +104,12 @@ impl DocCard {
         };
         // A changelog says which releases it covers before anything else: "which release added
         // X" is answered by the changelog whose range holds X's release.
-        let summary = match version_range(tree) {
+        let period = super::period::period_of(tree);
+        let range = period
+            .as_ref()
+            .and_then(|p| p.releases.as_ref())
+            .map(super::releases::Releases::summary);
+        let summary = match range {
             Some(range) if summary.is_empty() => range,
             Some(range) => format!("{range}. {summary}"),
             None => summary,
@@ -124,7 +129,7 @@ impl DocCard {
             top_terms: super::top_terms_of(terms, CARD_TOP_TERMS),
             fingerprint: fingerprint.to_string(),
             names: super::names::names_of(tree, source),
-            period: super::period::period_of(tree),
+            period,
         };
         let candidates = outline_candidates(tree);
         let reserve = json_len(&more_marker(candidates.len())) + 1;
@@ -207,92 +212,10 @@ fn outline_candidates(tree: &Tree) -> Vec<NodeId> {
     at(1).chain(at(2)).chain(deeper).collect()
 }
 
-/// Fewest version headings that make a document a changelog on its card.
-const CHANGELOG_MIN_VERSIONS: usize = 3;
-
-/// `releases 4.1.0 (newest) to 0.1.0 (oldest), 37 versions` for a document with at least
-/// [`CHANGELOG_MIN_VERSIONS`] headings that start with a version number (`4.1.0`, `v2.29.1`,
-/// `[1.2.3] - 2020-01-01`, `Version 1.2`, `## 5.0.0-beta.1`); newest and oldest by semantic
-/// version precedence (numbers compared as numbers; a pre-release before its release,
-/// `7.0.0-beta.8` after `7.0.0-beta.0`; SemVer 2.0.0 §11), whatever order the document lists
-/// them in. `None` otherwise.
+/// `releases 4.1.0 (newest) to 0.1.0 (oldest), 37 versions` for a changelog
+/// ([`super::releases::releases_of`]); `None` for any other document.
 pub fn version_range(tree: &Tree) -> Option<String> {
-    let mut versions: Vec<(VersionKey, String)> = tree
-        .nodes
-        .iter()
-        .skip(1)
-        .filter_map(|n| heading_version(&n.title))
-        .collect();
-    if versions.len() < CHANGELOG_MIN_VERSIONS {
-        return None;
-    }
-    let count = versions.len();
-    versions.sort_by(|a, b| a.0.cmp(&b.0));
-    let (oldest, newest) = (versions.first()?, versions.last()?);
-    Some(format!(
-        "releases {} (newest) to {} (oldest), {count} versions",
-        newest.1, oldest.1
-    ))
-}
-
-/// How a version sorts: its numbers, then release after pre-release, then the pre-release's
-/// identifiers (numeric ones as numbers and before alphanumeric ones).
-type VersionKey = (Vec<u64>, bool, Vec<PreRelease>);
-
-/// One dot-separated identifier of a pre-release (`beta`, `8`).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum PreRelease {
-    Number(u64),
-    Text(String),
-}
-
-/// The pre-release identifiers after the `-` of a version (`7.0.0-beta.8` → `beta`, `8`);
-/// build metadata after `+` is ignored. Empty for a release.
-fn pre_release(version: &str) -> Vec<PreRelease> {
-    let Some((_, pre)) = version.split_once('-') else {
-        return Vec::new();
-    };
-    let pre = pre.split('+').next().unwrap_or("");
-    pre.split('.')
-        .filter(|p| !p.is_empty())
-        .map(|p| match p.parse::<u64>() {
-            Ok(n) => PreRelease::Number(n),
-            Err(_) => PreRelease::Text(p.to_string()),
-        })
-        .collect()
-}
-
-/// The version a heading starts with, as a sort key and as written (`v2.29.1`).
-fn heading_version(title: &str) -> Option<(VersionKey, String)> {
-    let t = title.trim().trim_start_matches(['[', '#', ' ']);
-    let named = ["Version ", "version ", "Release ", "release "]
-        .iter()
-        .find_map(|p| t.strip_prefix(p));
-    let t = named.unwrap_or(t);
-    let word: String = t
-        .chars()
-        .take_while(|c| !c.is_whitespace() && *c != ']' && *c != '(' && *c != ',')
-        .collect();
-    let digits = word.strip_prefix(['v', 'V']).unwrap_or(&word);
-    let numbers: Vec<u64> = digits
-        .split(|c: char| !c.is_ascii_digit())
-        .take_while(|p| !p.is_empty())
-        .take(4)
-        .filter_map(|p| p.parse().ok())
-        .collect();
-    // At least `major.minor`: a heading "2 Usage" is not a release.
-    if numbers.len() < 2 || !digits.contains('.') {
-        return None;
-    }
-    // A numbered section ("3.13.2. Requirements") has words after its number; a release heading
-    // has at most a date or brackets, unless it says it is one ("v2.0 …", "Version 2 …").
-    let rest = &t[word.len()..];
-    let says_release = named.is_some() || word.starts_with(['v', 'V']);
-    if rest.chars().any(char::is_alphabetic) && !says_release {
-        return None;
-    }
-    let pre = pre_release(digits);
-    Some(((numbers, pre.is_empty(), pre), word))
+    super::releases::releases_of(tree).map(|r| r.summary())
 }
 
 fn outline_entry(structure: &str, title: &str) -> String {

@@ -7,6 +7,7 @@ pub mod doccard;
 pub mod names;
 pub mod node_terms;
 pub mod period;
+pub mod releases;
 pub mod sections;
 pub mod tokenize;
 mod top_terms;

@@ -33,7 +33,7 @@ pub const NAMES_TEXT_CHARS: usize = 200_000;
 pub const MAX_NAME_WORDS: usize = 5;
 
 /// Prefix of the catalog lookup keys of names.
-const KEY_PREFIX: &str = "entity:";
+pub const KEY_PREFIX: &str = "entity:";
 
 /// Legal forms and their like, dropped from the end of a name for its short form.
 const LEGAL_FORMS: &[&str] = &[

@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use super::releases::{releases_of, Releases};
 use crate::tree::{NodeId, Tree};
 
 /// How much of a document's text (chars, reading order) the period rules read: its first pages.
@@ -36,6 +37,8 @@ pub struct Period {
     pub end: Option<Date>,
     /// The day of the report (an 8-K's earliest event, a release's date).
     pub report: Option<Date>,
+    /// The releases a changelog covers ([`super::releases::releases_of`]).
+    pub releases: Option<Releases>,
 }
 
 impl Period {
@@ -53,6 +56,9 @@ impl Period {
         }
         if let Some(d) = self.report {
             parts.push(format!("report of {}", iso(d)));
+        }
+        if let Some(r) = &self.releases {
+            parts.push(r.label());
         }
         let mut label = parts.join(", ");
         if let Some(form) = &self.form {
@@ -77,7 +83,19 @@ impl Period {
     }
 
     fn is_empty(&self) -> bool {
-        self.fiscal_year.is_none() && self.end.is_none() && self.report.is_none()
+        self.fiscal_year.is_none()
+            && self.end.is_none()
+            && self.report.is_none()
+            && self.releases.is_none()
+    }
+
+    /// Whether it says more than a changelog's releases (which its card's summary says
+    /// already).
+    pub fn is_dated(&self) -> bool {
+        self.form.is_some()
+            || self.fiscal_year.is_some()
+            || self.end.is_some()
+            || self.report.is_some()
     }
 }
 
@@ -188,12 +206,15 @@ fn opening_text(tree: &Tree) -> String {
     cut
 }
 
-/// The period `tree` covers, read from its title and first pages (see the module doc); `None`
-/// when they name none.
+/// The period `tree` covers, read from its title and first pages (see the module doc), and
+/// for a changelog the releases its headings name; `None` when they name none.
 pub fn period_of(tree: &Tree) -> Option<Period> {
     let title = tree.nodes.first().map_or("", |n| n.title.as_str());
     let text = opening_text(tree);
-    period_from(title, &text)
+    let releases = releases_of(tree);
+    let mut period = period_from(title, &text).unwrap_or_default();
+    period.releases = releases;
+    (!period.is_empty()).then_some(period)
 }
 
 /// [`period_of`] over a title and the document's opening text.

@@ -61,9 +61,11 @@ use crate::index::{DocCard, SectionIndex};
 /// format 5 has no text hashes to find its duplicates by, so `docnav index` rebuilds it.
 /// Version 7: DocCards carry the document's names and period (the catalog files each card under
 /// its names' `entity:` keys); a card of format 6 lacks both fields and does not decode, so
-/// `docnav index` rebuilds the workspace. A change in what the parsers and the build stage
+/// `docnav index` rebuilds the workspace. Version 8: a DocCard's period holds a changelog's
+/// release range, which a question naming a version is matched on; a card of format 7 does not
+/// decode (postcard has no optional fields), so `docnav index` rebuilds the workspace. A change in what the parsers and the build stage
 /// produce, with the same layout, bumps [`TREE_BUILDER_VERSION`] instead.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// Version of the trees the parsers and build stage make from a source. Bump it whenever the same
 /// source bytes give a different tree (headings, text cuts, summaries, references), so `docnav

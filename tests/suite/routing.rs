@@ -42,6 +42,7 @@ fn a_filings_card_names_its_issuer_ticker_and_period() {
             quarter: None,
             end: Some((2019, 9, 28)),
             report: None,
+            releases: None,
         })
     );
     let costco = lib.card("costco-2023-8k-dated-2023-08-09").unwrap();
@@ -178,4 +179,81 @@ fn docs_for_prints_the_ranked_cards_with_why() {
     assert_eq!(json[0]["why"]["name"], "AAPL");
     assert_eq!(json[0]["why"]["period"]["score"], 6);
     assert_eq!(json[0]["card"]["period"]["fiscal_year"], 2019);
+}
+
+/// A ticker only one of an issuer's documents prints still reaches the others: `MCD` is on the
+/// 10-K's cover (here its cover page as Markdown, the 10-K itself is 1.5 MB), not in the
+/// earnings release, and a question about the second quarter of 2023 wants the release.
+#[test]
+fn a_ticker_reaches_the_issuers_documents_that_do_not_print_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cover = dir.path().join("MCDONALDS_2022_10K.md");
+    std::fs::write(
+        &cover,
+        "# McDONALD'S CORPORATION — Form 10-K, fiscal year ended December 31, 2022\n\n\
+         Securities registered pursuant to Section 12(b) of the Act:\n\n\
+         Title of each class Trading Symbol(s) Name of each exchange on which registered\n\
+         Common Stock, $0.01 par value MCD New York Stock Exchange\n",
+    )
+    .unwrap();
+    let paths = [cover, filing("MCDONALDS_2023Q2_EARNINGS.pdf")];
+    let lib = InMemoryLibrary::from_paths(&paths, &BuildOptions::default()).unwrap();
+    let release = lib.card("mcdonalds-2023q2-earnings").unwrap();
+    assert!(
+        !release.names.iter().any(|n| n == "MCD"),
+        "the release prints no ticker: {:?}",
+        release.names
+    );
+    let ranked = explain(&lib, "MCD revenue in Q2 2023", 2);
+    let ids: Vec<&str> = ranked.iter().map(|r| r.card.doc_id.as_str()).collect();
+    assert_eq!(ids, ["mcdonalds-2023q2-earnings", "mcdonalds-2022-10k"]);
+    // Both are named by the ticker the question used; the release's period answers it.
+    assert_eq!(ranked[0].why.name.as_deref(), Some("MCD"));
+    assert_eq!(ranked[1].why.name.as_deref(), Some("MCD"));
+    assert!(
+        ranked[0].why.period.as_ref().unwrap().score > ranked[1].why.period.as_ref().unwrap().score
+    );
+}
+
+/// A changelog's period is the range of releases its headings name, and a question that names
+/// a package and a version sees the changelog whose range holds the version first: regex's
+/// changelog split where 1.0.0 begins, the newer releases in one file and the older in another.
+#[test]
+fn a_question_naming_a_version_sees_the_changelog_that_holds_it_first() {
+    let text = std::fs::read_to_string(fixture("regex__CHANGELOG.md")).unwrap();
+    let at = text.find("\n1.0.0 (2018-05-01)").unwrap() + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let (newer, older) = (
+        dir.path().join("regex__CHANGELOG.md"),
+        dir.path().join("regex__CHANGELOG-1.0-and-older.md"),
+    );
+    std::fs::write(&newer, &text[..at]).unwrap();
+    std::fs::write(&older, &text[at..]).unwrap();
+    let lib = InMemoryLibrary::from_paths(&[newer, older], &BuildOptions::default()).unwrap();
+    let label = |id: &str| lib.card(id).unwrap().period.as_ref().map(Period::label);
+    assert_eq!(
+        label("regex-changelog").as_deref(),
+        Some("releases 1.0.1–1.13.1")
+    );
+    assert_eq!(
+        label("regex-changelog-1-0-and-older").as_deref(),
+        Some("releases 0.1.66–1.0.0")
+    );
+    for (question, first) in [
+        (
+            "What changed in regex version 0.1.x?",
+            "regex-changelog-1-0-and-older",
+        ),
+        ("regex 1.0.0 release notes", "regex-changelog-1-0-and-older"),
+        ("What did regex v1.9.5 fix?", "regex-changelog"),
+        ("regex version 1.x", "regex-changelog"),
+    ] {
+        let ranked = explain(&lib, question, 2);
+        assert_eq!(ranked[0].card.doc_id, first, "{question}");
+        let score = |i: usize| ranked[i].why.period.as_ref().map_or(0, |p| p.score);
+        assert!(
+            score(0) > score(1) || question.contains("1.x"),
+            "{question}: {ranked:?}"
+        );
+    }
 }
