@@ -15,7 +15,7 @@ use crate::mcp::{serve_stdio, McpConfig};
     resources docnav://DOC_ID and docnav://DOC_ID/#2.1.\n\
     Register it with a coding agent, e.g. Claude Code:\n  \
     claude mcp add docnav -- docnav --workspace /abs/path/.docnav mcp\n\
-    See README \"Use from a coding agent\" for Cursor and Codex CLI.\n\
+    See the user guide (docs/src/mcp.md) for Cursor and Codex CLI.\n\
     Exit codes: 0 when the client closes stdin, 1 when the transport fails."
 )]
 pub struct McpArgs {

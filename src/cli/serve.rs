@@ -18,7 +18,7 @@ use crate::serve::{check_bind, router, serve, AppState, ServeConfig};
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Pages: / (Library), /doc/DOC_ID/#2.1 (Reader), /ask, /traces. \
-    API: /api/v1/… (README \"HTTP API\"). MCP over streamable HTTP: /mcp.\n\
+    API: /api/v1/… (user guide, docs/src/serve.md). MCP over streamable HTTP: /mcp.\n\
     A non-loopback --bind needs a token (--token or DOCNAV_TOKEN): every request then sends \
     `Authorization: Bearer TOKEN`, and the web app asks for it once.\n\
     Exit codes: 0 stopped with Ctrl-C or SIGTERM, 1 cannot listen, 2 usage error (e.g. a \

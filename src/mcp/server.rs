@@ -104,8 +104,8 @@ impl DocnavServer {
             Err(why) => {
                 return ToolText::error(format!(
                     "ask: {why}\nhint: the coding agent starts `docnav mcp`: put these variables \
-                     in the `env` of its docnav server entry (README \"Use from a coding \
-                     agent\"); search, cat and the other tools work without a model"
+                     in the `env` of its docnav server entry (user guide, docs/src/mcp.md); \
+                     search, cat and the other tools work without a model"
                 ))
             }
         };

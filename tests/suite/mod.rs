@@ -11,6 +11,7 @@ pub mod duplicates;
 pub mod eval;
 pub mod eval_agent;
 pub mod faults;
+pub mod guide;
 pub mod hostile_inputs;
 pub mod index;
 pub mod lists;

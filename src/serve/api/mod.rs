@@ -61,7 +61,7 @@ pub fn routes() -> Router<AppState> {
 
 async fn not_found() -> ApiError {
     ApiError::not_found(
-        "no such API route (hint: the routes are listed in the README, \"HTTP API\")",
+        "no such API route (hint: the user guide lists the routes, docs/src/serve.md)",
     )
 }
 
