@@ -10,6 +10,7 @@ are chars (Unicode code points); tokens are estimated as chars / 4; times are mi
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
@@ -46,12 +47,60 @@ class IndexReport:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__})
 
 
+def _date(value: Any) -> Optional[datetime.date]:
+    return datetime.date(int(value[0]), int(value[1]), int(value[2])) if value else None
+
+
+@dataclass(frozen=True)
+class Releases:
+    """The releases a changelog covers: its newest and oldest version headings as written
+    (``"v2.10.0"``, ``"1.0"``) and how many version headings it has."""
+
+    newest: str
+    oldest: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Period:
+    """The period a document covers, read from it when it was indexed (what routing matches a
+    question's ``FY2019``, ``Q2 2023``, ``version 4.x`` on).
+
+    ``form`` is ``"10-K"``, ``"10-Q"``, ``"8-K"`` or ``"earnings release"`` when the first page
+    says; ``fiscal_year`` the year the document calls its fiscal year; ``quarter`` 1–4 for a
+    quarterly report; ``end`` the period's last day; ``report`` an 8-K's or a release's date;
+    ``releases`` a changelog's range. Each is ``None`` when the document does not say.
+    """
+
+    form: Optional[str]
+    fiscal_year: Optional[int]
+    quarter: Optional[int]
+    end: Optional[datetime.date]
+    report: Optional[datetime.date]
+    releases: Optional[Releases]
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "Period":
+        releases = d.get("releases")
+        return cls(
+            form=d.get("form"),
+            fiscal_year=d.get("fiscal_year"),
+            quarter=d.get("quarter"),
+            end=_date(d.get("end")),
+            report=_date(d.get("report")),
+            releases=Releases(**releases) if releases else None,
+        )
+
+
 @dataclass(frozen=True)
 class DocCard:
     """The light description of one document the Orchestrator reads (``docnav docs --json``).
 
     ``outline`` holds depth 1–2 headings as ``"2.1 Searching"``; ``bytes`` is the source size;
-    ``node_count`` counts the tree's nodes, root included; ``fingerprint`` is the source's sha256.
+    ``node_count`` counts the tree's nodes, root included; ``fingerprint`` is the source's sha256;
+    ``names`` the names the document goes by, best first (the entity its title names, tickers,
+    its file's name, aliases it defines); ``period`` what it covers, ``None`` when it names no
+    period.
     """
 
     doc_id: str
@@ -64,10 +113,14 @@ class DocCard:
     summary: str
     top_terms: List[str]
     fingerprint: str
+    names: List[str]
+    period: Optional[Period]
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "DocCard":
-        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
+        fields = {k: d[k] for k in cls.__dataclass_fields__ if k != "period"}
+        period = d.get("period")
+        return cls(**fields, period=Period._from(period) if period else None)
 
 
 @dataclass(frozen=True)

@@ -124,6 +124,20 @@ def test_docs_for_ranks_as_the_cli_does(workspace: docnav.Workspace, indexed: Pa
         workspace.docs_for("zip", k=51)
 
 
+def test_a_card_names_its_document_and_its_period(workspace: docnav.Workspace) -> None:
+    cards = {c.doc_id: c for c in workspace.docs()}
+    assert cards["ripgrep-faq"].names == ["ripgrep"]
+    assert cards["ripgrep-faq"].period is None
+    changelog = cards["regex-changelog"].period
+    assert changelog is not None and changelog.releases is not None
+    assert (changelog.releases.newest, changelog.releases.oldest) == ("1.13.1", "0.1.66")
+    assert changelog.releases.count >= 100 and changelog.fiscal_year is None
+    # A question naming the package and a version ranks the changelog that holds it first.
+    first = workspace.docs_for("What did regex version 1.9 change?", k=1)[0]
+    assert first.card.doc_id == "regex-changelog"
+    assert first.reasons["period"]["label"] == "releases 0.1.66–1.13.1"
+
+
 def test_search_refuses_bad_arguments(workspace: docnav.Workspace) -> None:
     with pytest.raises(ValueError, match="empty"):
         workspace.search("  ")

@@ -178,10 +178,12 @@ pub fn detect(lines: &[&TextLine], page: &[usize]) -> Option<Detected> {
                 .extend(extra.into_iter().filter(|h| h.at < first_found));
             found.headings.sort_by_key(|h| h.at);
         }
+        super::listed::drop_listed_divisions(&mut found.headings);
         nesting::nest_by_scheme(&mut found.headings);
         return Some(found);
     }
     let mut headings = from_typography(lines, page, &blocks, body, &toc_lines);
+    super::listed::drop_listed_divisions(&mut headings);
     nesting::nest_by_scheme(&mut headings);
     (headings.len() >= MIN_HEADINGS).then_some(Detected {
         headings,
@@ -798,7 +800,14 @@ fn from_typography(
 /// body, or followed by a regular line not indented under it; an unnumbered one must start
 /// with a capital and not end like a sentence or list (`.`, `,`, `;`, `:`, `)`).
 fn bold_label(lines: &[&TextLine], page: &[usize], b: &Block, body: Body) -> bool {
-    if !b.bold || b.text.chars().count() > MAX_BOLD_LABEL_CHARS {
+    if !b.bold {
+        return false;
+    }
+    // A bold division heading may be as long as any heading (the block is bounded by
+    // [`MAX_HEADING_CHARS`]): `ITEM 7. MANAGEMENT’S DISCUSSION AND ANALYSIS OF FINANCIAL
+    // CONDITION AND RESULTS OF OPERATIONS` is 95 chars.
+    let division = b.number.as_ref().is_some_and(|n| n.scheme.rank().is_some());
+    if b.text.chars().count() > MAX_BOLD_LABEL_CHARS && !division {
         return false;
     }
     if b.number.is_none()
@@ -807,7 +816,7 @@ fn bold_label(lines: &[&TextLine], page: &[usize], b: &Block, body: Body) -> boo
         return false;
     }
     // A bold division heading (`ITEM 1. BUSINESS`, `Note 3 – Leases`) needs nothing more.
-    if b.x < body.x - OUTDENT || b.number.as_ref().is_some_and(|n| n.scheme.rank().is_some()) {
+    if b.x < body.x - OUTDENT || division {
         return true;
     }
     let next = b.at + b.lines;

@@ -51,6 +51,7 @@ mod footnotes;
 mod furniture;
 mod headings;
 mod hyphenation;
+mod listed;
 mod locate;
 mod nesting;
 mod numbering;

@@ -37,12 +37,16 @@ enum Open {
     Styled { size: f32, bold: bool },
 }
 
-fn open_of(h: &Heading) -> Open {
+fn open_of(h: &Heading, schemes: &[Scheme]) -> Open {
     match &h.number {
         Some(n) => match n.scheme.rank() {
-            Some(rank) => Open::Keyword {
+            Some(rank) if schemes.contains(&n.scheme) => Open::Keyword {
                 scheme: n.scheme,
                 rank,
+            },
+            Some(_) => Open::Styled {
+                size: h.size,
+                bold: h.bold,
             },
             None => Open::Decimal { depth: n.depth },
         },
@@ -51,6 +55,27 @@ fn open_of(h: &Heading) -> Open {
             bold: h.bold,
         },
     }
+}
+
+/// The keyword schemes of `headings` that number at least two headings differently: a
+/// keyword that only ever carries one number is part of a name (`Chapter 11 Proceedings`, a
+/// bankruptcy; `Section 16(a) Beneficial Ownership`, a statute), not a division of the
+/// document, and placing it as one nests every later Item inside it.
+fn numbering_schemes(headings: &[Heading]) -> Vec<Scheme> {
+    let mut seen: Vec<(Scheme, &str, bool)> = Vec::new();
+    for n in headings.iter().filter_map(|h| h.number.as_ref()) {
+        if n.scheme.rank().is_none() {
+            continue;
+        }
+        match seen.iter_mut().find(|(s, _, _)| *s == n.scheme) {
+            Some((_, first, several)) => *several |= *first != n.key,
+            None => seen.push((n.scheme, n.key.as_str(), false)),
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, _, several)| *several)
+        .map(|(s, _, _)| s)
+        .collect()
 }
 
 /// True when a styled heading `open` is no stronger than `new` (so `new` closes it).
@@ -63,16 +88,21 @@ fn not_stronger(open: (f32, bool), new: (f32, bool)) -> bool {
 /// Re-level `headings` by their schemes (see the module doc) when at least
 /// [`MIN_KEYWORD_HEADINGS`] of them carry a keyword number; returns whether it did.
 pub fn nest_by_scheme(headings: &mut [Heading]) -> bool {
+    let schemes = numbering_schemes(headings);
     let keywords = headings
         .iter()
-        .filter(|h| h.number.as_ref().is_some_and(|n| n.scheme.rank().is_some()))
+        .filter(|h| {
+            h.number
+                .as_ref()
+                .is_some_and(|n| schemes.contains(&n.scheme))
+        })
         .count();
     if keywords < MIN_KEYWORD_HEADINGS {
         return false;
     }
     let mut stack: Vec<Open> = Vec::new();
     for h in headings.iter_mut() {
-        let open = open_of(h);
+        let open = open_of(h, &schemes);
         match open {
             Open::Keyword { scheme, rank } => {
                 let same = stack
@@ -197,6 +227,32 @@ mod tests {
                 (2, "Item 9. Changes in and Disagreements with Accountants"),
             ]
         );
+    }
+
+    /// PG&E's 10-K for 2019 heads its bankruptcy `Chapter 11 Proceedings` in the Items' bold
+    /// body type, three times: as a Chapter it closed Item 1 and took every later Item of Part
+    /// I inside it.
+    #[test]
+    fn a_keyword_that_only_ever_carries_one_number_is_a_name() {
+        let mut hs = vec![
+            h("PART I", 8.8, true),
+            h("ITEM 1. BUSINESS", 8.8, true),
+            h("Chapter 11 Proceedings", 8.8, true),
+            h("Regulatory Environment", 8.8, true),
+            h("ITEM 1A. RISK FACTORS", 8.8, true),
+            h("PART II", 8.8, true),
+            h("ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS", 8.8, true),
+            h("Chapter 11 Proceedings", 8.8, true),
+            h(
+                "Section 16(a) Beneficial Ownership Reporting Compliance",
+                8.8,
+                true,
+            ),
+            h("ITEM 8. FINANCIAL STATEMENTS", 8.8, true),
+        ];
+        assert!(nest_by_scheme(&mut hs));
+        let levels: Vec<u32> = hs.iter().map(|h| h.level).collect();
+        assert_eq!(levels, vec![1, 2, 3, 3, 2, 1, 2, 3, 3, 2]);
     }
 
     #[test]
