@@ -12,7 +12,8 @@ use tokio::sync::Semaphore;
 use super::agent::{AgentArgs, ModelArgs};
 use super::GlobalArgs;
 use crate::mcp::http::streamable_http_service;
-use crate::serve::{check_bind, router, serve, AppState, ServeConfig};
+use crate::serve::limits::DEFAULT_IDLE_TIMEOUT_SECS;
+use crate::serve::{check_bind, router, serve, AppState, ConnectionLimits, ServeConfig};
 
 /// Arguments of `docnav serve`.
 #[derive(Debug, clap::Args)]
@@ -21,6 +22,9 @@ use crate::serve::{check_bind, router, serve, AppState, ServeConfig};
     API: /api/v1/… (README \"HTTP API\"). MCP over streamable HTTP: /mcp.\n\
     A non-loopback --bind needs a token (--token or DOCNAV_TOKEN): every request then sends \
     `Authorization: Bearer TOKEN`, and the web app asks for it once.\n\
+    Connections: a client has --idle-timeout seconds to send a request's headers; at most \
+    (open-file limit - max(64, limit/4)) connections are open at once, more wait until one \
+    closes.\n\
     Exit codes: 0 stopped with Ctrl-C or SIGTERM, 1 cannot listen, 2 usage error (e.g. a \
     public address without a token)."
 )]
@@ -46,6 +50,11 @@ pub struct ServeArgs {
     /// trace).
     #[arg(long)]
     no_traces: bool,
+    /// Seconds a client has to send a request's headers, after connecting and after each
+    /// answer on a kept-alive connection; a connection silent for longer is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_IDLE_TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    idle_timeout: u64,
     #[command(flatten)]
     model: ModelArgs,
     #[command(flatten)]
@@ -123,7 +132,14 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("warning: could not open a browser: {e}");
             }
         }
-        serve(listener, app, shutdown_signal()).await?;
+        let limits =
+            ConnectionLimits::for_this_process(std::time::Duration::from_secs(args.idle_timeout));
+        tracing::debug!(
+            "at most {} connections at once, {} s to send a request's headers",
+            limits.max_connections,
+            args.idle_timeout
+        );
+        serve(listener, app, limits, shutdown_signal()).await?;
         Ok(())
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));

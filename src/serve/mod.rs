@@ -24,6 +24,7 @@ pub mod api;
 pub mod assets;
 pub mod auth;
 pub mod error;
+pub mod limits;
 pub mod links;
 pub mod pages;
 pub mod search_cache;
@@ -36,6 +37,7 @@ use std::sync::Arc;
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
 
+pub use limits::{serve, ConnectionLimits};
 pub use state::{AppState, ServeConfig};
 
 use crate::nav::live::LiveLibrary;
@@ -90,19 +92,6 @@ pub fn router(state: AppState, extra: Router) -> Router {
             auth::guard,
         ))
         .layer(axum::middleware::from_fn(auth::security_headers))
-}
-
-/// Serve `app` on `listener` until `shutdown` resolves; requests in flight are finished first.
-///
-/// Errors: the listener failed.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    app: Router,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
 }
 
 /// The library a server over `workspace` reads (opened on first use, reopened per generation).
