@@ -12,15 +12,23 @@ use tokio::sync::Semaphore;
 use super::agent::{AgentArgs, ModelArgs};
 use super::GlobalArgs;
 use crate::mcp::http::streamable_http_service;
-use crate::serve::{check_bind, router, serve, AppState, ServeConfig};
+use crate::serve::limits::DEFAULT_IDLE_TIMEOUT_SECS;
+use crate::serve::{check_bind, router, serve, AppState, ConnectionLimits, ServeConfig};
 
 /// Arguments of `docnav serve`.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Pages: / (Library), /doc/DOC_ID/#2.1 (Reader), /ask, /traces. \
     API: /api/v1/… (user guide, docs/src/serve.md). MCP over streamable HTTP: /mcp.\n\
-    A non-loopback --bind needs a token (--token or DOCNAV_TOKEN): every request then sends \
-    `Authorization: Bearer TOKEN`, and the web app asks for it once.\n\
+    A non-loopback --bind needs a token (--token or DOCNAV_TOKEN) of at least 16 characters: \
+    every request then sends `Authorization: Bearer TOKEN`, and the web app asks for it once \
+    (the login lasts 7 days or until \"Log out\"). After 5 wrong tokens a client waits 1 s, \
+    then 2, 4, ... up to 60 s between tries (429 with Retry-After).\n\
+    The web app starts an ask only from its own page (a CSRF token); `/ask?q=...` links fill \
+    the question in, never run it.\n\
+    Connections: a client has --idle-timeout seconds to send a request's headers; at most \
+    (open-file limit - max(64, limit/4)) connections are open at once, more wait until one \
+    closes.\n\
     Exit codes: 0 stopped with Ctrl-C or SIGTERM, 1 cannot listen, 2 usage error (e.g. a \
     public address without a token)."
 )]
@@ -46,6 +54,15 @@ pub struct ServeArgs {
     /// trace).
     #[arg(long)]
     no_traces: bool,
+    /// Uploaded traces kept in the workspace's `traces/`; past it (or past 256 MiB of uploads)
+    /// the oldest uploads are removed. Recorded runs are never removed.
+    #[arg(long, value_name = "N", default_value_t = crate::serve::traces::DEFAULT_MAX_UPLOADS)]
+    max_uploads: usize,
+    /// Seconds a client has to send a request's headers, after connecting and after each
+    /// answer on a kept-alive connection; a connection silent for longer is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_IDLE_TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    idle_timeout: u64,
     #[command(flatten)]
     model: ModelArgs,
     #[command(flatten)]
@@ -94,6 +111,10 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
         ask_permits,
         max_asks,
         record_traces,
+        uploads: crate::serve::traces::UploadLimits {
+            max_count: args.max_uploads.max(1),
+            ..Default::default()
+        },
         token: args.token.clone(),
         allowed_hosts: allowed_hosts(args.bind),
     });
@@ -123,7 +144,14 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("warning: could not open a browser: {e}");
             }
         }
-        serve(listener, app, shutdown_signal()).await?;
+        let limits =
+            ConnectionLimits::for_this_process(std::time::Duration::from_secs(args.idle_timeout));
+        tracing::debug!(
+            "at most {} connections at once, {} s to send a request's headers",
+            limits.max_connections,
+            args.idle_timeout
+        );
+        serve(listener, app, limits, shutdown_signal()).await?;
         Ok(())
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));

@@ -1,8 +1,10 @@
 //! Errors as the API returns them: `{"error": CODE, "detail": ONE_LINE}` with the status that
-//! says who must act — 400 bad input, 401 no or wrong token, 404 unknown document, section or
-//! trace, 413 body too large, 422 a trace that cannot be replayed, 429 too many asks (with
-//! `Retry-After`, seconds), 500 a failure of ours, 503 no workspace or no model yet. One
-//! [`IntoResponse`] for all of them.
+//! says who must act — 400 bad input, 401 no or wrong token, 403 another site's request or no
+//! CSRF token, 404 unknown document, section or trace, 405 a method the route does not take,
+//! 413 body too large, 414 URL too long, 422 a trace that cannot be replayed, 429 too many asks
+//! or wrong tokens (with `Retry-After`, seconds), 431 headers too large, 500 a failure of ours,
+//! 503 no workspace or no model yet. One [`IntoResponse`] for all of them, and
+//! [`api_errors_as_json`] for the answers the router and the HTTP layer make themselves.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -15,8 +17,10 @@ use crate::workspace::WorkspaceError;
 pub struct ApiError {
     /// The HTTP status.
     pub status: StatusCode,
-    /// A stable code for scripts: `bad_request`, `unauthorized`, `not_found`, `too_large`,
-    /// `cannot_replay`, `too_many_asks`, `internal`, `no_workspace`, `no_model`, `busy`.
+    /// A stable code for scripts: `bad_request`, `unauthorized`, `forbidden_host`,
+    /// `cross_origin`, `csrf`, `not_found`, `method_not_allowed`, `too_large`, `uri_too_long`,
+    /// `cannot_replay`, `too_many_asks`, `too_many_attempts`, `headers_too_large`, `internal`,
+    /// `no_workspace`, `no_model`, `busy`.
     pub code: &'static str,
     /// One line for a person, with a hint when there is something to do.
     pub detail: String,
@@ -79,6 +83,30 @@ impl ApiError {
         }
     }
 
+    /// 429: this client sent too many wrong tokens and must wait `retry_after` seconds.
+    pub fn too_many_attempts(retry_after: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(retry_after),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_attempts",
+                format!("too many wrong tokens from this address (hint: retry in {retry_after} s)"),
+            )
+        }
+    }
+
+    /// 403: a browser's request that spends or stores something without the session's CSRF
+    /// token.
+    pub fn csrf() -> ApiError {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "csrf",
+            "a browser's request that changes or spends anything needs this session's token in \
+             `X-Docnav-Csrf` (the web app's pages send it; scripts send `Authorization: Bearer \
+             TOKEN` or no browser headers)",
+        )
+    }
+
     /// 503: no model configured; `why` says what to set.
     pub fn no_model(why: &str) -> ApiError {
         ApiError::new(
@@ -127,6 +155,98 @@ impl ApiError {
             },
         }
     }
+}
+
+/// The code of an error the router or the HTTP layer answered with `status` itself.
+fn code_for(status: StatusCode) -> &'static str {
+    match status {
+        StatusCode::UNAUTHORIZED => "unauthorized",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::PAYLOAD_TOO_LARGE => "too_large",
+        StatusCode::URI_TOO_LONG => "uri_too_long",
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => "headers_too_large",
+        s if s.is_server_error() => "internal",
+        _ => "bad_request",
+    }
+}
+
+/// Bytes of a request's URL (path and query) the server reads; a longer one gets 414.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// Bytes of a request's header fields (names, values and their separators); more get 431.
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
+/// Every error under `/api/` in the JSON shape: the answers the router makes itself (405 for a
+/// method a route does not take, 400 for a path that is not UTF-8) are rewritten, their detail
+/// kept; a URL over [`MAX_URI_BYTES`] gets 414 and header fields over [`MAX_HEADER_BYTES`] get
+/// 431 here, before any handler. (The HTTP layer still answers a URL over 64 KiB or a head over
+/// its buffer itself, with an empty body, and closes the connection.)
+pub async fn api_errors_as_json(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let api = request.uri().path().starts_with("/api/");
+    let uri_bytes = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |p| p.as_str().len());
+    let header_bytes: usize = request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum();
+    let refused = if uri_bytes > MAX_URI_BYTES {
+        Some(ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            "uri_too_long",
+            format!("the URL has {uri_bytes} bytes, over the limit of {MAX_URI_BYTES}"),
+        ))
+    } else if header_bytes > MAX_HEADER_BYTES {
+        Some(ApiError::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "headers_too_large",
+            format!(
+                "the header fields have {header_bytes} bytes, over the limit of {MAX_HEADER_BYTES}"
+            ),
+        ))
+    } else {
+        None
+    };
+    if let Some(e) = refused {
+        return if api {
+            e.into_response()
+        } else {
+            let mut response = e.detail.into_response();
+            *response.status_mut() = e.status;
+            response
+        };
+    }
+    let response = next.run(request).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !api || !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 4 * 1024)
+        .await
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let detail = match text.trim() {
+        "" => status.canonical_reason().unwrap_or("error").to_lowercase(),
+        t => t.to_string(),
+    };
+    let mut json = ApiError::new(status, code_for(status), detail).into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            json.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    json
 }
 
 impl IntoResponse for ApiError {

@@ -11,23 +11,30 @@
 //! A face like [`crate::cli`] and [`crate::mcp`]: it calls the workspace ([`LiveLibrary`]), the
 //! navigator, the agent and the traces; nothing below calls it, and it imports no other face.
 //!
-//! Secure by default: loopback unless a token is given ([`check_bind`]); with a token every
-//! request needs it (a bearer header, or the web app's login cookie); without one, only requests
-//! naming a loopback host are served (DNS rebinding). Every document string reaches a page through
-//! the templates' HTML escaping after [`for_display`](crate::nav::render::for_display) made its
-//! control and bidi characters visible; the Content-Security-Policy allows no inline script;
-//! trace names are checked before any file is touched; bodies are bounded; `ask` runs at most
-//! `max_asks` at once (429 beyond), because it spends the user's money.
+//! Secure by default: loopback unless a token is given ([`check_bind`], at least 16
+//! characters); with a token every request needs it (a bearer header, or the web app's signed,
+//! expiring login cookie, [`session`]), and wrong tokens slow their client down ([`throttle`]);
+//! without one, only requests naming a loopback host are served (DNS rebinding). Nothing that
+//! spends or stores starts from a GET or from another site: posts need this server's `Origin`,
+//! and a browser's API posts the session's CSRF token ([`auth`]). Every document string reaches
+//! a page through the templates' HTML escaping after
+//! [`for_display`](crate::nav::render::for_display) made its control and bidi characters
+//! visible; the Content-Security-Policy allows no inline script; trace names are checked before
+//! any file is touched; bodies, URLs, headers, uploads and connections are bounded ([`limits`]);
+//! `ask` runs at most `max_asks` at once (429 beyond), because it spends the user's money.
 
 pub mod allocator;
 pub mod api;
 pub mod assets;
 pub mod auth;
 pub mod error;
+pub mod limits;
 pub mod links;
 pub mod pages;
 pub mod search_cache;
+pub mod session;
 pub mod state;
+pub mod throttle;
 pub mod traces;
 
 use std::net::SocketAddr;
@@ -36,6 +43,7 @@ use std::sync::Arc;
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
 
+pub use limits::{serve, ConnectionLimits};
 pub use state::{AppState, ServeConfig};
 
 use crate::nav::live::LiveLibrary;
@@ -57,18 +65,23 @@ pub enum BindError {
          (hint: pass --token TOKEN or set DOCNAV_TOKEN, or bind 127.0.0.1)"
     )]
     NeedsToken(SocketAddr),
-    /// `--token ""`.
-    #[error("the token is empty (hint: give a long random string, e.g. `openssl rand -hex 32`)")]
-    EmptyToken,
+    /// A token shorter than [`auth::MIN_TOKEN_CHARS`]: guessable.
+    #[error(
+        "the token has {0} characters, fewer than {min} (hint: give a long random string, \
+         e.g. `openssl rand -hex 32`)",
+        min = auth::MIN_TOKEN_CHARS
+    )]
+    ShortToken(usize),
 }
 
 /// Whether the server may listen on `addr` with `token`: loopback addresses always; any other
-/// (`0.0.0.0`, a LAN address) only with a non-empty token.
+/// (`0.0.0.0`, a LAN address) only with a token; a token only of at least
+/// [`auth::MIN_TOKEN_CHARS`] characters.
 ///
-/// Errors: [`BindError::NeedsToken`], [`BindError::EmptyToken`].
+/// Errors: [`BindError::NeedsToken`], [`BindError::ShortToken`].
 pub fn check_bind(addr: SocketAddr, token: Option<&str>) -> Result<(), BindError> {
-    match token {
-        Some("") => Err(BindError::EmptyToken),
+    match token.map(|t| t.chars().count()) {
+        Some(n) if n < auth::MIN_TOKEN_CHARS => Err(BindError::ShortToken(n)),
         Some(_) => Ok(()),
         None if addr.ip().is_loopback() => Ok(()),
         None => Err(BindError::NeedsToken(addr)),
@@ -89,20 +102,8 @@ pub fn router(state: AppState, extra: Router) -> Router {
             state.auth.clone(),
             auth::guard,
         ))
+        .layer(axum::middleware::from_fn(error::api_errors_as_json))
         .layer(axum::middleware::from_fn(auth::security_headers))
-}
-
-/// Serve `app` on `listener` until `shutdown` resolves; requests in flight are finished first.
-///
-/// Errors: the listener failed.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    app: Router,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
 }
 
 /// The library a server over `workspace` reads (opened on first use, reopened per generation).
@@ -122,7 +123,13 @@ mod tests {
         assert_eq!(check_bind(local, None), Ok(()));
         assert_eq!(check_bind(v6, None), Ok(()));
         assert_eq!(check_bind(all, None), Err(BindError::NeedsToken(all)));
-        assert_eq!(check_bind(all, Some("s3cret")), Ok(()));
-        assert_eq!(check_bind(local, Some("")), Err(BindError::EmptyToken));
+        assert_eq!(check_bind(all, Some("s3cret-s3cret-s3")), Ok(()));
+        assert_eq!(check_bind(local, Some("")), Err(BindError::ShortToken(0)));
+        assert_eq!(check_bind(all, Some("a")), Err(BindError::ShortToken(1)));
+        assert_eq!(
+            check_bind(local, Some("ééééééééééééééé")),
+            Err(BindError::ShortToken(15)),
+            "characters, not bytes"
+        );
     }
 }

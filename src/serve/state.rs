@@ -9,7 +9,7 @@ use tokio::sync::Semaphore;
 use super::auth::Auth;
 use super::error::ApiError;
 use super::search_cache::SearchCache;
-use super::traces::TraceCatalog;
+use super::traces::{TraceCatalog, UploadLimits};
 use crate::agent::AgentOptions;
 use crate::llm::ChatModel;
 use crate::nav::live::{LiveLibrary, Opened};
@@ -30,6 +30,8 @@ pub struct ServeConfig {
     pub max_asks: usize,
     /// Record every `ask` as a trace in the workspace's `traces/` (the Ask page links to it).
     pub record_traces: bool,
+    /// How many uploaded traces are kept, and their bytes.
+    pub uploads: UploadLimits,
     /// The bearer token every request needs, if any.
     pub token: Option<String>,
     /// Host names (without port) a request may name when there is no token: the loopback names
@@ -55,6 +57,8 @@ pub struct Inner {
     pub max_asks: usize,
     /// Whether asks are recorded.
     pub record_traces: bool,
+    /// Bounds on uploaded traces.
+    pub uploads: UploadLimits,
     /// Token and cookie checks (shared with the guard).
     pub auth: Arc<Auth>,
     /// Summaries of the trace files, cached by modification time and length.
@@ -75,6 +79,7 @@ impl AppState {
             asks: config.ask_permits,
             max_asks: config.max_asks,
             record_traces: config.record_traces,
+            uploads: config.uploads,
             auth: Arc::new(Auth::new(config.token, config.allowed_hosts)),
             traces: TraceCatalog::default(),
             work: Arc::new(Semaphore::new(work_permits())),

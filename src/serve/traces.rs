@@ -1,6 +1,8 @@
 //! The workspace's `traces/` as the server shows them: names checked before any file is touched
 //! ([`trace_path`]), one summary per file (question, date, model, verdict, calls, tokens) cached
-//! by modification time and length ([`TraceCatalog`]), and uploads written atomically.
+//! by modification time and length ([`TraceCatalog`]), and uploads written atomically and
+//! bounded in number and bytes ([`UploadLimits`]: the oldest uploads go first, recorded runs
+//! never).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -235,13 +237,38 @@ pub fn load(dir: &Path, name: &str) -> Result<Trace, ApiError> {
     read_trace(&path).map_err(|e| ApiError::cannot_replay(e.to_string()))
 }
 
+/// The default of `docnav serve --max-uploads`.
+pub const DEFAULT_MAX_UPLOADS: usize = 100;
+
+/// Bytes all uploaded traces of a workspace may take together: 16 uploads at the size limit.
+pub const MAX_UPLOADS_BYTES: u64 = 256 * 1024 * 1024;
+
+/// How many uploaded traces a workspace keeps and how many bytes they may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UploadLimits {
+    /// Uploads kept at most.
+    pub max_count: usize,
+    /// Bytes of all uploads together, at most.
+    pub max_bytes: u64,
+}
+
+impl Default for UploadLimits {
+    fn default() -> Self {
+        UploadLimits {
+            max_count: DEFAULT_MAX_UPLOADS,
+            max_bytes: MAX_UPLOADS_BYTES,
+        }
+    }
+}
+
 /// Store `text`, an uploaded trace, in `dir` under a new name (`upload-` + the recorded start and
 /// question + 8 hex digits of its sha256, so the same upload twice gets the same name) and
-/// return the name. The file is written atomically (temp file, fsync, rename).
+/// return the name. The file is written atomically (temp file, fsync, rename); then the oldest
+/// uploads are removed until `limits` hold ([`prune_uploads`]).
 ///
 /// Errors: 400 when `text` is not a trace this build reads (the parse error names the line);
 /// 500 when the file cannot be written.
-pub fn store_upload(dir: &Path, text: &str) -> Result<String, ApiError> {
+pub fn store_upload(dir: &Path, text: &str, limits: UploadLimits) -> Result<String, ApiError> {
     let trace =
         parse_trace(Path::new("upload"), text).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let hash = crate::agent::events::sha256_hex(text);
@@ -253,7 +280,53 @@ pub fn store_upload(dir: &Path, text: &str) -> Result<String, ApiError> {
     let path = dir.join(&name);
     crate::workspace::write_atomic(&path, text.as_bytes())
         .map_err(|e| ApiError::internal(format!("cannot write `{}`: {e}", path.display())))?;
+    prune_uploads(dir, &name, limits);
     Ok(name)
+}
+
+/// Remove uploaded traces (`upload-*.jsonl`) from `dir`, oldest first (by modification time,
+/// then name), until at most `limits.max_count` remain and they take at most
+/// `limits.max_bytes`. `keep` (the upload just stored) and recorded runs are never removed.
+/// Returns the names removed; a file that cannot be removed is logged and skipped.
+pub fn prune_uploads(dir: &Path, keep: &str, limits: UploadLimits) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut uploads: Vec<(SystemTime, String, u64)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let meta = e.metadata().ok()?;
+            (name.starts_with("upload-") && valid_name(&name) && meta.is_file()).then(|| {
+                (
+                    meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                    name,
+                    meta.len(),
+                )
+            })
+        })
+        .collect();
+    uploads.sort();
+    let mut count = uploads.len();
+    let mut bytes: u64 = uploads.iter().map(|(_, _, len)| len).sum();
+    let mut removed = Vec::new();
+    for (_, name, len) in uploads {
+        if count <= limits.max_count && bytes <= limits.max_bytes {
+            break;
+        }
+        if name == keep {
+            continue;
+        }
+        match std::fs::remove_file(dir.join(&name)) {
+            Ok(()) => {
+                count -= 1;
+                bytes = bytes.saturating_sub(len);
+                removed.push(name);
+            }
+            Err(e) => tracing::warn!("cannot remove the old upload `{name}`: {e}"),
+        }
+    }
+    removed
 }
 
 #[cfg(test)]
@@ -287,6 +360,50 @@ mod tests {
         }
         let long = format!("{}.jsonl", "a".repeat(MAX_NAME_BYTES));
         assert!(!valid_name(&long));
+    }
+
+    #[test]
+    fn the_oldest_uploads_go_first_and_recorded_runs_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, bytes: usize, age_s: u64| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, vec![b'x'; bytes]).unwrap();
+            let when = SystemTime::now() - std::time::Duration::from_secs(age_s);
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        };
+        write("20260101T000000Z-recorded.jsonl", 1_000, 500);
+        write("upload-a.jsonl", 100, 400);
+        write("upload-b.jsonl", 100, 300);
+        write("upload-c.jsonl", 100, 200);
+        write("upload-d.jsonl", 100, 100);
+        let by_count = UploadLimits {
+            max_count: 3,
+            max_bytes: u64::MAX,
+        };
+        assert_eq!(
+            prune_uploads(dir.path(), "upload-d.jsonl", by_count),
+            ["upload-a.jsonl"]
+        );
+        let by_bytes = UploadLimits {
+            max_count: 100,
+            max_bytes: 150,
+        };
+        // The upload just stored stays even when it is the oldest one.
+        assert_eq!(
+            prune_uploads(dir.path(), "upload-b.jsonl", by_bytes),
+            ["upload-c.jsonl", "upload-d.jsonl"]
+        );
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["20260101T000000Z-recorded.jsonl", "upload-b.jsonl"]);
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub mod search_index;
 pub mod serve_api;
 pub mod serve_ask;
 pub mod serve_browser;
+pub mod serve_browser_auth;
+pub mod serve_limits;
 pub mod serve_mcp;
 pub mod serve_security;
 pub mod shell;

@@ -386,3 +386,102 @@ async fn two_servers_over_one_workspace_answer_identically_and_both_see_a_new_ge
         get(&b, "/api/v1/search?q=compressed&k=3").await
     );
 }
+
+/// The answers the router and the HTTP layer make themselves — a method a route does not take,
+/// a URL or headers too long, a path that is not UTF-8 — are the same JSON errors.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_error_under_api_is_json_even_the_routers_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let served = Served::start(&ws, &[], &[]);
+    let http = client();
+    let long = format!("/api/v1/search?q={}", "x".repeat(10_000));
+    for (request, status, code) in [
+        (
+            http.delete(served.at("/api/v1/health")),
+            405,
+            "method_not_allowed",
+        ),
+        (
+            http.get(served.at("/api/v1/ask")),
+            405,
+            "method_not_allowed",
+        ),
+        (http.get(served.at(&long)), 414, "uri_too_long"),
+        (
+            http.get(served.at("/api/v1/health"))
+                .header("x-padding", "p".repeat(40_000)),
+            431,
+            "headers_too_large",
+        ),
+        (http.get(served.at("/api/v1/docs/%FF")), 400, "bad_request"),
+        (
+            http.get(served.at("/api/v1/docs/%FF/section")),
+            400,
+            "bad_request",
+        ),
+    ] {
+        let r = request.send().await.unwrap();
+        let url = r.url().to_string();
+        assert_eq!(r.status().as_u16(), status, "{url:.80}");
+        let allow = r.headers().get("allow").cloned();
+        assert_eq!(r.headers()["content-type"], "application/json", "{url:.80}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"], code, "{url:.80}: {body}");
+        assert!(
+            !body["detail"].as_str().unwrap().is_empty(),
+            "{url:.80}: {body}"
+        );
+        if status == 405 {
+            assert!(allow.is_some(), "405 keeps its Allow header");
+        }
+    }
+}
+
+/// A minimal trace (a header, no events) asking `question`.
+fn trace_text(question: &str) -> String {
+    format!(
+        "{}\n",
+        json!({
+            "type": "header", "format_version": 4, "docnav_version": "0.1.0",
+            "question": question, "model": "fake-model", "options": {}, "documents": [],
+            "started_unix_ms": 1_795_622_671_000u64,
+        })
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn uploaded_traces_are_bounded_oldest_first_and_recorded_runs_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let traces = ws.join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    let recorded = "20261125T160431Z-a-recorded-run.jsonl";
+    std::fs::write(traces.join(recorded), trace_text("a recorded run")).unwrap();
+    let served = Served::start(&ws, &["--max-uploads", "2"], &[]);
+    let mut names = Vec::new();
+    for question in ["first", "second", "third"] {
+        let r = served
+            .post_raw("/api/v1/traces", trace_text(question))
+            .await;
+        assert_eq!(r.status().as_u16(), 201, "{question}");
+        names.push(
+            r.json::<Value>().await.unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+        // Modification times a file system can tell apart.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let mut left: Vec<String> = std::fs::read_dir(&traces)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    let mut expected = vec![recorded.to_string(), names[1].clone(), names[2].clone()];
+    expected.sort();
+    assert_eq!(left, expected);
+    let (status, _) = get(&served, &format!("/api/v1/traces/{}", names[0])).await;
+    assert_eq!(status, 404);
+}

@@ -10,11 +10,12 @@ use super::common::{docnav, fixture, run};
 use super::mcp::workspace;
 use crate::support::server::{client, Served};
 
+fn enc(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
+
 /// A urlencoded login form body.
 fn form(token: &str, next: &str) -> String {
-    let enc = |s: &str| {
-        percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
-    };
     format!("token={}&next={}", enc(token), enc(next))
 }
 
@@ -107,6 +108,10 @@ async fn with_a_token_every_request_needs_it_and_the_web_app_logs_in() {
     let cookie = ok.headers()["set-cookie"].to_str().unwrap().to_string();
     assert!(cookie.contains("HttpOnly"), "{cookie}");
     assert!(cookie.contains("SameSite=Strict"), "{cookie}");
+    assert!(
+        cookie.contains("Max-Age=604800"),
+        "a login lasts a week: {cookie}"
+    );
     assert!(!cookie.contains(token), "{cookie}");
     let value = cookie.split(';').next().unwrap().to_string();
     let with_cookie = http
@@ -132,6 +137,164 @@ async fn with_a_token_every_request_needs_it_and_the_web_app_logs_in() {
         .await
         .unwrap();
     assert_eq!(away.headers()["location"], "/");
+
+    // A browser's API request with the cookie needs the session's CSRF token; the bearer token
+    // needs none, whatever the case of its scheme.
+    let session: Value = http
+        .get(served.at("/api/v1/session"))
+        .header("cookie", &value)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(session["login"], true);
+    let csrf = session["csrf"].as_str().unwrap();
+    for (csrf, status) in [("", 403), (csrf, 400)] {
+        let r = http
+            .post(served.at("/api/v1/traces"))
+            .header("cookie", &value)
+            .header("x-docnav-csrf", csrf)
+            .body("not a trace\n")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), status, "csrf {csrf:?}");
+    }
+    for scheme in ["bearer", "BEARER", "Bearer"] {
+        let r = http
+            .post(served.at("/api/v1/traces"))
+            .header("authorization", format!("{scheme} {token}"))
+            .header("origin", &served.url)
+            .body("not a trace\n")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 400, "{scheme}");
+    }
+
+    // Logging out removes the cookie and goes to the login page.
+    let out = http
+        .post(served.at("/logout"))
+        .header("cookie", &value)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.status().as_u16(), 303);
+    assert_eq!(out.headers()["location"], "/login");
+    let gone = out.headers()["set-cookie"].to_str().unwrap();
+    assert!(gone.starts_with("docnav_session=;"), "{gone}");
+    assert!(gone.contains("Max-Age=0"), "{gone}");
+}
+
+#[test]
+fn a_short_token_is_refused_at_start_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    for token in ["a", "fifteen-chars!!"] {
+        let out = docnav(&dir.path().join("ws"))
+            .env_remove("DOCNAV_TOKEN")
+            .args(["serve", "--bind", "127.0.0.1:0", "--token", token])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{token}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        let n = token.chars().count();
+        assert!(
+            stderr.starts_with(&format!(
+                "error: the token has {n} characters, fewer than 16 (hint: "
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn wrong_tokens_slow_their_client_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let token = "correct-horse-battery-staple";
+    let served = Served::start(&ws, &[], &[("DOCNAV_TOKEN", token.to_string())]);
+    let http = client();
+    let login = |t: &str| {
+        http.post(served.at("/login"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form(t, "/"))
+            .send()
+    };
+    for i in 0..5 {
+        let r = login("guess").await.unwrap();
+        assert_eq!(r.status().as_u16(), 401, "wrong token {i}");
+    }
+    // Now every try waits, the right token too, by the form or the bearer header.
+    let r = login(token).await.unwrap();
+    assert_eq!(r.status().as_u16(), 429);
+    let wait: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=2).contains(&wait), "{wait}");
+    assert!(r.text().await.unwrap().contains("Too many wrong tokens"));
+    let r = http
+        .get(served.at("/api/v1/health"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 429);
+    assert!(r.headers().contains_key("retry-after"));
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"], "too_many_attempts");
+    // After the wait, the right token works and clears the count.
+    tokio::time::sleep(std::time::Duration::from_secs(wait)).await;
+    let r = login(token).await.unwrap();
+    assert_eq!(r.status().as_u16(), 303);
+    let r = login("guess").await.unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn login_sends_the_browser_only_to_a_path_here_and_never_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let token = "correct-horse-battery-staple";
+    let served = Served::start(&ws, &[], &[("DOCNAV_TOKEN", token.to_string())]);
+    let http = client();
+    for (next, location) in [
+        ("/doc/notes/", "/doc/notes/"),
+        ("/ask?q=a%20b", "/ask?q=a%20b"),
+        ("/%09/127.0.0.1:9/x", "/"),
+        ("/\t/127.0.0.1:9/x", "/"),
+        ("/\n/x", "/"),
+        ("/a\r\nSet-Cookie: x=y", "/"),
+        ("//evil.example/", "/"),
+        ("/\\evil.example", "/"),
+        ("/%2F/evil.example", "/"),
+        ("/%5C/evil.example", "/"),
+        ("https://evil.example/", "/"),
+        ("", "/"),
+    ] {
+        let r = http
+            .post(served.at("/login"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form(token, next))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 303, "{next:?}");
+        assert_eq!(r.headers()["location"], location, "{next:?}");
+        let page = http
+            .get(format!("{}/login?next={}", served.url, enc(next)))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(page.status().as_u16(), 200, "{next:?}");
+        let html = page.text().await.unwrap();
+        let field = format!("name=\"next\" value=\"{}\"", location.replace('&', "&#38;"));
+        assert!(html.contains(&field), "{next:?}: {html}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -154,19 +317,37 @@ async fn without_a_token_only_loopback_host_names_are_answered() {
             .unwrap();
         assert_eq!(r.status().as_u16(), status, "{host}");
     }
-    // A page of another site cannot make this server act (CSRF); its own pages can.
+    // A page of another site cannot make this server act (CSRF); its own pages can, with the
+    // CSRF token their script reads from /api/v1/session.
     let own = served.url.clone();
-    for (origin, status) in [("https://evil.example", 403), (own.as_str(), 400)] {
+    let csrf = served.get_json("/api/v1/session").await["csrf"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(csrf.len(), 64, "{csrf}");
+    for (origin, token, status, code) in [
+        ("https://evil.example", csrf.as_str(), 403, "cross_origin"),
+        ("null", csrf.as_str(), 403, "cross_origin"),
+        (own.as_str(), "", 403, "csrf"),
+        (own.as_str(), "0123", 403, "csrf"),
+        (own.as_str(), csrf.as_str(), 400, "bad_request"),
+    ] {
         let r = client()
             .post(served.at("/api/v1/traces"))
             .header("origin", origin)
+            .header("x-docnav-csrf", token)
             .header("content-type", "text/plain")
             .body("not a trace\n")
             .send()
             .await
             .unwrap();
-        assert_eq!(r.status().as_u16(), status, "{origin}");
+        assert_eq!(r.status().as_u16(), status, "{origin} {token}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"], code, "{origin} {token}");
     }
+    // A script (no browser headers) needs no CSRF token on a server without a token.
+    let r = served.post_raw("/api/v1/traces", "not a trace\n").await;
+    assert_eq!(r.status().as_u16(), 400);
 }
 
 #[tokio::test(flavor = "multi_thread")]

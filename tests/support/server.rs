@@ -21,7 +21,32 @@ impl Served {
     /// `docnav --workspace WS serve --bind 127.0.0.1:0 ARGS` with only `env` set among the
     /// model variables; waits for `listening on …`.
     pub fn start(ws: &Path, args: &[&str], env: &[(&str, String)]) -> Served {
+        Served::start_with_file_limit(ws, args, env, None)
+    }
+
+    /// [`Served::start`] with the server's limit on open files (`RLIMIT_NOFILE`, soft and
+    /// hard) set to `nofile`, as `prlimit --nofile=N` would.
+    pub fn start_with_file_limit(
+        ws: &Path,
+        args: &[&str],
+        env: &[(&str, String)],
+        nofile: Option<u64>,
+    ) -> Served {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_docnav"));
+        if let Some(n) = nofile {
+            use std::os::unix::process::CommandExt;
+            let limit = rustix::process::Rlimit {
+                current: Some(n),
+                maximum: Some(n),
+            };
+            // SAFETY: setrlimit is one system call, safe between fork and exec.
+            unsafe {
+                cmd.pre_exec(move || {
+                    rustix::process::setrlimit(rustix::process::Resource::Nofile, limit)
+                        .map_err(std::io::Error::from)
+                });
+            }
+        }
         cmd.env("NO_COLOR", "1").env("RUST_LOG", "error");
         for var in [
             "DOCNAV_WORKSPACE",
@@ -69,6 +94,11 @@ impl Served {
             url,
             stderr: lines,
         }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// `self.url` + `path`.

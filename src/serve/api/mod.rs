@@ -5,6 +5,7 @@
 //!
 //! | route | what |
 //! | --- | --- |
+//! | `GET /session` | `{"csrf","login"}`: the CSRF token a browser sends in `X-Docnav-Csrf` |
 //! | `GET /health` | `{"status":"ok","documents":N,"generation":G}` |
 //! | `GET /docs?offset=&limit=` | a page of DocCards, `{"documents":[…],"total":N,…}` |
 //! | `GET /search?q=&k=&doc_id=&budget=` | BM25-ranked sections (the MCP `search` tool's data) |
@@ -23,6 +24,7 @@ pub mod ask;
 pub mod documents;
 pub mod exec;
 pub mod library;
+pub mod session;
 pub mod traces;
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
@@ -39,6 +41,7 @@ use super::state::AppState;
 /// Every API route (mounted at `/api/v1`).
 pub fn routes() -> Router<AppState> {
     Router::new()
+        .route("/session", get(session::session))
         .route("/health", get(library::health))
         .route("/docs", get(library::docs))
         .route("/search", get(library::search))

@@ -61,7 +61,8 @@ pub struct Uploaded {
 }
 
 /// `POST /api/v1/traces` with a trace (JSON Lines) as the body, at most
-/// [`crate::serve::MAX_UPLOAD_BYTES`]: stored in `traces/`, 201 with its name.
+/// [`crate::serve::MAX_UPLOAD_BYTES`]: stored in `traces/`, 201 with its name; the oldest
+/// uploads beyond the server's [`UploadLimits`](crate::serve::traces::UploadLimits) are removed.
 ///
 /// Errors: 400 when the body is not a trace this build reads (or not UTF-8); 413 over the limit;
 /// 503 without a workspace.
@@ -84,8 +85,9 @@ pub async fn upload(
     let text = String::from_utf8(body.to_vec())
         .map_err(|_| ApiError::bad_request("the trace is not UTF-8 text"))?;
     let opened = state.opened().await?;
+    let limits = state.uploads;
     let name = state
-        .blocking(move || store_upload(&opened.workspace.traces_dir(), &text))
+        .blocking(move || store_upload(&opened.workspace.traces_dir(), &text, limits))
         .await?;
     Ok((StatusCode::CREATED, Json(Uploaded { name })).into_response())
 }

@@ -47,8 +47,27 @@
     }
   }
 
+  /** This page's session: `csrf`, the token every request that spends or stores something
+   * sends in X-Docnav-Csrf, and `login`, whether the server needs its token (then the header
+   * offers "Log out"). Fetched once per page. */
+  let sessionInfo = null;
+  function session() {
+    sessionInfo ||= fetch('/api/v1/session', { credentials: 'same-origin' })
+      .then((r) => (r.ok ? r.json() : {}))
+      .catch(() => ({}));
+    return sessionInfo;
+  }
+
+  /** `headers` with this session's CSRF token added. */
+  async function withCsrf(headers) {
+    const { csrf } = await session();
+    return { ...(headers || {}), 'X-Docnav-Csrf': csrf || '' };
+  }
+
   async function getJson(url, options) {
-    const response = await fetch(url, { credentials: 'same-origin', ...options });
+    const opts = { credentials: 'same-origin', ...options };
+    if (opts.method && opts.method !== 'GET') opts.headers = await withCsrf(opts.headers);
+    const response = await fetch(url, opts);
     if (!response.ok) throw await apiError(response);
     return response.json();
   }
@@ -582,7 +601,7 @@
         const response = await fetch('/api/v1/ask', {
           method: 'POST',
           credentials: 'same-origin',
-          headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+          headers: await withCsrf({ 'Content-Type': 'application/json', Accept: 'text/event-stream' }),
           body: JSON.stringify({
             question, lexical, doc_ids: docIds,
             answer: !lexical && $('#write-answer').checked,
@@ -621,9 +640,8 @@
       }
     });
     stop.addEventListener('click', () => controller && controller.abort());
-    if ($('#question').value.trim() && new URLSearchParams(location.search).get('run') === '1') {
-      form.requestSubmit();
-    }
+    // A link (`/ask?q=…`) fills the question in; only the person's click on Ask runs it, so a
+    // page elsewhere cannot spend the model's money by sending the browser here.
   }
 
   // ---------------------------------------------------------------- Traces
@@ -655,7 +673,7 @@
       status.textContent = 'Uploading…';
       try {
         const response = await fetch('/api/v1/traces', {
-          method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/x-ndjson' }, body: file,
+          method: 'POST', credentials: 'same-origin', headers: await withCsrf({ 'Content-Type': 'application/x-ndjson' }), body: file,
         });
         if (!response.ok) throw await apiError(response);
         const { name } = await response.json();
@@ -712,4 +730,7 @@
   const pages = { library, reader, ask, traces, trace };
   const init = pages[document.body.dataset.page];
   if (init) init();
+  if (document.body.dataset.page !== 'login') {
+    session().then(({ login }) => { if (login) $('#logout').hidden = false; });
+  }
 })();

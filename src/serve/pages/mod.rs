@@ -36,6 +36,7 @@ pub fn routes() -> Router<AppState> {
         .route("/doc/{doc_id}/", get(reader::page))
         .route("/ask", get(ask::page))
         .route("/login", get(login::page).post(login::submit))
+        .route("/logout", axum::routing::post(login::logout))
         .route("/traces", get(traces::list_page))
         .route("/trace/{name}", get(traces::trace_page))
         .fallback(not_found)
