@@ -1,5 +1,6 @@
-//! The web app's static files, compiled into the binary (`include_str!`): one style sheet and
-//! one script. Served with `Cache-Control: no-cache` and an `ETag` (their sha256), so a new
+//! The web app's static files, compiled into the binary (`include_str!`): one style sheet, one
+//! script and the icon (`/favicon.svg`, also answered at `/favicon.ico`, which browsers ask
+//! for whatever the page links). Served with `Cache-Control: no-cache` and an `ETag` (their sha256), so a new
 //! build is picked up at once and an unchanged file costs a 304.
 
 use std::sync::LazyLock;
@@ -18,14 +19,20 @@ pub const APP_CSS: &str = include_str!("assets/app.css");
 /// The script.
 pub const APP_JS: &str = include_str!("assets/app.js");
 
+/// The icon: SVG, drawn with presentation attributes only (no style, no script).
+pub const FAVICON_SVG: &str = include_str!("assets/favicon.svg");
+
 /// `"` + 16 hex digits of the body's sha256 + `"`, computed once per file.
 fn etag(body: &'static str) -> &'static str {
     static CSS: LazyLock<String> = LazyLock::new(|| quoted_hash(APP_CSS));
     static JS: LazyLock<String> = LazyLock::new(|| quoted_hash(APP_JS));
+    static ICON: LazyLock<String> = LazyLock::new(|| quoted_hash(FAVICON_SVG));
     if std::ptr::eq(body, APP_CSS) {
         CSS.as_str()
-    } else {
+    } else if std::ptr::eq(body, APP_JS) {
         JS.as_str()
+    } else {
+        ICON.as_str()
     }
 }
 
@@ -33,9 +40,20 @@ fn quoted_hash(body: &str) -> String {
     format!("\"{}\"", &crate::agent::events::sha256_hex(body)[..16])
 }
 
-/// `GET /assets/{file}`.
+/// `GET /assets/{file}`, `GET /favicon.svg` and `GET /favicon.ico` (the same SVG: every
+/// browser that asks for `/favicon.ico` reads an SVG answer by its content type).
 pub fn routes() -> Router<AppState> {
-    Router::new().route("/assets/{file}", get(asset))
+    Router::new()
+        .route("/assets/{file}", get(asset))
+        .route("/favicon.svg", get(favicon))
+        .route("/favicon.ico", get(favicon))
+}
+
+/// Content type of the icon.
+const SVG: &str = "image/svg+xml";
+
+async fn favicon(headers: HeaderMap) -> Response {
+    cached(FAVICON_SVG, SVG, &headers)
 }
 
 async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
@@ -44,6 +62,11 @@ async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
         "app.js" => (APP_JS, "text/javascript; charset=utf-8"),
         _ => return StatusCode::NOT_FOUND.into_response(),
     };
+    cached(body, mime, &headers)
+}
+
+/// `body` as `mime` with its `ETag`, or 304 when the request already holds it.
+fn cached(body: &'static str, mime: &'static str, headers: &HeaderMap) -> Response {
     let etag = etag(body);
     if headers
         .get(header::IF_NONE_MATCH)

@@ -237,9 +237,13 @@ fn needs_csrf(method: &Method, path: &str, headers: &HeaderMap, access: &Access)
         && from_browser(headers)
 }
 
-/// Paths served without the token: the login page and the assets it needs.
+/// Paths served without the token: the login page and the assets it needs (the icon too: a
+/// browser asks for it on the login page).
 fn is_public(path: &str) -> bool {
-    path == "/login" || path.starts_with("/assets/")
+    path == "/login"
+        || path.starts_with("/assets/")
+        || path == "/favicon.svg"
+        || path == "/favicon.ico"
 }
 
 /// The guard (see the module docs).

@@ -259,6 +259,37 @@ impl FromIterator<DocCard> for CardList {
 /// How many cards [`Library::for_each_card`] reads per page.
 pub const CARD_SCAN_PAGE: usize = 1_000;
 
+/// Whether a filter of the listing keeps `card`: its doc id or title contains `needle` (ASCII
+/// letters compared in either case, as SQLite's `LIKE` does), or its format is `needle`
+/// (`pdf`, `markdown`, …).
+pub fn card_matches(card: &DocCard, needle: &str) -> bool {
+    let needle = needle.to_ascii_lowercase();
+    card.doc_id.to_ascii_lowercase().contains(&needle)
+        || card.title.to_ascii_lowercase().contains(&needle)
+        || card.format.as_str() == needle
+}
+
+/// [`Library::cards_matching`] by reading every card of `library`.
+pub fn scan_matching(
+    library: &(impl Library + ?Sized),
+    needle: &str,
+    offset: usize,
+    limit: usize,
+) -> (usize, Vec<Arc<DocCard>>) {
+    let mut total = 0;
+    let mut out = Vec::new();
+    library.for_each_card(&mut |card| {
+        if card_matches(card, needle) {
+            if total >= offset && out.len() < limit {
+                out.push(Arc::new(card.clone()));
+            }
+            total += 1;
+        }
+        ControlFlow::Continue(())
+    });
+    (total, out)
+}
+
 /// Where the command language and the agent get documents from.
 ///
 /// The catalog is asked only for what a command uses (issue 24): the count, a page, a card by
@@ -376,6 +407,18 @@ pub trait Library: Send + Sync {
         }
         self.alias_target(id)
             .filter(|target| self.card(target).is_some())
+    }
+
+    /// The cards that [`card_matches`] `needle`, `offset..offset + limit` of them in catalog
+    /// order, with how many match in all. Here every card is read; a workspace answers from its
+    /// catalog store's short id, title and format rows instead.
+    fn cards_matching(
+        &self,
+        needle: &str,
+        offset: usize,
+        limit: usize,
+    ) -> (usize, Vec<Arc<DocCard>>) {
+        scan_matching(self, needle, offset, limit)
     }
 
     /// The cards whose doc id starts with `prefix`, at most `limit`, in catalog order.

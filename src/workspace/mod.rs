@@ -631,6 +631,24 @@ impl Library for Workspace {
         cards.into_iter().map(Arc::new).collect()
     }
 
+    /// One SQL scan of the store's listing rows; a catalog written before the store had
+    /// its listing is filtered card by card until its next write.
+    fn cards_matching(
+        &self,
+        needle: &str,
+        offset: usize,
+        limit: usize,
+    ) -> (usize, Vec<Arc<DocCard>>) {
+        let Some(store) = &self.store else {
+            return (0, Vec::new());
+        };
+        match self.report(store.matching(needle, offset, limit)) {
+            Some(Some((total, cards))) => (total, cards.into_iter().map(Arc::new).collect()),
+            Some(None) => document::scan_matching(self, needle, offset, limit),
+            None => (0, Vec::new()),
+        }
+    }
+
     fn cards_with_id_prefix(&self, prefix: &str, limit: usize) -> Vec<Arc<DocCard>> {
         let Some(store) = &self.store else {
             return Vec::new();

@@ -869,3 +869,142 @@ fn a_run_with_nothing_to_write_merges_an_index_left_in_many_segments() {
     // Nothing left to merge: the next run merges nothing.
     assert!(run().merged.is_none());
 }
+
+/// A catalog of `n` documents `doc-0000`…: every third titled "Zebra handbook N", the rest
+/// "Report N"; every tenth a PDF.
+fn catalog_of(dir: &Path, n: usize) {
+    let src = dir.join("notes.txt");
+    std::fs::write(&src, "1 Start\n\nText.\n").unwrap();
+    let built = Document::build(&src, b"1 Start\n", "notes", true, &Default::default()).unwrap();
+    let base = built.document.card;
+    let upsert = (0..n)
+        .map(|i| {
+            let mut card = base.clone();
+            card.doc_id = format!("doc-{i:04}");
+            card.title = if i % 3 == 0 {
+                format!("Zebra handbook {i}")
+            } else {
+                format!("Report {i}")
+            };
+            card.format = if i % 10 == 0 {
+                crate::tree::DocFormat::Pdf
+            } else {
+                crate::tree::DocFormat::Text
+            };
+            let entry = CatalogEntry {
+                doc_id: card.doc_id.clone(),
+                source: format!("/src/{}.txt", card.doc_id),
+                format: card.format,
+                fingerprint: format!("f{i}"),
+                tree_file: format!("{}.bin", card.doc_id),
+                source_len: 1,
+                mtime_ms: 1,
+                build_key: String::new(),
+                text_sha256: String::new(),
+            };
+            (entry, card)
+        })
+        .collect();
+    let changes = store::CatalogChanges {
+        upsert,
+        ..Default::default()
+    };
+    store::write(dir, &changes).unwrap();
+}
+
+/// The catalog of `dir` opened without a section index (the filter reads only the catalog).
+fn catalog_only(dir: &Path) -> Workspace {
+    let store = CatalogStore::open(dir).unwrap();
+    Workspace::from_parts(dir, Some(store), Err("no index in this test".into()))
+}
+
+fn ids(cards: &[Arc<DocCard>]) -> Vec<&str> {
+    cards.iter().map(|c| c.doc_id.as_str()).collect()
+}
+
+#[test]
+fn the_listing_filters_by_id_title_and_format_a_page_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    catalog_of(dir.path(), 300);
+    let ws = catalog_only(dir.path());
+    // Titles, in any ASCII case: every third document, in id order, paged.
+    let (total, page) = ws.cards_matching("ZEBRA", 3, 2);
+    assert_eq!((total, ids(&page)), (100, vec!["doc-0009", "doc-0012"]));
+    // Ids: a part of one.
+    let (total, page) = ws.cards_matching("c-02", 0, 50);
+    assert_eq!(total, 100);
+    assert_eq!(page.len(), 50);
+    assert_eq!(page[0].doc_id, "doc-0200");
+    // A format by name.
+    let (total, page) = ws.cards_matching("pdf", 0, 3);
+    assert_eq!(
+        (total, ids(&page)),
+        (30, vec!["doc-0000", "doc-0010", "doc-0020"])
+    );
+    // LIKE's wildcards are plain characters.
+    assert_eq!(ws.cards_matching("%", 0, 10).0, 0);
+    assert_eq!(ws.cards_matching("doc_0", 0, 10).0, 0);
+    // Past the end: the count, no cards.
+    let (total, page) = ws.cards_matching("zebra", 100, 10);
+    assert_eq!((total, page.len()), (100, 0));
+    // The same answers as reading every card.
+    for needle in ["ZEBRA", "c-02", "pdf", "%", "report 29"] {
+        let scanned = document::scan_matching(&ws, needle, 5, 7);
+        let stored = ws.cards_matching(needle, 5, 7);
+        assert_eq!(
+            (scanned.0, ids(&scanned.1)),
+            (stored.0, ids(&stored.1)),
+            "{needle}"
+        );
+    }
+}
+
+/// A catalog written before the store kept a listing: filtered card by card until its next
+/// write fills the listing from the cards.
+#[test]
+fn a_catalog_without_a_listing_is_filtered_and_gets_one_at_its_next_write() {
+    let dir = tempfile::tempdir().unwrap();
+    catalog_of(dir.path(), 30);
+    edit_catalog(dir.path(), "DROP TABLE listing");
+    let ws = catalog_only(dir.path());
+    assert!(ws
+        .store
+        .as_ref()
+        .unwrap()
+        .matching("zebra", 0, 5)
+        .unwrap()
+        .is_none());
+    let (total, page) = ws.cards_matching("zebra", 0, 2);
+    assert_eq!((total, ids(&page)), (10, vec!["doc-0000", "doc-0003"]));
+    drop(ws);
+    store::write(dir.path(), &store::CatalogChanges::default()).unwrap();
+    let ws = catalog_only(dir.path());
+    let (total, cards) = ws
+        .store
+        .as_ref()
+        .unwrap()
+        .matching("zebra", 0, 2)
+        .unwrap()
+        .unwrap();
+    assert_eq!(total, 10);
+    assert_eq!(cards[1].doc_id, "doc-0003");
+}
+
+/// How long the Library's filter takes at 100,000 documents (printed; run by hand with
+/// `cargo test --release --lib -- --ignored filter_at_100000 --nocapture`).
+#[test]
+#[ignore = "a timing, run by hand"]
+fn filter_at_100000_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    catalog_of(dir.path(), 100_000);
+    let ws = catalog_only(dir.path());
+    for needle in ["zebra", "doc-0999", "pdf", "no such thing"] {
+        let started = std::time::Instant::now();
+        let (total, page) = ws.cards_matching(needle, 50, 50);
+        println!(
+            "{needle:>14}: {total:>6} match, page of {:>2} in {:?}",
+            page.len(),
+            started.elapsed()
+        );
+    }
+}

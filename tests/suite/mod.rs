@@ -41,6 +41,7 @@ pub mod serve_browser;
 pub mod serve_browser_auth;
 pub mod serve_limits;
 pub mod serve_mcp;
+pub mod serve_pages;
 pub mod serve_security;
 pub mod shell;
 pub mod shell_agent;

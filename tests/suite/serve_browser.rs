@@ -527,3 +527,65 @@ async fn ask_follows_up_on_the_last_answer_and_writes_a_cited_answer() {
     );
     browser.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_library_filter_in_chromium_keeps_the_filter_and_page_in_the_url() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = super::serve_pages::library_workspace(dir.path());
+    let served = Served::start(&ws, &[], &[]);
+    let browser = Browser::start().await;
+    let c = &browser.client;
+
+    c.goto(&served.at("/")).await.unwrap();
+    assert_eq!(
+        text_of(&browser, "#docs-title").await,
+        "Documents 1–50 of 117"
+    );
+    browser
+        .find("#filter")
+        .await
+        .send_keys("beta")
+        .await
+        .unwrap();
+    browser.keys(key::ENTER).await;
+    browser
+        .until("location.search === '?q=beta'", "the filter in the URL")
+        .await;
+    assert_eq!(
+        text_of(&browser, "#docs-title").await,
+        "Documents 1–50 of 55 matching “beta”"
+    );
+    assert_eq!(
+        browser
+            .eval("document.querySelector('#filter').value")
+            .await,
+        "beta"
+    );
+    browser.find("a[rel=next]").await.click().await.unwrap();
+    browser
+        .until(
+            "location.search === '?q=beta&page=2'",
+            "the second page of the filter",
+        )
+        .await;
+    assert_eq!(
+        text_of(&browser, "#docs-title").await,
+        "Documents 51–55 of 55 matching “beta”"
+    );
+    assert_eq!(
+        browser
+            .eval("[...document.querySelectorAll('table.docs .id')].map(e => e.textContent).join(' ')")
+            .await,
+        "beta-050 beta-051 beta-052 beta-053 beta-054"
+    );
+    browser.screenshot("library-filtered").await;
+    c.goto(&served.at("/?q=handbook")).await.unwrap();
+    assert_eq!(
+        text_of(&browser, "table.docs tbody a").await,
+        "The Zebra Handbook"
+    );
+    browser.close().await;
+}

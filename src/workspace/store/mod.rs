@@ -27,6 +27,10 @@
 //!   one-file re-index at 100,000 documents); also indexed by `text_sha256`, so a run over named
 //!   files finds the document a new file's text equals without reading the others;
 //! - `cards(doc_id PRIMARY KEY, card)`: the DocCard in postcard;
+//! - `listing(doc_id PRIMARY KEY, title, format)`: each card's title and format as text, so a
+//!   filter of the Library by id, title or format ([`CatalogStore::matching`]) is one SQL scan
+//!   of short rows, no card decoded but those it returns (a catalog written before it existed
+//!   gets it filled from the cards at its next write; until then the filter reads the cards);
 //! - `lookup(key, doc_id)`: [`crate::tree::references::lookup_keys`] of every card;
 //! - `aliases(alias PRIMARY KEY, target, source, …)`: sources kept once because their text is
 //!   a document's ([`aliases`], format 6).
@@ -337,6 +341,56 @@ impl CatalogStore {
             .collect()
     }
 
+    /// The cards whose doc id or title contains `needle` (ASCII letters in either case) or
+    /// whose format is `needle`, `offset..offset + limit` of them in doc id order, with how many
+    /// match in all: one SQL scan of the short `listing` rows (`LIKE`, the count a window over
+    /// the same scan), then the page's cards by id. At 100,000 documents that scan took 75–130
+    /// ms on a busy 2-core machine (debug build; `filter_at_100000_documents`). `None` for a catalog written before the `listing` table. Errors: as
+    /// [`CatalogStore::card`].
+    pub fn matching(
+        &self,
+        needle: &str,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Option<(usize, Vec<DocCard>)>, WorkspaceError> {
+        if !self.with(|c| table_exists(c, "listing"))? {
+            return Ok(None);
+        }
+        let pattern = format!("%{}%", like_escaped(needle));
+        let format = needle.to_ascii_lowercase();
+        const WHERE: &str = "FROM listing WHERE doc_id LIKE ?1 ESCAPE '\\' \
+             OR title LIKE ?1 ESCAPE '\\' OR format = ?2";
+        let (total, ids) = self.with(|c| {
+            let rows: Vec<(String, i64)> = c
+                .prepare_cached(&format!(
+                    "SELECT doc_id, count(*) OVER () {WHERE} ORDER BY doc_id LIMIT ?3 OFFSET ?4"
+                ))?
+                .query_map(
+                    params![pattern, format, to_i64(limit), to_i64(offset)],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )?
+                .collect::<rusqlite::Result<_>>()?;
+            let total = match rows.first() {
+                Some((_, total)) => *total,
+                // Past the end (or nothing matches): the count alone.
+                None => c
+                    .prepare_cached(&format!("SELECT count(*) {WHERE}"))?
+                    .query_row(params![pattern, format], |r| r.get(0))?,
+            };
+            Ok((
+                total,
+                rows.into_iter().map(|(id, _)| id).collect::<Vec<_>>(),
+            ))
+        })?;
+        let mut cards = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(card) = self.card(&id)? {
+                cards.push(card);
+            }
+        }
+        Ok(Some((usize::try_from(total).unwrap_or(0), cards)))
+    }
+
     /// Cards filed under any of `keys`, each once, in doc id order. Errors: as
     /// [`CatalogStore::card`].
     pub fn with_keys(&self, keys: &[String]) -> Result<Vec<DocCard>, WorkspaceError> {
@@ -485,6 +539,27 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CatalogEntry> {
     })
 }
 
+/// `text` with `LIKE`'s wildcards (`%`, `_`) and the escape character (`\\`) escaped.
+fn like_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether the database has a table called `name`.
+fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [name],
+        |r| r.get(0),
+    )
+}
+
 fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -558,6 +633,11 @@ const SCHEMA: &str = "
     CREATE INDEX IF NOT EXISTS documents_by_source ON documents (source);
     CREATE INDEX IF NOT EXISTS documents_by_text ON documents (text_sha256);
     CREATE TABLE IF NOT EXISTS cards (doc_id TEXT PRIMARY KEY, card BLOB NOT NULL);
+    CREATE TABLE IF NOT EXISTS listing (
+        doc_id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        format TEXT NOT NULL
+    ) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS lookup (
         key TEXT NOT NULL,
         doc_id TEXT NOT NULL,
@@ -596,8 +676,13 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
                 });
             }
         }
+        let unlisted = table_exists(&tx, "cards").map_err(&err)?
+            && !table_exists(&tx, "listing").map_err(&err)?;
         tx.execute_batch(SCHEMA).map_err(&err)?;
         tx.execute_batch(aliases::SCHEMA).map_err(&err)?;
+        if unlisted {
+            fill_listing(&tx, &path)?;
+        }
         // The recorded totals, when they are of this kind, with the old rows of the documents
         // this write changes toggled out: what is left is the catalog without them.
         let recorded = match recorded_totals(&tx).map_err(&err)? {
@@ -634,9 +719,13 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
         let mut delete_keys = tx
             .prepare("DELETE FROM lookup WHERE doc_id = ?1")
             .map_err(&err)?;
+        let mut delete_title = tx
+            .prepare("DELETE FROM listing WHERE doc_id = ?1")
+            .map_err(&err)?;
         for id in &changes.remove {
             delete_row.execute([id]).map_err(&err)?;
             delete_card.execute([id]).map_err(&err)?;
+            delete_title.execute([id]).map_err(&err)?;
             delete_keys.execute([id]).map_err(&err)?;
         }
         let mut put = tx
@@ -651,6 +740,9 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
             .map_err(&err)?;
         let mut put_key = tx
             .prepare("INSERT OR IGNORE INTO lookup (key, doc_id) VALUES (?1, ?2)")
+            .map_err(&err)?;
+        let mut put_title = tx
+            .prepare("INSERT OR REPLACE INTO listing (doc_id, title, format) VALUES (?1, ?2, ?3)")
             .map_err(&err)?;
         for (entry, card) in &changes.upsert {
             let bytes = postcard::to_stdvec(card).map_err(|e| WorkspaceError::Corrupt {
@@ -671,6 +763,9 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
             .map_err(&err)?;
             put_card
                 .execute(params![entry.doc_id, bytes])
+                .map_err(&err)?;
+            put_title
+                .execute(params![entry.doc_id, card.title, card.format.as_str()])
                 .map_err(&err)?;
             delete_keys.execute([&entry.doc_id]).map_err(&err)?;
             for key in crate::tree::references::lookup_keys(card) {
@@ -733,11 +828,31 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
     Ok(())
 }
 
+/// Fill the `listing` table of a catalog written before it existed from its cards (once: every
+/// later write keeps it up to date).
+fn fill_listing(tx: &Connection, path: &Path) -> Result<(), WorkspaceError> {
+    let err = sql_error(path);
+    let mut all = tx.prepare("SELECT doc_id, card FROM cards").map_err(&err)?;
+    let mut put = tx
+        .prepare("INSERT OR REPLACE INTO listing (doc_id, title, format) VALUES (?1, ?2, ?3)")
+        .map_err(&err)?;
+    let mut rows = all.query([]).map_err(&err)?;
+    while let Some(row) = rows.next().map_err(&err)? {
+        let id: String = row.get(0).map_err(&err)?;
+        let bytes: Vec<u8> = row.get(1).map_err(&err)?;
+        let card = decode_card(path, &bytes)?;
+        put.execute(params![id, card.title, card.format.as_str()])
+            .map_err(&err)?;
+    }
+    Ok(())
+}
+
 /// Every table of a catalog, dropped before [`CatalogChanges::replace_all`] writes a new one.
 const DROP_ALL: &str = "
     DROP TABLE IF EXISTS meta;
     DROP TABLE IF EXISTS documents;
     DROP TABLE IF EXISTS cards;
+    DROP TABLE IF EXISTS listing;
     DROP TABLE IF EXISTS lookup;
     DROP TABLE IF EXISTS aliases;
 ";

@@ -1,0 +1,247 @@
+//! The web app's pages over real HTTP on 127.0.0.1: the icon every browser asks for, and the
+//! Library's count, filter and pages, kept in the URL.
+
+use pretty_assertions::assert_eq;
+
+use super::common::run;
+use super::mcp::workspace;
+use crate::support::server::{client, Served};
+
+/// Status, content type and body of `GET path`.
+async fn fetch(served: &Served, path: &str) -> (u16, String, String) {
+    let r = client().get(served.at(path)).send().await.unwrap();
+    let status = r.status().as_u16();
+    let mime = r
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    (status, mime, r.text().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_favicon_is_served_to_everyone_and_linked_from_every_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    // With a token: the login page asks for the icon before anyone has logged in.
+    let token = "correct-horse-battery-staple";
+    let served = Served::start(&ws, &[], &[("DOCNAV_TOKEN", token.to_string())]);
+
+    let (status, mime, svg) = fetch(&served, "/favicon.svg").await;
+    assert_eq!((status, mime.as_str()), (200, "image/svg+xml"));
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{svg}"
+    );
+    assert!(!svg.contains("<script") && !svg.contains("style="), "{svg}");
+    let (status, mime, ico) = fetch(&served, "/favicon.ico").await;
+    assert_eq!((status, mime.as_str(), ico), (200, "image/svg+xml", svg));
+
+    let (status, _, login) = fetch(&served, "/login").await;
+    assert_eq!(status, 200);
+    assert!(
+        login.contains(r#"<link rel="icon" href="/favicon.svg" type="image/svg+xml">"#),
+        "{login}"
+    );
+
+    // Cached like the other assets: an unchanged icon costs a 304.
+    let first = client()
+        .get(served.at("/favicon.ico"))
+        .send()
+        .await
+        .unwrap();
+    let etag = first.headers()["etag"].to_str().unwrap().to_string();
+    let again = client()
+        .get(served.at("/favicon.ico"))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status().as_u16(), 304);
+
+    // Everything else still needs the token.
+    let page = client().get(served.at("/")).send().await.unwrap();
+    assert_eq!(page.status().as_u16(), 303, "{:?}", page.headers());
+}
+
+/// A workspace of 117 documents: `alpha-000`…`alpha-059` ("Alpha report N"), `beta-000`…
+/// `beta-054` ("Beta notes N"), `gamma` ("The Zebra Handbook") and `plain` (text).
+pub fn library_workspace(dir: &std::path::Path) -> std::path::PathBuf {
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    for i in 0..60 {
+        let body = format!("# Alpha report {i}\n\nQuarterly figures.\n");
+        std::fs::write(src.join(format!("alpha-{i:03}.md")), body).unwrap();
+    }
+    for i in 0..55 {
+        let body = format!("# Beta notes {i}\n\nMeeting minutes.\n");
+        std::fs::write(src.join(format!("beta-{i:03}.md")), body).unwrap();
+    }
+    std::fs::write(src.join("gamma.md"), "# The Zebra Handbook\n\nStripes.\n").unwrap();
+    std::fs::write(src.join("plain.txt"), "1 Start\n\nJust words.\n").unwrap();
+    let ws = dir.join("ws");
+    let r = run(&ws, &["index", src.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    ws
+}
+
+/// The text between `start` and the next `end` after it.
+fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+    let from = html
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start} in {html}"))
+        + start.len();
+    let len = html[from..].find(end).unwrap();
+    &html[from..from + len]
+}
+
+/// What the Library page says: the count line, the table's heading, the pager, the doc ids of
+/// its rows, and its Previous and Next links.
+#[derive(Debug, PartialEq)]
+struct Listing {
+    meta: String,
+    heading: String,
+    pager: String,
+    ids: Vec<String>,
+    previous: Option<String>,
+    next: Option<String>,
+}
+
+fn listing(html: &str) -> Listing {
+    let link = |rel: &str| {
+        let marker = format!("\" rel=\"{rel}\"");
+        html.find(&marker).map(|at| {
+            let start = html[..at].rfind("href=\"").unwrap() + "href=\"".len();
+            // The template escapes `&` in attributes as `&#38;`.
+            html[start..at].replace("&#38;", "&")
+        })
+    };
+    Listing {
+        meta: between(html, "<p class=\"meta\">", " · ").to_string(),
+        heading: between(html, "<h2 id=\"docs-title\">", "</h2>").to_string(),
+        pager: between(html, "<span>Page ", "</span>").to_string(),
+        ids: html
+            .split("<div class=\"id\">")
+            .skip(1)
+            .map(|s| s[..s.find("</div>").unwrap()].to_string())
+            .collect(),
+        previous: link("prev"),
+        next: link("next"),
+    }
+}
+
+async fn library(served: &Served, path: &str) -> Listing {
+    let (status, _, html) = fetch(served, path).await;
+    assert_eq!(status, 200, "{path}: {html}");
+    listing(&html)
+}
+
+fn names(prefix: &str, range: std::ops::Range<usize>) -> Vec<String> {
+    range.map(|i| format!("{prefix}-{i:03}")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_library_counts_every_document_and_pages_them_in_the_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = library_workspace(dir.path());
+    let served = Served::start(&ws, &[], &[]);
+
+    assert_eq!(
+        library(&served, "/").await,
+        Listing {
+            meta: "117 documents".into(),
+            heading: "Documents 1–50 of 117".into(),
+            pager: "1 of 3".into(),
+            ids: names("alpha", 0..50),
+            previous: None,
+            next: Some("/?page=2".into()),
+        }
+    );
+    let mut last_ids = names("beta", 40..55);
+    last_ids.extend(["gamma".to_string(), "plain".to_string()]);
+    assert_eq!(
+        library(&served, "/?page=3").await,
+        Listing {
+            meta: "117 documents".into(),
+            heading: "Documents 101–117 of 117".into(),
+            pager: "3 of 3".into(),
+            ids: last_ids.clone(),
+            previous: Some("/?page=2".into()),
+            next: None,
+        }
+    );
+    // A page past the end shows the last one.
+    assert_eq!(library(&served, "/?page=9").await.ids, last_ids);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_library_filters_by_id_title_and_format_and_keeps_the_filter_in_its_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = library_workspace(dir.path());
+    let served = Served::start(&ws, &[], &[]);
+
+    // By id, paged, the filter kept in the pager's links.
+    assert_eq!(
+        library(&served, "/?q=beta").await,
+        Listing {
+            meta: "117 documents".into(),
+            heading: "Documents 1–50 of 55 matching “beta”".into(),
+            pager: "1 of 2".into(),
+            ids: names("beta", 0..50),
+            previous: None,
+            next: Some("/?q=beta&page=2".into()),
+        }
+    );
+    assert_eq!(
+        library(&served, "/?q=beta&page=2").await,
+        Listing {
+            meta: "117 documents".into(),
+            heading: "Documents 51–55 of 55 matching “beta”".into(),
+            pager: "2 of 2".into(),
+            ids: names("beta", 50..55),
+            previous: Some("/?q=beta&page=1".into()),
+            next: None,
+        }
+    );
+    assert_eq!(
+        library(&served, "/?q=beta&page=7").await.ids,
+        names("beta", 50..55),
+        "past the end: the last page"
+    );
+    // By title (not in the id), any case; by format; by a part of an id.
+    assert_eq!(library(&served, "/?q=zEBRA").await.ids, vec!["gamma"]);
+    assert_eq!(library(&served, "/?q=text").await.ids, vec!["plain"]);
+    assert_eq!(
+        library(&served, "/?q=A-05").await.ids,
+        [names("alpha", 50..60), names("beta", 50..55)].concat()
+    );
+    assert_eq!(
+        library(&served, "/?q=report+7").await.ids,
+        vec!["alpha-007"],
+        "a title's words with the space between them"
+    );
+
+    // Nothing matches: said so, with the way back.
+    let (status, _, html) = fetch(&served, "/?q=%25").await;
+    assert_eq!(status, 200);
+    let none = listing(&html);
+    assert_eq!(
+        (none.heading.as_str(), none.ids.len(), none.pager.as_str()),
+        ("No documents matching “%”", 0, "1 of 1")
+    );
+    assert!(
+        html.contains("<p id=\"no-match\">No document's id or title contains “%”"),
+        "{html}"
+    );
+    assert!(html.contains("<a href=\"/\">Show all</a>"), "{html}");
+
+    // The filter is text in the page, never markup.
+    let (status, _, html) = fetch(&served, "/?q=%3Cimg%20src%3Dx%3E%22").await;
+    assert_eq!(status, 200);
+    assert!(!html.contains("<img"), "{html}");
+    assert!(
+        html.contains(r#"value="&#60;img src=x&#62;&#34;""#)
+            || html.contains(r#"value="&lt;img src=x&gt;&quot;""#),
+        "{html}"
+    );
+}
