@@ -114,6 +114,32 @@ fn is_caption(text: &str) -> bool {
             .all(|w| PERIOD_HEADER_WORDS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
 }
 
+/// True for a title in words: two words or more, no digits, every word of four letters or
+/// more capitalised (`Consolidated Statements of Cash Flows`), not only the words of a period
+/// header (`Fiscal Years Ended`), not an aside or an amount (`(In millions)`, `$ in millions`).
+fn is_title(text: &str) -> bool {
+    const PERIOD_HEADER_WORDS: &[&str] = &[
+        "year", "years", "ended", "ending", "as", "of", "at", "for", "the", "and", "fiscal",
+        "months", "quarter", "weeks", "three", "six", "nine", "twelve", "period",
+    ];
+    let t = text.trim();
+    let words: Vec<&str> = t.split_whitespace().collect();
+    words.len() >= 2
+        && t.starts_with(|c: char| c.is_uppercase())
+        && !t.chars().any(|c| c.is_ascii_digit())
+        && words.iter().all(|w| {
+            let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+            letters < 4 || w.starts_with(|c: char| c.is_uppercase())
+        })
+        && !words.iter().all(|w| {
+            PERIOD_HEADER_WORDS.contains(
+                &w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+                    .as_str(),
+            )
+        })
+}
+
 fn is_currency(text: &str) -> bool {
     matches!(text.trim(), "$" | "€" | "£" | "¥")
 }
@@ -472,7 +498,11 @@ fn table_at(
         let larger = l.size > 1.1 * row_size;
         // A title in capitals above the columns (`CONSOLIDATED STATEMENTS OF INCOME`,
         // `FEDEX CORPORATION`) is the table's caption: it and what is above it stay text.
-        let caption = pieces[candidate].len() == 1 && is_caption(&l.text);
+        // So is a bold title in words (`Consolidated Balance Sheets`) that ends before the
+        // first value column.
+        let before_values = cols.get(1).is_none_or(|c| l.x_end < c.x0);
+        let caption = pieces[candidate].len() == 1
+            && (is_caption(&l.text) || (l.bold && before_values && is_title(&l.text)));
         if l.in_table
             || larger
             || caption
@@ -875,6 +905,27 @@ mod tests {
             "TOTAL",
         ] {
             assert!(!is_caption(h), "{h}");
+        }
+    }
+
+    #[test]
+    fn titles_in_words_are_captions_when_bold() {
+        for t in [
+            "Consolidated Balance Sheets",
+            "Consolidated Statements of Cash Flows",
+            "Selected Income Statement Data",
+        ] {
+            assert!(is_title(t), "{t}");
+        }
+        for t in [
+            "Fiscal Years Ended",
+            "Current assets",
+            "$ in millions, except per share and share amounts",
+            "(In millions)",
+            "February 2, 2019",
+            "Assets",
+        ] {
+            assert!(!is_title(t), "{t}");
         }
     }
 
