@@ -99,29 +99,36 @@ fn is_period(text: &str) -> bool {
 /// True for a caption line: two or more words in capitals, no digits, not only the words of a
 /// period header (`YEARS ENDED`, `AS OF`) and not an aside in parentheses (`(IN MILLIONS)`).
 fn is_caption(text: &str) -> bool {
-    const PERIOD_HEADER_WORDS: &[&str] = &[
-        "YEAR", "YEARS", "ENDED", "ENDING", "AS", "OF", "AT", "FOR", "THE", "AND", "FISCAL",
-        "MONTHS", "QUARTER", "WEEKS", "THREE", "SIX", "NINE", "TWELVE", "PERIOD",
-    ];
     let t = text.trim();
     let words: Vec<&str> = t.split_whitespace().collect();
     words.len() >= 2
         && !t.starts_with('(')
         && t.chars().any(char::is_alphabetic)
         && !t.chars().any(|c| c.is_lowercase() || c.is_ascii_digit())
-        && !words
-            .iter()
-            .all(|w| PERIOD_HEADER_WORDS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
+        && !only_period_words(&words)
+}
+
+/// The words of a period header (`YEARS ENDED`, `As of`, `Fiscal Years Ended`), lowercase.
+const PERIOD_HEADER_WORDS: &[&str] = &[
+    "year", "years", "ended", "ending", "as", "of", "at", "for", "the", "and", "fiscal", "months",
+    "quarter", "weeks", "three", "six", "nine", "twelve", "period",
+];
+
+/// True when every word is a period header's, whatever its case.
+fn only_period_words(words: &[&str]) -> bool {
+    words.iter().all(|w| {
+        PERIOD_HEADER_WORDS.contains(
+            &w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+                .as_str(),
+        )
+    })
 }
 
 /// True for a title in words: two words or more, no digits, every word of four letters or
 /// more capitalised (`Consolidated Statements of Cash Flows`), not only the words of a period
 /// header (`Fiscal Years Ended`), not an aside or an amount (`(In millions)`, `$ in millions`).
 fn is_title(text: &str) -> bool {
-    const PERIOD_HEADER_WORDS: &[&str] = &[
-        "year", "years", "ended", "ending", "as", "of", "at", "for", "the", "and", "fiscal",
-        "months", "quarter", "weeks", "three", "six", "nine", "twelve", "period",
-    ];
     let t = text.trim();
     let words: Vec<&str> = t.split_whitespace().collect();
     words.len() >= 2
@@ -131,13 +138,7 @@ fn is_title(text: &str) -> bool {
             let letters = w.chars().filter(|c| c.is_alphabetic()).count();
             letters < 4 || w.starts_with(|c: char| c.is_uppercase())
         })
-        && !words.iter().all(|w| {
-            PERIOD_HEADER_WORDS.contains(
-                &w.trim_matches(|c: char| !c.is_alphanumeric())
-                    .to_lowercase()
-                    .as_str(),
-            )
-        })
+        && !only_period_words(&words)
 }
 
 fn is_currency(text: &str) -> bool {
