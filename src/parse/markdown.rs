@@ -79,6 +79,7 @@ pub fn parse_markdown(text: &str) -> ParsedDoc {
         content: text[body_start..first_heading].to_string(),
         content_first_line: Some(body_line),
         source_marks: Vec::new(),
+        page_marks: Vec::new(),
         lines: Some(
             index.line_of(body_start)
                 ..headings
@@ -101,6 +102,7 @@ pub fn parse_markdown(text: &str) -> ParsedDoc {
             content: text[content_start..next_start].to_string(),
             content_first_line: Some(h.content_line.min(next_line)),
             source_marks: Vec::new(),
+            page_marks: Vec::new(),
             lines: Some(h.line..next_line.max(h.line + 1)),
             pages: None,
             anchor: h.anchor.clone(),

@@ -32,6 +32,10 @@ pub struct RawSection {
     /// on starts at)`, offsets and lines increasing, used to place `Part N` splits. Empty for
     /// Markdown and text (`content_first_line` places every line) and for PDF and EPUB.
     pub source_marks: Vec<(usize, u32)>,
+    /// Where each page after the first starts in `content` (PDF): `(byte offset into content,
+    /// 1-based page)`, offsets and pages increasing, so a `Part N` split of a long section
+    /// covers only its own pages. Empty for other formats and one-page sections.
+    pub page_marks: Vec<(usize, u32)>,
     /// 1-based source lines covered, heading included, end exclusive (Markdown/text).
     pub lines: Option<Range<u32>>,
     /// 1-based pages covered, end exclusive (PDF).

@@ -7,12 +7,13 @@
 //!   the h1 is the document title, its sections are the top level.
 //! - Leaves over `max_leaf_tokens` are split at paragraph boundaries (blank lines outside code
 //!   fences; GFM tables have no blank lines, so they are never split) into children titled by
-//!   what they hold ([`chunk_title`]), appended after the headings ([`Tree::first_split`]).
+//!   what they hold ([`part_title`]), appended after the headings ([`Tree::first_split`]).
 //! - Structure numbers, depths, token estimates and quick summaries are filled in last, then
 //!   cross-references are resolved ([`super::references`]).
 
 use std::ops::Range;
 
+use super::parts::{part_pages, part_title};
 use super::references::{resolve_references, HeadingNodes};
 use super::summary::{quick_summary, QUICK_SUMMARY_MAX_CHARS};
 use super::{estimate_tokens, DocFormat, Node, NodeId, SummaryStrategy, Tree};
@@ -95,6 +96,7 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
     let mut stack: Vec<NodeId> = vec![NodeId::ROOT];
     let mut first_lines: Vec<Option<u32>> = vec![preamble.content_first_line];
     let mut source_marks: Vec<Vec<(usize, u32)>> = vec![preamble.source_marks];
+    let mut page_marks: Vec<Vec<(usize, u32)>> = vec![preamble.page_marks];
     for mut section in sections {
         let level = section.level.max(1);
         while stack.len() > 1 && levels[stack[stack.len() - 1].index()] >= level {
@@ -120,6 +122,7 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         levels.push(level);
         first_lines.push(section.content_first_line);
         source_marks.push(section.source_marks);
+        page_marks.push(section.page_marks);
         nodes[parent.index()].children.push(id);
         stack.push(id);
     }
@@ -144,8 +147,11 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
     tree.first_split = u32::try_from(tree.nodes.len()).unwrap_or(u32::MAX);
     split_large_leaves(
         &mut tree,
-        &first_lines,
-        &source_marks,
+        &Marks {
+            first_lines: &first_lines,
+            source: &source_marks,
+            pages: &page_marks,
+        },
         options.max_leaf_tokens,
     );
     finish(&mut tree);
@@ -226,6 +232,7 @@ fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
             h1.content_first_line
         },
         source_marks,
+        page_marks: Vec::new(),
         lines,
         pages: h1.pages,
         anchor: h1.anchor,
@@ -234,16 +241,21 @@ fn merge_preamble(preamble: RawSection, h1: RawSection) -> RawSection {
     }
 }
 
-/// Split every leaf whose own text exceeds `max_tokens` into `Part N` children. A part's lines
-/// run from its first line to the next part's: counted from the content's first source line
-/// (`first_lines`, Markdown and text), else taken from the source marks of the rendered text
-/// (`source_marks`, HTML lines and DOCX paragraphs), else the parent's.
-fn split_large_leaves(
-    tree: &mut Tree,
-    first_lines: &[Option<u32>],
-    source_marks: &[Vec<(usize, u32)>],
-    max_tokens: u32,
-) {
+/// Where the text of each heading node (by index) comes from, for placing its parts.
+struct Marks<'a> {
+    /// The source line of the content's first line (Markdown, text).
+    first_lines: &'a [Option<u32>],
+    /// `(byte offset, source line)` of rendered text (HTML lines, DOCX paragraphs).
+    source: &'a [Vec<(usize, u32)>],
+    /// `(byte offset, page)` where each later page starts (PDF).
+    pages: &'a [Vec<(usize, u32)>],
+}
+
+/// Split every leaf whose own text exceeds `max_tokens` into parts. A part's lines run from its
+/// first line to the next part's: counted from the content's first source line (Markdown and
+/// text), else taken from the source marks of the rendered text (HTML lines and DOCX
+/// paragraphs), else the parent's. A PDF part covers the pages its own text touches.
+fn split_large_leaves(tree: &mut Tree, marks: &Marks, max_tokens: u32) {
     let count = tree.nodes.len();
     for i in 0..count {
         let node = &tree.nodes[i];
@@ -256,7 +268,8 @@ fn split_large_leaves(
         }
         let parent = NodeId(u32::try_from(i).unwrap_or(u32::MAX));
         let pages = node.pages.clone();
-        let first_line = first_lines.get(i).copied().flatten();
+        let parent_title = node.title.clone();
+        let first_line = marks.first_lines.get(i).copied().flatten();
         let node_lines = node.lines.clone();
         let node_lines_end = node.lines.as_ref().map(|l| l.end);
         let content = std::mem::take(&mut tree.nodes[i].content);
@@ -271,7 +284,8 @@ fn split_large_leaves(
             starts.push(newlines);
         }
         // Rendered text (HTML, DOCX): each part starts where the source of its first text does.
-        let marks = source_marks.get(i).map_or(&[][..], Vec::as_slice);
+        let page_marks = marks.pages.get(i).map_or(&[][..], Vec::as_slice);
+        let marks = marks.source.get(i).map_or(&[][..], Vec::as_slice);
         let marked: Option<Vec<u32>> = node_lines.as_ref().filter(|_| !marks.is_empty()).map(|l| {
             let mut previous = l.start;
             chunks
@@ -307,7 +321,7 @@ fn split_large_leaves(
                 .or_else(|| node_lines.clone());
             let id = NodeId(u32::try_from(tree.nodes.len()).unwrap_or(u32::MAX));
             tree.nodes.push(Node {
-                title: chunk_title(&content[chunk.clone()], n + 1),
+                title: part_title(&content[chunk.clone()], &parent_title, n + 1),
                 content: content[chunk.clone()].trim_end().to_string(),
                 summary: String::new(),
                 structure: String::new(),
@@ -315,7 +329,7 @@ fn split_large_leaves(
                 parent: Some(parent),
                 children: Vec::new(),
                 lines,
-                pages: pages.clone(),
+                pages: part_pages(pages.as_ref(), page_marks, &content, chunk.clone()),
                 token_count: 0,
                 references: Vec::new(),
             });
@@ -323,84 +337,6 @@ fn split_large_leaves(
         }
         tree.nodes[i].children = children;
     }
-}
-
-/// Longest title (chars) of a part split off a large leaf.
-pub const CHUNK_TITLE_MAX_CHARS: usize = 72;
-
-/// The title of the `n`th part (1-based) split off a large leaf, from what it holds: its first
-/// line that reads as a title (a Markdown heading, a short line not ending a sentence, a table
-/// row's label), else its first words, cut at a word near [`CHUNK_TITLE_MAX_CHARS`] with `…`;
-/// `(part N)` only when the part has no words at all. A reader and the model see what a part is
-/// about, not `Part 3`.
-pub fn chunk_title(text: &str, n: usize) -> String {
-    let mut fence = false;
-    let mut first_words: Option<String> = None;
-    for line in text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .take(40)
-    {
-        if fence_marker(line).is_some() {
-            fence = !fence;
-            continue;
-        }
-        if fence {
-            continue;
-        }
-        let plain = if line.starts_with('|') {
-            // A table row: its label, or the header's first cells.
-            let cells: Vec<&str> = line
-                .trim_matches('|')
-                .split('|')
-                .map(str::trim)
-                .filter(|c| !c.is_empty() && !c.chars().all(|ch| "-: ".contains(ch)))
-                .collect();
-            cells.first().copied().unwrap_or("").to_string()
-        } else {
-            line.trim_start_matches(['#', '>', '*', '-', '•', ' '])
-                .replace(['*', '`', '_'], "")
-        };
-        let plain = plain.split_whitespace().collect::<Vec<_>>().join(" ");
-        // A row of figures (`Year Ended December 31, 2019 2018 2017`) names nothing.
-        let figures = plain
-            .split_whitespace()
-            .filter(|w| w.chars().any(|c| c.is_ascii_digit()) || matches!(*w, "$" | "%"))
-            .count();
-        // Nor does a contents list's column label.
-        let column_label = matches!(
-            plain.to_lowercase().trim_end_matches(['.', ':']),
-            "page" | "pages" | "page no" | "table of contents"
-        );
-        if plain.chars().filter(|c| c.is_alphabetic()).count() < 3 || figures >= 3 || column_label {
-            continue;
-        }
-        let titled = line.starts_with('#')
-            || (plain.chars().count() <= CHUNK_TITLE_MAX_CHARS
-                && plain.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
-                && !plain.ends_with(['.', ',', ';', ':']));
-        if titled {
-            return clip_words(&plain, CHUNK_TITLE_MAX_CHARS);
-        }
-        if first_words.is_none() {
-            first_words = Some(clip_words(&plain, CHUNK_TITLE_MAX_CHARS));
-        }
-    }
-    first_words.unwrap_or_else(|| format!("(part {n})"))
-}
-
-/// `text` cut to at most `max` chars at a word boundary, with `…` when cut.
-fn clip_words(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    let cut = match cut.rfind(' ') {
-        Some(i) if i > max / 2 => &cut[..i],
-        _ => cut.as_str(),
-    };
-    format!("{}…", cut.trim_end_matches([' ', ',', ';', ':']))
 }
 
 fn count_newlines(text: &str) -> u32 {
@@ -562,17 +498,6 @@ pub(crate) fn numbered_parts(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_part_is_titled_by_its_first_title_like_line_not_a_row_of_figures_or_a_column_label() {
-        let part = "Page\n| Year Ended December 31, 2019 2018 2017 | | |\n2019 2018 2017\n\
-                    Report of Independent Registered Public Accounting Firm\nThe text.";
-        assert_eq!(
-            chunk_title(part, 3),
-            "Report of Independent Registered Public Accounting Firm"
-        );
-        assert_eq!(chunk_title("12 13 14\n", 2), "(part 2)");
-    }
 
     fn section(level: u32, title: &str, content: &str) -> RawSection {
         RawSection {

@@ -5,6 +5,7 @@
 
 pub mod build;
 pub mod outline;
+pub mod parts;
 pub mod references;
 pub mod summary;
 pub mod tables;
@@ -189,7 +190,7 @@ pub struct Tree {
     #[serde(default)]
     pub links: Links,
     /// Nodes from this index on are parts the build stage split a large leaf into (titled by
-    /// what they hold, [`build::chunk_title`]); `nodes.len()` when no leaf was split.
+    /// what they hold, [`parts::part_title`]); `nodes.len()` when no leaf was split.
     #[serde(default)]
     pub first_split: u32,
 }

@@ -101,8 +101,12 @@ pub const FORMAT_VERSION: u32 = 8;
 /// PDF headings follow keyword schemes (`PART II` › `Item 7.` › subsections, `Note 3`) and a
 /// contents list of divisions.
 /// 15: attribute lists (`{#id .class}`, `{-}`) leave HTML and pandoc heading titles; PDF words
-/// split by a stray space are rejoined (`LIQUIDI TY`, groff's `giv en`, issue 42.9).
-pub const TREE_BUILDER_VERSION: u32 = 15;
+/// split by a stray space are rejoined (`LIQUIDI TY`, groff's `giv en`).
+/// 16: a PDF section's parts cover their own pages (they had their section's whole range) and
+/// are titled by a numbered run-in heading or a line that reads as a title, never a sentence
+/// broken before a formula; an outline entry's heading is looked for where its destination
+/// points on the page first (an R help page's title, not the `See Also` line above it).
+pub const TREE_BUILDER_VERSION: u32 = 16;
 
 /// The builder part of a [`build_key`] (`builder 9`); "" for an empty key.
 fn builder_of(build_key: &str) -> &str {

@@ -23,6 +23,10 @@ pub struct OutlineEntry {
     pub title: String,
     /// 1-based destination page; `None` when the destination cannot be resolved.
     pub page: Option<u32>,
+    /// The destination's top edge on its page, in PDF user-space points from the bottom (the
+    /// `top` of an `/XYZ`, `/FitH`, `/FitBH` or `/FitR` destination); `None` when the
+    /// destination names no height (`/Fit`, a null `top`) or cannot be resolved.
+    pub top: Option<f32>,
 }
 
 /// Read the outline; empty when the document has none. `page_numbers` maps page object ids to
@@ -84,8 +88,13 @@ impl<'a> Reader<'a> {
                 .and_then(|t| lopdf::decode_text_string(deref(self.doc, t)).ok())
                 .unwrap_or_default();
             let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
-            let page = self.entry_page(item);
-            self.out.push(OutlineEntry { level, title, page });
+            let (page, top) = self.entry_page(item).unzip();
+            self.out.push(OutlineEntry {
+                level,
+                title,
+                page,
+                top: top.flatten(),
+            });
             if let Ok(child) = item.get(b"First") {
                 self.walk(child, level + 1);
             }
@@ -93,7 +102,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn entry_page(&mut self, item: &'a Dictionary) -> Option<u32> {
+    /// The entry's destination: its page and the top edge it names.
+    fn entry_page(&mut self, item: &'a Dictionary) -> Option<(u32, Option<f32>)> {
         if let Ok(dest) = item.get(b"Dest") {
             return self.resolve(dest, 0);
         }
@@ -104,16 +114,19 @@ impl<'a> Reader<'a> {
         self.resolve(action.get(b"D").ok()?, 0)
     }
 
-    fn resolve(&mut self, dest: &'a Object, hops: u32) -> Option<u32> {
+    fn resolve(&mut self, dest: &'a Object, hops: u32) -> Option<(u32, Option<f32>)> {
         if hops > 4 {
             return None;
         }
         match deref(self.doc, dest) {
-            Object::Array(items) => match items.first()? {
-                Object::Reference(id) => self.page_numbers.get(id).copied(),
-                Object::Integer(n) => u32::try_from(*n).ok().map(|n| n + 1),
-                _ => None,
-            },
+            Object::Array(items) => {
+                let page = match items.first()? {
+                    Object::Reference(id) => self.page_numbers.get(id).copied(),
+                    Object::Integer(n) => u32::try_from(*n).ok().map(|n| n + 1),
+                    _ => None,
+                }?;
+                Some((page, destination_top(items)))
+            }
             Object::Dictionary(d) => self.resolve(d.get(b"D").ok()?, hops + 1),
             Object::Name(name) | Object::String(name, _) => {
                 let target = self.named(name)?;
@@ -147,6 +160,23 @@ impl<'a> Reader<'a> {
             self.names = Some(names);
         }
         self.names.as_ref()?.get(name).copied()
+    }
+}
+
+/// The top edge an explicit destination `[page /XYZ left top zoom]` names (PDF 32000-1:2008
+/// §12.3.2.2, Table 151): `top` of `/XYZ`, `/FitH`, `/FitBH` and `/FitR`; `None` for `/Fit`,
+/// `/FitB`, `/FitV`, `/FitBV` and a null or missing value.
+fn destination_top(items: &[Object]) -> Option<f32> {
+    let index = match items.get(1)?.as_name().ok()? {
+        b"XYZ" => 3,
+        b"FitH" | b"FitBH" => 2,
+        b"FitR" => 5,
+        _ => return None,
+    };
+    match items.get(index)? {
+        Object::Integer(n) => Some(*n as f32),
+        Object::Real(r) => Some(*r),
+        _ => None,
     }
 }
 

@@ -24,6 +24,9 @@ pub struct Rendered {
     pub pages: Vec<Range<usize>>,
     /// Byte offset in `full` of every line, all pages, in reading order.
     pub line_starts: Vec<usize>,
+    /// Baseline of every line (PDF user-space points from the page's bottom), parallel to
+    /// `line_starts`.
+    pub line_baselines: Vec<f32>,
     /// Footnotes (`[^N]: text`, [`TextLine::notes`]) with the offset in `full` of the line
     /// referring to them, in reading order: a section's footnotes follow its text.
     pub notes: Vec<(usize, String)>,
@@ -48,6 +51,7 @@ pub fn render(pages: &[Vec<TextLine>]) -> Rendered {
         full: String::with_capacity(size),
         pages: Vec::with_capacity(pages.len()),
         line_starts: Vec::with_capacity(pages.iter().map(Vec::len).sum()),
+        line_baselines: Vec::with_capacity(pages.iter().map(Vec::len).sum()),
         notes: Vec::new(),
     };
     for (i, lines) in pages.iter().enumerate() {
@@ -61,6 +65,7 @@ pub fn render(pages: &[Vec<TextLine>]) -> Rendered {
                     .push_str(if line.para_before { "\n\n" } else { "\n" });
             }
             out.line_starts.push(out.full.len());
+            out.line_baselines.push(line.y);
             for note in &line.notes {
                 out.notes.push((out.full.len(), note.clone()));
             }
@@ -110,6 +115,7 @@ pub fn page_sections(doc: &Rendered) -> Vec<RawSection> {
                 content: with_notes(text.to_string(), doc, range),
                 content_first_line: None,
                 source_marks: Vec::new(),
+                page_marks: Vec::new(),
                 lines: None,
                 pages: Some(n..n + 1),
                 anchor: None,
@@ -151,9 +157,22 @@ pub fn outline_sections(doc: &Rendered, entries: &[OutlineEntry]) -> (RawSection
             .clamp(1, last_page);
         let range = ranges[page - 1].clone();
         let from = cursor.max(range.start);
-        let found = (from <= range.end)
-            .then(|| locate::find_heading(&full[range.clone()], from - range.start, &entry.title))
-            .flatten();
+        let find = |from: usize| {
+            (from <= range.end)
+                .then(|| {
+                    locate::find_heading(&full[range.clone()], from - range.start, &entry.title)
+                })
+                .flatten()
+        };
+        // Where the destination points, when it names a height: a heading printed there wins
+        // over the same words higher on the page (an R help page's title `attributes` below a
+        // `See Also` list that names it); else the first match from the page's top.
+        let found = entry
+            .top
+            .and_then(|top| first_line_below(doc, range.clone(), top))
+            .filter(|&at| at > from)
+            .and_then(find)
+            .or_else(|| find(from));
         let start = match found {
             Some((s, e)) => {
                 cursor = range.start + e;
@@ -179,6 +198,22 @@ pub fn outline_sections(doc: &Rendered, entries: &[OutlineEntry]) -> (RawSection
         (entry.level, title)
     });
     cut(doc, &starts, heads)
+}
+
+/// How far above a destination's `top` (points) a heading's baseline may be: a destination is
+/// set at or a line above its heading, so one line of large type.
+const DESTINATION_SLACK_PT: f32 = 24.0;
+
+/// Byte offset in `doc.full` of the first line (reading order) of the page `range` whose
+/// baseline is at or below `top` (within [`DESTINATION_SLACK_PT`]); `None` when no line is.
+fn first_line_below(doc: &Rendered, range: Range<usize>, top: f32) -> Option<usize> {
+    let first = doc.line_starts.partition_point(|&at| at < range.start);
+    doc.line_starts[first..]
+        .iter()
+        .zip(&doc.line_baselines[first..])
+        .take_while(|(&at, _)| at < range.end)
+        .find(|(_, &y)| y <= top + DESTINATION_SLACK_PT)
+        .map(|(&at, _)| at)
 }
 
 /// Detected printed headings become sections, each from its heading line to the next.
@@ -255,23 +290,37 @@ fn cut(
         resolved[i] = next;
     }
     let page_of = |offset: usize| ranges.partition_point(|r| r.start <= offset).max(1);
-    let span = |start: usize, end: usize| -> (String, Option<Range<u32>>) {
+    // The trimmed text of `start..end`, the pages it touches, and where each later page starts
+    // in it.
+    let span = |start: usize, end: usize| -> (String, Option<Range<u32>>, Vec<(usize, u32)>) {
         let text = full[start..end].trim();
         if text.is_empty() {
             let p = u32::try_from(page_of(start)).unwrap_or(1);
-            return (String::new(), Some(p..p + 1));
+            return (String::new(), Some(p..p + 1), Vec::new());
         }
         let lead = full[start..end].len() - full[start..end].trim_start().len();
-        let first = page_of(start + lead);
-        let last = page_of(start + lead + text.len() - 1);
+        let from = start + lead;
+        let first = page_of(from);
+        let last = page_of(from + text.len() - 1);
         let to_u32 = |p: usize| u32::try_from(p).unwrap_or(u32::MAX);
-        (text.to_string(), Some(to_u32(first)..to_u32(last) + 1))
+        let marks = (first..last)
+            .filter_map(|index| {
+                let at = ranges.get(index)?.start.checked_sub(from)?;
+                Some((at.min(text.len()), to_u32(index + 1)))
+            })
+            .collect();
+        (
+            text.to_string(),
+            Some(to_u32(first)..to_u32(last) + 1),
+            marks,
+        )
     };
     let first_start = resolved.first().copied().unwrap_or(full.len());
-    let (pre_text, pre_pages) = span(0, first_start);
+    let (pre_text, pre_pages, pre_marks) = span(0, first_start);
     let pre_text = with_notes(pre_text, doc, 0..first_start);
     let preamble = RawSection {
         pages: (!pre_text.is_empty()).then_some(pre_pages).flatten(),
+        page_marks: pre_marks,
         content: pre_text,
         ..RawSection::default()
     };
@@ -279,9 +328,15 @@ fn cut(
         .enumerate()
         .map(|(i, (level, title))| {
             let end = resolved.get(i + 1).copied().unwrap_or(full.len());
-            let (content, pages) = span(resolved[i], end.max(resolved[i]));
+            let (content, pages, marks) = span(resolved[i], end.max(resolved[i]));
             // The pages still count the printed heading's line.
+            let printed = content.len();
             let content = without_printed_heading(content, &title);
+            let dropped = printed - content.len();
+            let page_marks = marks
+                .into_iter()
+                .map(|(at, page)| (at.saturating_sub(dropped), page))
+                .collect();
             let content = with_notes(content, doc, resolved[i]..end.max(resolved[i]));
             RawSection {
                 level,
@@ -289,6 +344,7 @@ fn cut(
                 content,
                 content_first_line: None,
                 source_marks: Vec::new(),
+                page_marks,
                 lines: None,
                 pages,
                 anchor: None,
