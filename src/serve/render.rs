@@ -81,7 +81,9 @@ const ROWS: &str = "\u{0}rows";
 
 fn sanitizer() -> ammonia::Builder<'static> {
     let mut b = ammonia::Builder::default();
-    b.url_relative(ammonia::UrlRelative::Deny)
+    b.add_tag_attributes("th", ["align"])
+        .add_tag_attributes("td", ["align"])
+        .url_relative(ammonia::UrlRelative::Deny)
         .rm_tags(["img"])
         .link_rel(Some("noopener noreferrer"));
     b
@@ -131,12 +133,18 @@ fn markdown_blocks(text: &str, pdf: bool) -> Vec<(Range<usize>, String)> {
             let html = if pdf && paragraph && is_columns(source) {
                 format!("{ROWS}<pre>{}</pre>", escape(&for_display(source)))
             } else {
+                if pdf {
+                    pdf_line_breaks(&mut events);
+                }
                 let mut html = String::new();
-                let drained = events.drain(..).map(|e| match e {
-                    Event::SoftBreak if pdf => Event::HardBreak,
-                    e => e,
-                });
-                pulldown_cmark::html::push_html(&mut html, drained);
+                pulldown_cmark::html::push_html(&mut html, events.drain(..));
+                // The page's CSP refuses style attributes: a column's alignment as `align`.
+                for side in ["left", "center", "right"] {
+                    html = html.replace(
+                        &format!(" style=\"text-align: {side}\""),
+                        &format!(" align=\"{side}\""),
+                    );
+                }
                 html
             };
             events.clear();
@@ -165,6 +173,32 @@ fn shown(text: CowStr<'_>) -> CowStr<'_> {
     match for_display(&text) {
         std::borrow::Cow::Borrowed(_) => text,
         std::borrow::Cow::Owned(s) => s.into(),
+    }
+}
+
+/// A PDF paragraph's line ends: where a line starts a bullet or the line before ends a
+/// sentence, the break is kept (a hard break); elsewhere the visual line is joined to the next,
+/// so wrapped sentences read as one.
+fn pdf_line_breaks(events: &mut [Event<'_>]) {
+    const BULLETS: &[char] = &['•', '●', '▪', '◦', '■', '–', '-', '*', '·'];
+    const ENDS: &[char] = &['.', ':', '!', '?', '”', '"', ';'];
+    for i in 0..events.len() {
+        if !matches!(events[i], Event::SoftBreak) {
+            continue;
+        }
+        let before = events[..i].iter().rev().find_map(|e| match e {
+            Event::Text(t) | Event::Code(t) => t.trim_end().chars().last(),
+            _ => None,
+        });
+        let after = events[i + 1..].iter().find_map(|e| match e {
+            Event::Text(t) | Event::Code(t) => t.trim_start().chars().next(),
+            _ => None,
+        });
+        let keep = after.is_some_and(|c| BULLETS.contains(&c))
+            || before.is_some_and(|c| ENDS.contains(&c));
+        if keep {
+            events[i] = Event::HardBreak;
+        }
     }
 }
 
@@ -331,7 +365,7 @@ mod tests {
 
     #[test]
     fn pdf_text_keeps_its_lines_columns_and_page_marks() {
-        let text = "# Results\n\nFirst line\nsecond line\n\nQuarters Ended  2023  2022\nRevenue  10.3  9.7\n\n| a | b |\n| --- | ---: |\n| x | 1 |\n";
+        let text = "# Results\n\nFirst line\nsecond line.\n• A bullet\n• wrapped\nover two\n\nQuarters Ended  2023  2022\nRevenue  10.3  9.7\n\n| a | b |\n| --- | ---: |\n| x | 1 |\n";
         let at = Placement {
             first_line: 1,
             first_char: 0,
@@ -342,15 +376,22 @@ mod tests {
             html.contains("<p class=\"page-mark\">pages 2–3</p><h1>Results</h1>"),
             "{html}"
         );
+        // A wrapped line joins the next; a sentence's end or a bullet keeps its break.
         assert!(
-            html.contains("<p>First line<br>\nsecond line</p>"),
+            html.contains(
+                "<p>First line\nsecond line.<br>\n• A bullet<br>\n• wrapped\nover two</p>"
+            ),
             "{html}"
         );
         assert!(
-            html.contains("<div class=\"block rows\" data-line=\"6\" data-last=\"7\" data-from=\"35\" data-to=\"80\"><pre>Quarters Ended  2023  2022\nRevenue  10.3  9.7</pre></div>"),
+            html.contains("<div class=\"block rows\" data-line=\"9\" data-last=\"10\" data-from=\"66\" data-to=\"111\"><pre>Quarters Ended  2023  2022\nRevenue  10.3  9.7</pre></div>"),
             "{html}"
         );
-        assert!(html.contains("<td>x</td>"), "{html}");
+        // Alignment kept as `align` (the page's CSP refuses style attributes).
+        assert!(
+            html.contains("<tr><td>x</td><td align=\"right\">1</td></tr>"),
+            "{html}"
+        );
     }
 
     #[test]
