@@ -84,6 +84,21 @@ pub fn docs_page(library: &dyn Library, offset: usize, limit: usize) -> DocsPage
     }
 }
 
+/// The documents `offset..offset + limit` of those whose id or title contains `needle` (ASCII
+/// letters in either case) or whose format is `needle` ([`Library::cards_matching`], catalog
+/// order), `total` being how many match.
+/// An `offset` past the end gives an empty page with the right `total`.
+pub fn docs_matching(library: &dyn Library, needle: &str, offset: usize, limit: usize) -> DocsPage {
+    let (total, cards) = library.cards_matching(needle, offset, limit);
+    let end = offset.min(total) + cards.len();
+    DocsPage {
+        total,
+        offset,
+        next_offset: (end < total && limit > 0).then_some(end),
+        documents: cards.iter().map(|c| DocEntry::of(c)).collect(),
+    }
+}
+
 /// Ranked sections for a query.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchResults {

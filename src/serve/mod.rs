@@ -31,6 +31,7 @@ pub mod error;
 pub mod limits;
 pub mod links;
 pub mod pages;
+pub mod render;
 pub mod search_cache;
 pub mod session;
 pub mod state;

@@ -410,7 +410,7 @@ impl Tree {
             .map(|n| n.title.len() + n.content.len() + 12)
             .sum();
         let mut out = String::with_capacity(bound);
-        self.for_each_text_piece(id, |piece| {
+        self.for_each_text_piece(id, |_, piece| {
             out.push_str(piece);
             true
         });
@@ -424,7 +424,7 @@ impl Tree {
         let mut head = String::new();
         let mut head_chars = 0;
         let mut total = 0;
-        self.for_each_text_piece(id, |piece| {
+        self.for_each_text_piece(id, |_, piece| {
             let chars = piece.chars().count();
             total += chars;
             if head_chars < max_chars {
@@ -443,7 +443,25 @@ impl Tree {
 
     /// Call `emit` with the pieces of [`Tree::text_of`] in order (separators, heading marks,
     /// titles, contents); concatenated, they are the text. `emit` returns `false` to stop early.
-    fn for_each_text_piece(&self, id: NodeId, mut emit: impl FnMut(&str) -> bool) {
+    /// The 1-based line of [`Tree::text_of`]`(id)` on which each titled node of the subtree has
+    /// its heading, in reading order: where a reader of that text shows the node's pages.
+    pub fn heading_lines(&self, id: NodeId) -> Vec<(usize, NodeId)> {
+        let mut out = Vec::new();
+        let mut line = 1;
+        let mut last = None;
+        self.for_each_text_piece(id, |n, piece| {
+            // A node's first piece after its separator is its `#`s (titled nodes only).
+            if piece.starts_with('#') && last != Some(n) && !self.node(n).title.is_empty() {
+                out.push((line, n));
+                last = Some(n);
+            }
+            line += piece.bytes().filter(|&b| b == b'\n').count();
+            true
+        });
+        out
+    }
+
+    fn for_each_text_piece(&self, id: NodeId, mut emit: impl FnMut(NodeId, &str) -> bool) {
         const HASHES: &str = "######";
         let base = self.node(id).depth;
         // Whether anything was emitted, and whether it ends with "\n" / "\n\n".
@@ -460,7 +478,7 @@ impl Tree {
                     (true, false, false) => "\n\n",
                 };
                 for piece in [sep, &HASHES[..level], " ", node.title.as_str(), "\n\n"] {
-                    if !piece.is_empty() && !emit(piece) {
+                    if !piece.is_empty() && !emit(n, piece) {
                         return;
                     }
                 }
@@ -471,7 +489,7 @@ impl Tree {
             // Leading blank lines of the content would only widen the gap under the heading.
             let content = node.content.trim_start_matches(['\n', '\r']).trim_end();
             if !content.is_empty() {
-                if !emit(content) || !emit("\n") {
+                if !emit(n, content) || !emit(n, "\n") {
                     return;
                 }
                 started = true;

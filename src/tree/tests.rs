@@ -58,6 +58,30 @@ fn text_of_renders_subtree_under_headings() {
 }
 
 #[test]
+fn heading_lines_are_where_text_of_writes_each_heading() {
+    let t = sample();
+    // "# Guide", "", "Intro.", "", "## Install", "", "How to install.", "", "### Linux", …
+    assert_eq!(
+        t.heading_lines(NodeId::ROOT),
+        vec![
+            (1, NodeId(0)),
+            (5, NodeId(1)),
+            (9, NodeId(2)),
+            (13, NodeId(3))
+        ]
+    );
+    let text = t.text_of(NodeId::ROOT);
+    let lines: Vec<&str> = text.lines().collect();
+    for (line, id) in t.heading_lines(NodeId::ROOT) {
+        assert!(lines[line - 1].ends_with(&format!(" {}", t.node(id).title)));
+    }
+    assert_eq!(
+        t.heading_lines(NodeId(1)),
+        vec![(1, NodeId(1)), (5, NodeId(2))]
+    );
+}
+
+#[test]
 fn lookups_by_structure_and_title_path() {
     let t = sample();
     assert_eq!(t.by_structure("1.1"), Some(NodeId(2)));

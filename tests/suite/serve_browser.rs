@@ -145,12 +145,38 @@ async fn library_search_reader_references_and_keyboard() {
         .await;
     assert_eq!(text_of(&browser, "#hits li a").await, "1.8:3");
     browser.find("#hits li a").await.click().await.unwrap();
+    // Formatted, the block holding line 3 is the target; in the source view, line 3 itself.
+    browser
+        .until(
+            "(b => b && +b.dataset.line <= 3 && 3 <= +b.dataset.last)(document.querySelector('.rendered .block.target'))",
+            "the block of line 3 marked",
+        )
+        .await;
+    assert!(
+        text_of(&browser, ".block.target")
+            .await
+            .contains("search-zip"),
+        "the target block holds the match"
+    );
+    c.goto(&served.at("/doc/ripgrep-faq/?view=source#1.8@3"))
+        .await
+        .unwrap();
     browser
         .until(
             "(document.querySelector('.line.target')||{}).dataset && document.querySelector('.line.target').dataset.line === '3'",
             "line 3 marked",
         )
         .await;
+    assert!(text_of(&browser, ".line.target")
+        .await
+        .contains("search-zip"));
+    // The toggle goes back to the formatted view of the same line.
+    assert_eq!(
+        browser
+            .eval("document.querySelector('#view-toggle').getAttribute('href')")
+            .await,
+        "/doc/ripgrep-faq/#1.8@3"
+    );
 
     // The keyboard alone: t to the outline, arrows, Enter reads; j and k step through sections.
     c.goto(&served.at("/doc/ripgrep-faq/#1.2")).await.unwrap();
@@ -274,16 +300,17 @@ async fn ask_shows_worker_lanes_and_evidence_then_its_trace_replays() {
     browser.find("#evidence li a").await.click().await.unwrap();
     browser
         .until(
-            "document.querySelectorAll('.line.marked').length > 0",
+            "document.querySelectorAll('.block.marked').length > 0",
             "the evidence span",
         )
         .await;
+    // The span is the whole section: every block of it is marked.
     assert_eq!(
         browser
-            .eval("document.querySelectorAll('.line.marked').length")
+            .eval("document.querySelectorAll('.block.marked').length")
             .await,
         browser
-            .eval("document.querySelectorAll('.text .line').length")
+            .eval("document.querySelectorAll('.rendered .block').length")
             .await
     );
     c.back().await.unwrap();
@@ -397,7 +424,38 @@ async fn a_hostile_document_is_shown_as_text_in_the_browser() {
     assert_eq!(browser.eval(ran).await, false);
     browser.screenshot("hostile-library").await;
 
-    c.goto(&served.at("/doc/hostile/#1")).await.unwrap();
+    // Formatted: headings and paragraphs, the document's markup shown as text, its
+    // `javascript:` link without a target.
+    c.goto(&served.at("/doc/hostile/")).await.unwrap();
+    browser
+        .until(
+            "document.querySelector('.rendered .block')",
+            "the formatted section",
+        )
+        .await;
+    let text = text_of(&browser, ".rendered").await;
+    assert!(text.contains("<b onmouseover=alert(4)>bold</b>"), "{text}");
+    assert!(text.contains("\\u{202e}reversed"), "{text}");
+    assert_eq!(
+        browser
+            .eval(
+                "[...document.querySelectorAll('.rendered h2')].map(h => h.textContent).join('|')"
+            )
+            .await,
+        "Second"
+    );
+    assert_eq!(
+        browser
+            .eval("[...document.querySelectorAll('.rendered a')].map(a => `${a.textContent}:${a.getAttribute('href')}`).join('|')")
+            .await,
+        "a link:null"
+    );
+    assert_eq!(browser.eval(ran).await, false);
+    browser.screenshot("hostile-reader").await;
+    // The source lines, as before.
+    c.goto(&served.at("/doc/hostile/?view=source#1"))
+        .await
+        .unwrap();
     browser
         .until("document.querySelector('.text .line')", "the section text")
         .await;
@@ -405,7 +463,6 @@ async fn a_hostile_document_is_shown_as_text_in_the_browser() {
     assert!(text.contains("<b onmouseover=alert(4)>bold</b>"), "{text}");
     assert!(text.contains("\\u{202e}reversed"), "{text}");
     assert_eq!(browser.eval(ran).await, false);
-    browser.screenshot("hostile-reader").await;
     browser.close().await;
 }
 
@@ -587,5 +644,114 @@ async fn the_library_filter_in_chromium_keeps_the_filter_and_page_in_the_url() {
         text_of(&browser, "table.docs tbody a").await,
         "The Zebra Handbook"
     );
+    browser.close().await;
+}
+
+/// The Reader formats a Markdown section (headings, lists, code blocks), an HTML page's section
+/// (its table) and PDF text (its table, visual lines, page marks); a `path:N` link lands on the
+/// block holding line N. Screenshots `reader-markdown`, `reader-html`, `reader-pdf-table`.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_reader_formats_markdown_html_and_pdf_sections() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let r = super::common::run(
+        &ws,
+        &[
+            "index",
+            root.join("docs/ripgrep__GUIDE.md").to_str().unwrap(),
+            root.join("html/postgresql/datatype-datetime.html")
+                .to_str()
+                .unwrap(),
+            root.join("filings/MCDONALDS_2023Q2_EARNINGS.pdf")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let served = Served::start(&ws, &[], &[]);
+    let browser = Browser::start().await;
+    let c = &browser.client;
+    let count = |css: &str| format!("document.querySelectorAll('.rendered {css}').length");
+
+    // Markdown: headings, paragraphs, lists and code blocks, not `#` and fences.
+    c.goto(&served.at("/doc/ripgrep-guide/#1.5")).await.unwrap();
+    browser
+        .until(
+            "document.querySelector('.rendered pre code')",
+            "a code block",
+        )
+        .await;
+    assert_eq!(
+        text_of(&browser, ".rendered h1").await,
+        "Manual filtering: globs"
+    );
+    assert!(browser.eval(&count("p")).await.as_u64().unwrap() >= 3);
+    let source = text_of(&browser, ".rendered").await;
+    assert!(
+        !source.contains("```") && !source.contains("# Manual"),
+        "{source}"
+    );
+    browser.screenshot("reader-markdown").await;
+
+    // An HTML page's section: its table is a table.
+    c.goto(&served.at("/doc/datatype-datetime/#1.4"))
+        .await
+        .unwrap();
+    browser
+        .until("document.querySelector('.rendered table')", "a table")
+        .await;
+    assert_eq!(
+        browser
+            .eval(
+                "[...document.querySelectorAll('.rendered th')].map(t => t.textContent).join('|')"
+            )
+            .await,
+        "Input String|Valid Types|Description"
+    );
+    assert_eq!(browser.eval(&count("tbody tr")).await, 8);
+    browser.screenshot("reader-html").await;
+
+    // PDF text: the comparable-sales table, reached by its line as a grep hit would link it.
+    let section: Value = crate::support::server::client()
+        .get(served.at("/api/v1/docs/mcdonalds-2023q2-earnings/section?structure=1"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let text = section["text"].as_str().unwrap();
+    let line = 1 + text[..text.find("COMPARABLE SALES").unwrap()]
+        .matches('\n')
+        .count();
+    c.goto(&served.at(&format!("/doc/mcdonalds-2023q2-earnings/#1@{line}")))
+        .await
+        .unwrap();
+    browser
+        .until(
+            "document.querySelector('.rendered .block.target')",
+            "the target block",
+        )
+        .await;
+    assert_eq!(text_of(&browser, ".block.target").await, "COMPARABLE SALES");
+    assert_eq!(
+        browser
+            .eval("document.querySelector('.rendered .page-mark').textContent")
+            .await,
+        "pages 1–6"
+    );
+    assert_eq!(
+        browser
+            .eval("[...document.querySelector('.rendered table').querySelectorAll('tbody td:first-child')].map(t => t.textContent).join('|')")
+            .await,
+        "U.S.|International Operated Markets|International Developmental Licensed Markets & Corporate|Total"
+    );
+    // Visual lines kept: the bullets are lines, not one run-on paragraph.
+    assert!(browser.eval(&count("p br")).await.as_u64().unwrap() > 5);
+    browser.screenshot("reader-pdf-table").await;
     browser.close().await;
 }

@@ -245,3 +245,154 @@ async fn the_library_filters_by_id_title_and_format_and_keeps_the_filter_in_its_
         "{html}"
     );
 }
+
+/// `GET path` as JSON.
+async fn api(served: &Served, path: &str) -> (u16, serde_json::Value) {
+    let r = client().get(served.at(path)).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap())
+}
+
+fn ids_of(page: &serde_json::Value) -> Vec<String> {
+    page["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["doc_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_docs_api_filters_by_id_title_and_format_like_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = library_workspace(dir.path());
+    let served = Served::start(&ws, &[], &[]);
+
+    // By id, paged like the catalog: `total` counts what the filter keeps.
+    let (status, page) = api(&served, "/api/v1/docs?q=beta&limit=50").await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(
+        (
+            page["total"].clone(),
+            page["offset"].clone(),
+            page["next_offset"].clone()
+        ),
+        (
+            serde_json::json!(55),
+            serde_json::json!(0),
+            serde_json::json!(50)
+        )
+    );
+    assert_eq!(ids_of(&page), names("beta", 0..50));
+    let (_, last) = api(&served, "/api/v1/docs?q=BETA&offset=50&limit=50").await;
+    assert_eq!(ids_of(&last), names("beta", 50..55));
+    assert_eq!(last["next_offset"], serde_json::Value::Null);
+    // By title (a word only the title holds), by format, and nothing.
+    let (_, zebra) = api(&served, "/api/v1/docs?q=zebra").await;
+    assert_eq!(
+        (ids_of(&zebra), zebra["total"].clone()),
+        (vec!["gamma".to_string()], serde_json::json!(1))
+    );
+    let (_, text) = api(&served, "/api/v1/docs?q=text").await;
+    assert_eq!(ids_of(&text), ["plain"]);
+    let (_, none) = api(&served, "/api/v1/docs?q=nothing-like-this").await;
+    assert_eq!(
+        (none["total"].clone(), ids_of(&none).len()),
+        (serde_json::json!(0), 0)
+    );
+    // A blank filter is the whole catalog.
+    let (_, all) = api(&served, "/api/v1/docs?q=%20&limit=1").await;
+    assert_eq!(all["total"], 117);
+    // Bad filters are 400s that say why.
+    let long = "x".repeat(201);
+    for (path, detail) in [
+        (
+            format!("/api/v1/docs?q={long}"),
+            "the filter `q` is over 200 chars (ids and titles are shorter)",
+        ),
+        (
+            "/api/v1/docs?q=beta&for=notes".to_string(),
+            "give either `for` (rank for a question) or `q` (filter by id, title or format)",
+        ),
+    ] {
+        let (status, body) = api(&served, &path).await;
+        assert_eq!(
+            (status, body["error"].as_str(), body["detail"].as_str()),
+            (400, Some("bad_request"), Some(detail))
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_reader_links_to_its_source_view_and_back_without_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = library_workspace(dir.path());
+    let served = Served::start(&ws, &[], &[]);
+    let (status, _, formatted) = fetch(&served, "/doc/gamma/").await;
+    assert_eq!(status, 200);
+    assert!(
+        formatted.contains(r#"<a id="view-toggle" href="?view=source">Show source lines</a>"#),
+        "{formatted}"
+    );
+    let (status, _, source) = fetch(&served, "/doc/gamma/?view=source").await;
+    assert_eq!(status, 200);
+    assert!(
+        source.contains(r#"<a id="view-toggle" href="?">Show formatted</a>"#),
+        "{source}"
+    );
+    // The Reader's other parameter, `mark`, is the script's; the page still answers.
+    let (status, _, _) = fetch(&served, "/doc/gamma/?mark=1-4&view=source").await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_big_traces_page_stays_bounded_and_says_what_it_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let traces = ws.join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    // 16 MB: 4,000 commands, each with a 4,000-char observation.
+    let mut text = serde_json::json!({
+        "type": "header", "format_version": 4, "docnav_version": "0.1.0",
+        "question": "big", "model": "fake-model", "options": {}, "documents": [],
+        "started_unix_ms": 1_795_622_671_000u64,
+    })
+    .to_string();
+    text.push('\n');
+    let actor = "r1-w1-notes";
+    text.push_str(
+        &serde_json::json!({"actor": actor, "seq": 0, "type": "worker_started", "doc_id": "notes", "task": "t"})
+            .to_string(),
+    );
+    text.push('\n');
+    for i in 0..4000u64 {
+        let observation = format!("obs{i:04} {}", "x".repeat(3992));
+        for event in [
+            serde_json::json!({"actor": actor, "seq": 1 + 2 * i, "type": "command", "line": format!("cat {i}")}),
+            serde_json::json!({"actor": actor, "seq": 2 + 2 * i, "type": "observation", "text": observation,
+                "chars": 4000, "sha256": "0".repeat(64), "error": false}),
+        ] {
+            text.push_str(&event.to_string());
+            text.push('\n');
+        }
+    }
+    assert!(text.len() > 16_000_000);
+    let name = "20261125T160431Z-big.jsonl";
+    std::fs::write(traces.join(name), &text).unwrap();
+    let served = Served::start(&ws, &[], &[]);
+
+    let (status, _, html) = fetch(&served, &format!("/trace/{name}")).await;
+    assert_eq!(status, 200);
+    assert!(html.len() < 2_500_000, "the page is {} bytes", html.len());
+    // The first observations whole; the note says what is left out and where it is.
+    assert!(html.contains(&format!("obs0000 {}", "x".repeat(3992))));
+    assert!(
+        html.contains("6001 steps after the first 2000 are not shown, and 750 texts are cut."),
+        "{}",
+        &html[..4000]
+    );
+    assert!(html.contains("more chars not shown on this page; Download has the whole trace"));
+    assert!(html.contains(&format!(
+        "href=\"/api/v1/traces/{name}/raw\" download>Download</a> has the whole trace"
+    )));
+}

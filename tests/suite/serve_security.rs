@@ -440,6 +440,69 @@ async fn hostile_document_text_is_escaped_in_every_page() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn hostile_markdown_is_formatted_inert_in_the_readers_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = hostile_workspace(dir.path());
+    let served = Served::start(&ws, &[], &[]);
+    let r = client()
+        .get(served.at("/api/v1/docs/hostile/section?structure=&html=true"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let view: serde_json::Value = r.json().await.unwrap();
+    let html = view["html"].as_str().unwrap();
+    for live in ["<script", "<img", "<b ", "javascript:", "\u{202e}"] {
+        assert!(!html.contains(live), "{live} is live in {html}");
+    }
+    let handler = regex::Regex::new(r"<[a-z][^>]*\son[a-z]+\s*=").unwrap();
+    assert!(!handler.is_match(html), "an on* attribute in {html}");
+    // Formatted: the headings are headings and each block carries its first source line; the
+    // markup the document held is shown as text.
+    assert!(
+        html.starts_with("<div class=\"block\" data-line=\"1\" data-last=\"1\" data-from=\"0\""),
+        "{html}"
+    );
+    // Titles lose their tags when indexed; text keeps them, as text.
+    assert!(
+        html.contains("<h1>alert('title') Hostile \\u{202e}txt.exe</h1>"),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "<p>Intro &lt;script&gt;alert(5)&lt;/script&gt; with &lt;img src=x onerror=alert(1)&gt;"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains("<div class=\"block\" data-line=\"5\" data-last=\"5\""),
+        "{html}"
+    );
+    assert!(html.contains("<h2>Second</h2>"), "{html}");
+    assert!(
+        html.contains("Text &lt;b onmouseover=alert(4)&gt;bold&lt;/b&gt; and \\u{202e}reversed\\u{202c} text."),
+        "{html}"
+    );
+    assert!(
+        html.contains("<a rel=\"noopener noreferrer\">a link</a>"),
+        "{html}"
+    );
+    // Without `html=true` the API answers as before: no `html` field.
+    let (status, plain) = {
+        let r = client()
+            .get(served.at("/api/v1/docs/hostile/section?structure="))
+            .send()
+            .await
+            .unwrap();
+        (
+            r.status().as_u16(),
+            r.json::<serde_json::Value>().await.unwrap(),
+        )
+    };
+    assert_eq!((status, plain.get("html")), (200, None));
+}
+
 /// A workspace in `dir/ws` holding [`HOSTILE`] (as `hostile`) and `notes.txt`.
 pub fn hostile_workspace(dir: &std::path::Path) -> std::path::PathBuf {
     let source = dir.join("hostile.md");

@@ -14,6 +14,7 @@ use crate::nav::commands::cat::{see_also_targets, SeeAlso};
 use crate::nav::lexer::quote_word;
 use crate::nav::render::page;
 use crate::serve::error::ApiError;
+use crate::serve::render::{section_html, Placement};
 use crate::serve::state::AppState;
 use crate::tree::outline::OutlineNode;
 use crate::tree::{NodeId, Tree};
@@ -81,6 +82,9 @@ pub struct SectionQuery {
     pub offset: usize,
     /// Chars to return (default [`SECTION_PAGE_CHARS`]).
     pub budget: Option<usize>,
+    /// Also return the page as the Reader's formatted, sanitized HTML (`html`).
+    #[serde(default)]
+    pub html: bool,
 }
 
 /// A node named by its structure number and title.
@@ -132,6 +136,10 @@ pub struct SectionView {
     pub children: Vec<NodeRef>,
     /// The sections the text refers to outside itself, in this document or another.
     pub see_also: Vec<SeeAlso>,
+    /// With `html=true`: `text` as formatted HTML, sanitized, one `<div class="block"
+    /// data-line data-last data-from data-to>` per top-level block ([`section_html`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
 }
 
 fn node_ref(tree: &Tree, id: NodeId) -> NodeRef {
@@ -209,6 +217,14 @@ pub async fn section(
             let at = order.iter().position(|&n| n == id).unwrap_or(0);
             let lines = inclusive(&tree.subtree_span(id, |n| n.lines.clone()));
             let pages = inclusive(&tree.subtree_span(id, |n| n.pages.clone()));
+            let html = q.html.then(|| {
+                let placement = Placement {
+                    first_line,
+                    first_char: p.chars.start,
+                    page_marks: page_marks(tree, id),
+                };
+                section_html(p.body, tree.format, &placement)
+            });
             Ok(SectionView {
                 doc_id: doc_id.clone(),
                 doc_title: tree.title().to_string(),
@@ -234,10 +250,22 @@ pub async fn section(
                 next: order.get(at + 1).map(|&n| node_ref(tree, n)),
                 children: node.children.iter().map(|&c| node_ref(tree, c)).collect(),
                 see_also: see_also_targets(ws, &doc_id, tree, id),
+                html,
             })
         })
         .await?;
     Ok(Json(view))
+}
+
+/// `(line, "pages A–B")` for each heading in the text of `id` whose node has pages (PDFs).
+fn page_marks(tree: &Tree, id: NodeId) -> Vec<(usize, String)> {
+    tree.heading_lines(id)
+        .into_iter()
+        .filter_map(|(line, n)| {
+            let pages = inclusive(&tree.node(n).pages)?;
+            Some((line, location_label(None, Some(pages))))
+        })
+        .collect()
 }
 
 /// `/grep`'s query.

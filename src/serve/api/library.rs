@@ -8,8 +8,9 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::ApiQuery;
-use crate::agent::search::{docs_page, search_sections};
+use crate::agent::search::{docs_matching, docs_page, search_sections};
 use crate::serve::error::ApiError;
+use crate::serve::pages::library::MAX_FILTER_CHARS;
 use crate::serve::search_cache::{generation_of, SearchKey};
 use crate::serve::state::AppState;
 use crate::workspace::Library;
@@ -71,6 +72,9 @@ pub struct DocsQuery {
     pub for_question: Option<String>,
     /// With `for`: how many cards (default [`DEFAULT_K`], at most [`MAX_K`]).
     pub k: Option<usize>,
+    /// A filter, as the Library's: only documents whose id or title contains it (ASCII
+    /// letters in either case) or whose format it is; `total` counts those. Blank: no filter.
+    pub q: Option<String>,
 }
 
 /// `GET /api/v1/docs?for=QUESTION&k=N`'s body.
@@ -84,13 +88,20 @@ pub struct RankedDocs {
     pub cards: Vec<crate::agent::routing::RankedCard>,
 }
 
-/// `GET /api/v1/docs?offset=&limit=`: a page of the catalog; `GET /api/v1/docs?for=QUESTION&k=N`:
-/// the cards ranked for a question ([`RankedDocs`]). Errors: 400 for `limit` 0 or over
-/// [`MAX_DOCS_PAGE`], an empty or too long question, `k` out of range; 503 without a workspace.
+/// `GET /api/v1/docs?offset=&limit=[&q=FILTER]`: a page of the catalog (of the documents the
+/// filter keeps); `GET /api/v1/docs?for=QUESTION&k=N`: the cards ranked for a question
+/// ([`RankedDocs`]). Errors: 400 for `limit` 0 or over [`MAX_DOCS_PAGE`], a filter over
+/// [`MAX_FILTER_CHARS`] chars, `q` with `for`, an empty or too long question, `k` out of range;
+/// 503 without a workspace.
 pub async fn docs(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<DocsQuery>,
 ) -> Result<Response, ApiError> {
+    if q.for_question.is_some() && q.q.is_some() {
+        return Err(ApiError::bad_request(
+            "give either `for` (rank for a question) or `q` (filter by id, title or format)",
+        ));
+    }
     if let Some(question) = q.for_question {
         if question.trim().is_empty() || question.chars().count() > MAX_QUERY_CHARS {
             return Err(ApiError::bad_request(format!(
@@ -122,8 +133,27 @@ pub async fn docs(
             "limit must be 1 to {MAX_DOCS_PAGE}, not {limit}"
         )));
     }
+    let filter = q.q.as_deref().unwrap_or("").trim().to_string();
+    if filter.chars().count() > MAX_FILTER_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "the filter `q` is over {MAX_FILTER_CHARS} chars (ids and titles are shorter)"
+        )));
+    }
     let opened = state.opened().await?;
-    Ok(Json(docs_page(opened.workspace.as_ref(), q.offset, limit)).into_response())
+    if filter.is_empty() {
+        return Ok(Json(docs_page(opened.workspace.as_ref(), q.offset, limit)).into_response());
+    }
+    let page = state
+        .blocking(move || {
+            Ok(docs_matching(
+                opened.workspace.as_ref(),
+                &filter,
+                q.offset,
+                limit,
+            ))
+        })
+        .await?;
+    Ok(Json(page).into_response())
 }
 
 /// `/search`'s query. `doc_id` may repeat.

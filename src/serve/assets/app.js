@@ -2,7 +2,8 @@
 // Reader's sections, the Ask stream, uploads and replays). It talks only to this server's JSON
 // API (/api/v1/…). Document text never becomes markup: every string goes into the page through
 // textContent, after visible() has made control and bidi characters visible, as the server's
-// templates do.
+// templates do. The one exception is the Reader's formatted section, HTML the server rendered
+// and sanitized (src/serve/render.rs), parsed in an inert <template>.
 'use strict';
 
 (() => {
@@ -206,6 +207,9 @@
     const params = new URLSearchParams(location.search);
     const markParam = (params.get('mark') || '').match(/^(\d+)-(\d+)$/);
     const mark = markParam ? { from: +markParam[1], to: +markParam[2], structure: location.hash.slice(1).split('@')[0] } : null;
+    // ?view=source: the numbered source lines; otherwise the section formatted.
+    const sourceView = params.get('view') === 'source';
+    const viewToggle = $('#view-toggle');
 
     // Twisties for items with children.
     for (const li of $$('li[aria-expanded]', tree)) {
@@ -319,6 +323,43 @@
       return box;
     }
 
+    /** The page's text as the server's formatted blocks, those overlapping the chars [from, to)
+     * of the whole text marked. */
+    function renderedNode(view, markRange) {
+      const box = el('div', { class: 'rendered', role: 'document' });
+      const template = document.createElement('template');
+      template.innerHTML = view.html || '';
+      box.append(template.content);
+      if (markRange) {
+        for (const block of $$('.block', box)) {
+          if (+block.dataset.from < markRange.to && +block.dataset.to > markRange.from) block.classList.add('marked');
+        }
+      }
+      return box;
+    }
+
+    const textOf = (view, markRange) => (sourceView ? textNode(view, markRange) : renderedNode(view, markRange));
+
+    /** The block (or source line) holding line `line` of the section's text. */
+    function lineTarget(line) {
+      if (sourceView) return $(`.line[data-line="${line}"]`, pane);
+      let best = null;
+      for (const block of $$('.block', pane)) {
+        if (+block.dataset.line > line) break;
+        best = block;
+      }
+      return best;
+    }
+
+    /** The URL of this view's other one (formatted ⇄ source), keeping the mark and section. */
+    function toggleHref() {
+      const other = new URLSearchParams(location.search);
+      if (sourceView) other.delete('view');
+      else other.set('view', 'source');
+      const query = other.toString();
+      return `${location.pathname}${query ? '?' + query : ''}${location.hash}`;
+    }
+
     function linkTo(structure, label) {
       return el('a', { href: structure ? `#${structure}` : '#' }, label);
     }
@@ -327,7 +368,7 @@
       const { structure, line } = parseHash();
       pane.setAttribute('aria-busy', 'true');
       try {
-        const url = `/api/v1/docs/${encodeURIComponent(docId)}/section?structure=${encodeURIComponent(structure)}`;
+        const url = `/api/v1/docs/${encodeURIComponent(docId)}/section?structure=${encodeURIComponent(structure)}${sourceView ? '' : '&html=true'}`;
         const view = await getJson(url);
         current = view;
         const markRange = mark && mark.structure === structure ? mark : null;
@@ -343,13 +384,13 @@
         const nav = el('nav', { class: 'neighbours', 'aria-label': 'Neighbouring sections' },
           view.previous ? el('a', { href: view.previous.structure ? `#${view.previous.structure}` : '#', rel: 'prev' }, '← ', view.previous.title) : '',
           view.next ? el('a', { href: `#${view.next.structure}`, rel: 'next' }, view.next.title, ' →') : '');
-        const parts = [header, nav, textNode(view, markRange)];
+        const parts = [header, nav, textOf(view, markRange)];
         if (view.next_offset !== null) {
           const more = el('button', { type: 'button', class: 'more' }, `Read on (${view.text_chars - view.next_offset} more chars)`);
           let next = view.next_offset;
           more.addEventListener('click', async () => {
             const page = await getJson(`${url}&offset=${next}`);
-            more.before(textNode(page, markRange));
+            more.before(textOf(page, markRange));
             if (page.next_offset === null) more.remove();
             else next = page.next_offset;
           });
@@ -369,7 +410,8 @@
         pane.replaceChildren(...parts);
         selectInOutline(structure);
         document.title = `${visible(view.title || view.doc_title)} · docnav`;
-        const target = line ? $(`.line[data-line="${line}"]`, pane) : (markRange ? $('.marked', pane) : null);
+        if (viewToggle) viewToggle.setAttribute('href', toggleHref());
+        const target = line ? lineTarget(line) : (markRange ? $('.marked', pane) : null);
         if (target) {
           target.classList.add('target');
           target.scrollIntoView({ block: 'center' });

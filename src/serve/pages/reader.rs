@@ -2,10 +2,13 @@
 //! tree with `tree`'s numbers beside the selected section's verbatim text and its source lines
 //! or pages; the section comes from `/api/v1/docs/DOC_ID/section` when the fragment changes, so
 //! every section has a shareable URL. `?mark=A-B` marks chars `A..B` of the section's text (an
-//! evidence span, linked from Ask); `#2.1@N` scrolls to line N of it (a `grep` match).
+//! evidence span, linked from Ask); `#2.1@N` scrolls to line N of it (a `grep` match). The
+//! section is shown formatted (the server's sanitized HTML, [`crate::serve::render`]: each
+//! block carries its source lines and chars, so `@N` lands on the block holding line N and a
+//! mark covers whole blocks); `?view=source` shows the numbered source lines instead.
 
 use askama::Template;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::response::Response;
 
 use super::{api_error_page, human_bytes, render_page, shown};
@@ -73,10 +76,26 @@ struct ReaderPage {
     source: String,
     summary: String,
     outline: Vec<OutlineRow>,
+    /// `?view=source`: the section as numbered source lines, not formatted.
+    source_view: bool,
 }
 
-/// `GET /doc/{doc_id}` and `GET /doc/{doc_id}/`.
-pub async fn page(State(state): State<AppState>, Path(doc_id): Path<String>) -> Response {
+/// The Reader's query: `view=source` shows the numbered source lines (the section's text as
+/// `cat` reads it) instead of the formatted section; `mark` is read by the page's script.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct ReaderQuery {
+    /// `source`, or absent for the formatted view.
+    #[serde(default)]
+    pub view: Option<String>,
+}
+
+/// `GET /doc/{doc_id}` and `GET /doc/{doc_id}/` (`?view=source` for the source lines).
+pub async fn page(
+    State(state): State<AppState>,
+    Path(doc_id): Path<String>,
+    Query(query): Query<ReaderQuery>,
+) -> Response {
+    let source_view = query.view.as_deref() == Some("source");
     let opened = match state.opened().await {
         Ok(o) => o,
         Err(e) => return api_error_page(&e),
@@ -102,6 +121,7 @@ pub async fn page(State(state): State<AppState>, Path(doc_id): Path<String>) -> 
                 source: shown(&card.source),
                 summary: shown(&card.summary),
                 outline: outline_rows(tree),
+                source_view,
                 doc_id,
             })
         })

@@ -6,6 +6,10 @@
 //! Events carry per-actor sequence numbers, not times, so the placement is by structure: an
 //! Orchestrator `evaluate` (or `replan`) decision closes a round; everything before the first
 //! one happened before round 1.
+//!
+//! A page is bounded whatever the trace holds (an upload may be megabytes of observations): at
+//! most [`PAGE_STEPS`] steps, each text cut to [`STEP_TEXT_CHARS`] and all of them together to
+//! [`PAGE_TEXT_CHARS`], every cut saying so; the downloaded trace has everything.
 
 use crate::agent::events::round_of;
 use crate::agent::events::{actor_order_key, ORCHESTRATOR};
@@ -13,6 +17,67 @@ use crate::agent::{AgentEvent, EventRecord};
 use crate::serve::pages::shown;
 use crate::serve::traces::{utc_minute, TraceSummary};
 use crate::trace::Trace;
+
+/// Chars of one step's text a page shows (an observation, a prompt message, a reply, a
+/// decision's JSON; also the question and the options); the rest is cut with a note.
+pub const STEP_TEXT_CHARS: usize = 20_000;
+
+/// Chars of step text one timeline shows in all; past it, texts are cut to nothing (noted).
+pub const PAGE_TEXT_CHARS: usize = 1_000_000;
+
+/// Steps one timeline shows, Orchestrator and Workers together; later ones are counted only.
+pub const PAGE_STEPS: usize = 2_000;
+
+/// Chars of a step's one-line label.
+pub const LABEL_CHARS: usize = 300;
+
+/// What a timeline may still show, and what it left out.
+struct Budget {
+    /// Chars of text left.
+    text: usize,
+    /// Steps left.
+    steps: usize,
+    /// Steps not shown.
+    hidden_steps: usize,
+    /// Texts cut.
+    cut_texts: usize,
+}
+
+impl Budget {
+    fn new() -> Budget {
+        Budget {
+            text: PAGE_TEXT_CHARS,
+            steps: PAGE_STEPS,
+            hidden_steps: 0,
+            cut_texts: 0,
+        }
+    }
+
+    /// `text` cut to what one step and the page may still show, shown ([`shown`]).
+    fn text(&mut self, text: &str) -> String {
+        let allowed = STEP_TEXT_CHARS.min(self.text);
+        let (head, rest) = match text.char_indices().nth(allowed) {
+            None => (text, 0),
+            Some((at, _)) => (&text[..at], text[at..].chars().count()),
+        };
+        self.text -= head.chars().count();
+        if rest == 0 {
+            return shown(head);
+        }
+        self.cut_texts += 1;
+        shown(&format!(
+            "{head}\n[… {rest} more chars not shown on this page; Download has the whole trace]"
+        ))
+    }
+}
+
+/// `text` cut to `max` chars (`…` marks a cut), shown.
+fn cut_shown(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => shown(text),
+        Some((at, _)) => shown(&format!("{}…", &text[..at])),
+    }
+}
 
 /// One message of a model request.
 pub struct MessageView {
@@ -107,15 +172,24 @@ pub struct TimelineView {
     pub truncated_at_line: Option<usize>,
     /// The phases in order.
     pub phases: Vec<PhaseView>,
+    /// Steps past [`PAGE_STEPS`], not shown.
+    pub hidden_steps: usize,
+    /// Texts cut to the page's bounds.
+    pub cut_texts: usize,
 }
 
-fn steps_of(events: &[&EventRecord]) -> Vec<StepView> {
+fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
     let mut steps: Vec<StepView> = Vec::new();
     for r in events {
+        if budget.steps == 0 {
+            budget.hidden_steps += 1;
+            continue;
+        }
+        budget.steps -= 1;
         let step = |kind, label: String| StepView {
             kind,
             seq: r.seq,
-            label: shown(&label),
+            label: cut_shown(&label, LABEL_CHARS),
             body: None,
             failed: false,
             messages: Vec::new(),
@@ -138,7 +212,7 @@ fn steps_of(events: &[&EventRecord]) -> Vec<StepView> {
                     .iter()
                     .map(|m| MessageView {
                         role: format!("{:?}", m.role).to_lowercase(),
-                        content: shown(&m.content),
+                        content: budget.text(&m.content),
                     })
                     .collect();
                 s.failed = true;
@@ -156,12 +230,12 @@ fn steps_of(events: &[&EventRecord]) -> Vec<StepView> {
                 match steps.iter_mut().rev().find(|s| s.kind == "model") {
                     Some(s) if s.reply.is_none() && s.failed => {
                         s.label = shown(&label);
-                        s.reply = Some(shown(text));
+                        s.reply = Some(budget.text(text));
                         s.failed = false;
                     }
                     _ => {
                         let mut s = step("model", label);
-                        s.reply = Some(shown(text));
+                        s.reply = Some(budget.text(text));
                         steps.push(s);
                     }
                 }
@@ -172,7 +246,9 @@ fn steps_of(events: &[&EventRecord]) -> Vec<StepView> {
             } => {
                 let label = format!("model call failed after {latency_ms} ms: {message}");
                 match steps.iter_mut().rev().find(|s| s.kind == "model") {
-                    Some(s) if s.reply.is_none() && s.failed => s.label = shown(&label),
+                    Some(s) if s.reply.is_none() && s.failed => {
+                        s.label = cut_shown(&label, LABEL_CHARS)
+                    }
                     _ => {
                         let mut s = step("model", label);
                         s.failed = true;
@@ -182,7 +258,9 @@ fn steps_of(events: &[&EventRecord]) -> Vec<StepView> {
             }
             AgentEvent::Decision { kind, value } => {
                 let mut s = step("decision", decision_label(kind, value));
-                s.body = serde_json::to_string_pretty(value).ok().map(|j| shown(&j));
+                s.body = serde_json::to_string_pretty(value)
+                    .ok()
+                    .map(|j| budget.text(&j));
                 steps.push(s);
             }
             AgentEvent::Command { line } => steps.push(step("command", format!("$ {line}"))),
@@ -198,7 +276,7 @@ fn steps_of(events: &[&EventRecord]) -> Vec<StepView> {
                         "\n[{recorded} of {chars} chars recorded; the trace keeps the rest's length and sha256]"
                     ));
                 }
-                s.body = Some(shown(&body));
+                s.body = Some(budget.text(&body));
                 s.failed = *error;
                 steps.push(s);
             }
@@ -317,6 +395,7 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
     buckets[judged_rounds].append(&mut pending);
 
     let rounds = actors.iter().filter_map(|a| round_of(a)).max().unwrap_or(0) as usize;
+    let mut budget = Budget::new();
     let mut phases = Vec::new();
     let mut lane_count = 0;
     for (r, bucket) in buckets.iter().enumerate() {
@@ -327,7 +406,7 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
                 } else {
                     format!("Orchestrator after round {r}")
                 },
-                steps: steps_of(bucket),
+                steps: steps_of(bucket, &mut budget),
                 lanes: Vec::new(),
             });
         }
@@ -338,7 +417,7 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
         let lanes: Vec<LaneView> = actors
             .iter()
             .filter(|a| round_of(a) == Some(round as u32))
-            .map(|a| lane(a, &events_of(a)))
+            .filter_map(|a| lane(a, &events_of(a), &mut budget))
             .collect();
         lane_count += lanes.len();
         phases.push(PhaseView {
@@ -347,12 +426,21 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
             lanes,
         });
     }
-    // Rounds after the last Orchestrator bucket (a run cut while its Workers ran).
-    for round in buckets.len() + 1..=rounds {
+    // Rounds after the last Orchestrator bucket (a run cut while its Workers ran); only those
+    // some Worker ran in (an actor's round number may be anything).
+    let mut later: Vec<usize> = actors
+        .iter()
+        .filter_map(|a| round_of(a))
+        .map(|r| r as usize)
+        .filter(|&r| r > buckets.len())
+        .collect();
+    later.sort_unstable();
+    later.dedup();
+    for round in later {
         let lanes: Vec<LaneView> = actors
             .iter()
             .filter(|a| round_of(a) == Some(round as u32))
-            .map(|a| lane(a, &events_of(a)))
+            .filter_map(|a| lane(a, &events_of(a), &mut budget))
             .collect();
         lane_count += lanes.len();
         phases.push(PhaseView {
@@ -382,19 +470,23 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
     }
     TimelineView {
         name: name.to_string(),
-        question: shown(&trace.header.question),
-        model: shown(&trace.header.model),
+        question: cut_shown(&trace.header.question, STEP_TEXT_CHARS),
+        model: cut_shown(&trace.header.model, LABEL_CHARS),
         started: utc_minute(trace.header.started_unix_ms),
         written_by: format!(
             "docnav {}, trace format {}",
-            shown(&trace.header.docnav_version),
+            cut_shown(&trace.header.docnav_version, LABEL_CHARS),
             trace.header.format_version
         ),
-        options: shown(&serde_json::to_string_pretty(&trace.header.options).unwrap_or_default()),
+        options: budget
+            .text(&serde_json::to_string_pretty(&trace.header.options).unwrap_or_default()),
         documents: trace.header.document_count(),
         verdict: summary.verdict,
-        missing: shown(&missing),
-        error: summary.error.as_deref().map(shown),
+        missing: cut_shown(&missing, STEP_TEXT_CHARS),
+        error: summary
+            .error
+            .as_deref()
+            .map(|e| cut_shown(e, STEP_TEXT_CHARS)),
         calls: summary.calls,
         prompt_tokens: summary.prompt_tokens,
         completion_tokens: summary.completion_tokens,
@@ -403,10 +495,17 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
         workers: lane_count,
         truncated_at_line: trace.truncated_at_line,
         phases,
+        hidden_steps: budget.hidden_steps,
+        cut_texts: budget.cut_texts,
     }
 }
 
-fn lane(actor: &str, events: &[&EventRecord]) -> LaneView {
+/// `actor`'s lane; `None` (its steps counted as hidden) once the page shows no more steps.
+fn lane(actor: &str, events: &[&EventRecord], budget: &mut Budget) -> Option<LaneView> {
+    if budget.steps == 0 {
+        budget.hidden_steps += events.len();
+        return None;
+    }
     let (doc_id, task) = events
         .iter()
         .find_map(|e| match &e.event {
@@ -429,13 +528,13 @@ fn lane(actor: &str, events: &[&EventRecord]) -> LaneView {
             _ => None,
         })
         .unwrap_or_else(|| ("no end recorded (the run was cut)".to_string(), true));
-    LaneView {
-        actor: actor.to_string(),
+    Some(LaneView {
+        actor: cut_shown(actor, LABEL_CHARS),
         doc_href: format!("/doc/{}/", crate::serve::links::segment(&doc_id)),
-        doc_id: shown(&doc_id),
-        task: shown(&task),
-        steps: steps_of(events),
-        status: shown(&status),
+        doc_id: cut_shown(&doc_id, LABEL_CHARS),
+        task: cut_shown(&task, STEP_TEXT_CHARS),
+        steps: steps_of(events, budget),
+        status: cut_shown(&status, LABEL_CHARS),
         failed,
-    }
+    })
 }

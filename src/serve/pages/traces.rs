@@ -108,6 +108,8 @@ struct TracePage {
     active: &'static str,
     views: Vec<TimelineView>,
     compare: bool,
+    /// [`PAGE_STEPS`](super::timeline::PAGE_STEPS), named in the bound's note.
+    page_steps: usize,
 }
 
 /// `?compare=OTHER` shows another trace beside this one.
@@ -141,6 +143,7 @@ pub async fn trace_page(
             active: "traces",
             compare: views.len() > 1,
             views,
+            page_steps: super::timeline::PAGE_STEPS,
         }),
         Err(e) => api_error_page(&e),
     }
