@@ -1,4 +1,4 @@
-//! Answers reused from traces (issue 23.3): an `ask` whose normalised question, model and options
+//! Answers reused from traces: an `ask` whose normalised question, model and options
 //! match a recorded run over unchanged documents returns that run's evidence (and written answer)
 //! at once, marked with the trace it came from, instead of paying for the same model calls again.
 //! Matching is exact on the normalised question ([`normalize_question`]) — no embeddings.

@@ -630,7 +630,7 @@ mod tests {
         assert_eq!(tree.by_structure("1.2"), tree.by_title_path(&["a", "A.Y"]));
     }
 
-    /// Regression (issue 11): numbering children searched each child's position among its
+    /// Regression: numbering children searched each child's position among its
     /// siblings, quadratic in sibling headings (100,000 took 3.2 s).
     #[test]
     fn many_siblings_get_their_numbers_and_depths() {
@@ -687,7 +687,7 @@ mod tests {
         assert_eq!(expected_start, tree.node(big).lines.clone().unwrap().end);
     }
 
-    /// Regression (issue 11): a huge one-paragraph leaf whose content starts with the blank line
+    /// Regression: a huge one-paragraph leaf whose content starts with the blank line
     /// under its heading was split into an empty `Part 1` and the paragraph.
     #[test]
     fn leading_blank_lines_are_not_a_paragraph_break() {

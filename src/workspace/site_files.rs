@@ -1,4 +1,4 @@
-//! What a folder walk leaves out of a documentation site besides its pages (issue 21: a folder of
+//! What a folder walk leaves out of a documentation site besides its pages (a folder of
 //! HTML pages is a site, read as its pages).
 //!
 //! **Sphinx's own output.** Sphinx marks the root of every HTML build with a `.buildinfo` file

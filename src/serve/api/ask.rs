@@ -11,7 +11,7 @@
 //! the run (its trace keeps what happened).
 //!
 //! `memory` (the `turn` of each earlier `done`, oldest first) makes the question a follow-up,
-//! rewritten to stand alone before the run (issue 23.2); `answer: true` adds the verified written
+//! rewritten to stand alone before the run; `answer: true` adds the verified written
 //! answer (`docnav ask --answer`).
 //!
 //! A question asked on its own (no `memory`) whose answer was recorded over unchanged documents
@@ -307,7 +307,7 @@ pub async fn ask(
     options.answer = req.answer;
     let memory = Conversation::from_turns(req.memory).turns().to_vec();
     // A question asked on its own whose answer was recorded over unchanged documents comes back
-    // at once (issue 23.3): no model call, so no ask permit either.
+    // at once: no model call, so no ask permit either.
     let cache = AnswerCache::new(opened.workspace.dir());
     let key = CacheKey::new(&question, model.model_id(), &options);
     let reusable = state.record_traces && memory.is_empty();
