@@ -232,7 +232,6 @@ pub async fn standalone_question(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::agent::evidence::{AnswerVerdict, Evidence};

@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 

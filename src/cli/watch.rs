@@ -241,7 +241,6 @@ pub fn next_batch(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -158,7 +158,6 @@ pub fn parse_args(args: &[String], spec: &[OptSpec]) -> Result<ParsedArgs, Strin
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

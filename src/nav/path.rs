@@ -390,7 +390,6 @@ fn step_root(library: &dyn Library, seg: &str) -> Result<Result<Place, String>, 
 const AMBIGUOUS_SHOWN: usize = 10;
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

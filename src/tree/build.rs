@@ -523,7 +523,6 @@ fn finish(tree: &mut Tree) {
 /// test writes `Paragraph 12 …`) with its lines; panics unless there are at least five parts and
 /// each starts where the one before ends.
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 pub(crate) fn numbered_parts(
     doc: ParsedDoc,
     max_leaf_tokens: u32,
@@ -559,7 +558,6 @@ pub(crate) fn numbered_parts(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -129,7 +129,6 @@ fn sphinx_output_name(name: &str) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

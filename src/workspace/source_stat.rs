@@ -78,7 +78,6 @@ pub fn mtime_ms(meta: &std::fs::Metadata) -> u64 {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::*;
 use crate::parse::parse_bytes;
 use crate::tree::{build_tree, BuildOptions, DocFormat};

@@ -532,7 +532,6 @@ pub fn analyze_block(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::tree::DocFormat;

@@ -10,7 +10,7 @@
 //! Prompt size does not grow with steps or document size: each navigate prompt carries the task,
 //! the plan, one line per earlier step (compacted history), the evidence list (excerpts and what
 //! each holds) and only the latest observation in full, fitted to the prompt cap; all document
-//! text in it is fenced as untrusted data (see `worker_prompts.rs`).
+//! text in it is fenced as untrusted data (see `worker/prompt.rs`).
 //!
 //! Besides its evidence a Worker reports what the Orchestrator's evaluate needs: the
 //! verdict of its last `check`, how it ended, the searches that found nothing, and the leads —

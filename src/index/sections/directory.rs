@@ -278,7 +278,6 @@ impl Directory for BatchSyncDirectory {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

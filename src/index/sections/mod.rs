@@ -177,7 +177,6 @@ impl SectionIndex {
     /// [`SectionIndex::create_in_ram`] without the `doc_id` sorting: an index as older docnav
     /// versions made it, whose segments keep entries in the order they were added.
     #[cfg(test)]
-    #[allow(clippy::unwrap_used)]
     pub(crate) fn create_in_ram_unsorted() -> SectionIndex {
         let (schema, fields) = schema();
         SectionIndex::finish(Index::create_in_ram(schema), fields, "in memory".into()).unwrap()
@@ -186,7 +185,6 @@ impl SectionIndex {
     /// [`SectionIndex::create`] without the `doc_id` sorting, as older docnav versions made
     /// indexes (`dir` must hold no index).
     #[cfg(test)]
-    #[allow(clippy::unwrap_used)]
     pub(crate) fn create_unsorted(dir: &Path) -> SectionIndex {
         std::fs::create_dir_all(dir).unwrap();
         let (schema, fields) = schema();

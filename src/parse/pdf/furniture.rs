@@ -346,7 +346,6 @@ fn to_roman(mut n: u32) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

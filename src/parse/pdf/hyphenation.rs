@@ -170,7 +170,6 @@ fn hyphenated_tail(text: &str) -> Option<(&str, bool)> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

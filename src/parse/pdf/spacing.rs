@@ -96,7 +96,6 @@ pub fn join_split_words(pages: &mut [Vec<TextLine>]) -> usize {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -334,7 +334,6 @@ fn percent_decode(fragment: &str) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
