@@ -33,7 +33,7 @@ pub use orchestrator::{ask, ask_in_conversation};
 use crate::llm::{ChatModel, LlmError};
 
 /// Budgets and knobs of one `ask`.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct AgentOptions {
     /// Commands per Worker (default 12).

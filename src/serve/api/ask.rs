@@ -495,13 +495,8 @@ async fn lexical(
     req: AskRequest,
     stream: bool,
 ) -> Result<Response, ApiError> {
-    let k = req.k.unwrap_or(DEFAULT_K);
-    if k == 0 || k > super::library::MAX_K {
-        return Err(ApiError::bad_request(format!(
-            "k must be 1 to {}, not {k}",
-            super::library::MAX_K
-        )));
-    }
+    let k =
+        crate::agent::search::check_k(req.k.unwrap_or(DEFAULT_K)).map_err(ApiError::bad_request)?;
     let (json, reader_links) = state
         .blocking(move || {
             let scope = (!req.doc_ids.is_empty()).then_some(req.doc_ids.as_slice());
