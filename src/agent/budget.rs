@@ -1,4 +1,4 @@
-//! The hard cap on prompt size (issue 4): every prompt the agent sends is at most
+//! The hard cap on prompt size: every prompt the agent sends is at most
 //! `prompt_cap_tokens` estimated tokens (chars / 4, as in DESIGN.md §1).
 
 use crate::llm::ChatMessage;

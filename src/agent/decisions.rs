@@ -215,7 +215,6 @@ pub fn evaluation_schema() -> ResponseSchema {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,4 +1,4 @@
-//! Follow-up questions (issue 23.2): in a conversation (the shell, the web app's Ask page) a
+//! Follow-up questions: in a conversation (the shell, the web app's Ask page) a
 //! question may lean on the ones before it — "and on Windows?", "what about the second option?".
 //! The Orchestrator keeps a short memory ([`Conversation`]: the earlier questions and the key
 //! points of their answers, bounded to [`MEMORY_TOKENS`]) and, when it is not empty, first
@@ -16,8 +16,8 @@ use serde_json::json;
 use super::budget::clip;
 use super::events::Emitter;
 use super::evidence::Answer;
+use super::model::ask_model;
 use super::prompts::{render, untrusted};
-use super::worker::ask_model;
 use super::AgentError;
 use crate::llm::{ChatMessage, ChatModel, ResponseSchema};
 
@@ -232,7 +232,6 @@ pub async fn standalone_question(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::agent::evidence::{AnswerVerdict, Evidence};

@@ -1,4 +1,4 @@
-//! The written answer of `ask --answer` as data (issue 23): its sentences, each verified against
+//! The written answer of `ask --answer` as data: its sentences, each verified against
 //! the evidence it cites, and what is missing. [`super::answer`] writes and verifies it; the
 //! answer of a run ([`super::evidence::Answer`]) carries it.
 

@@ -13,11 +13,11 @@ pub mod evidence;
 pub mod followup;
 pub mod grounded;
 pub mod lexical;
+pub mod model;
 pub mod orchestrator;
 pub mod prompt_evidence;
 pub mod prompts;
 pub mod rerank;
-pub mod routing;
 pub mod search;
 pub mod worker;
 
@@ -25,12 +25,15 @@ use std::sync::Arc;
 
 pub use decisions::{Outcome, QueryPlan};
 pub use events::{AgentEvent, EventRecord, EventSink, NullSink};
+/// Which documents a question names, and the pre-rank explained; part of the Orchestrator's
+/// pre-rank, kept at this path for the faces.
+pub use orchestrator::routing;
 pub use orchestrator::{ask, ask_in_conversation};
 
 use crate::llm::{ChatModel, LlmError};
 
 /// Budgets and knobs of one `ask`.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct AgentOptions {
     /// Commands per Worker (default 12).

@@ -251,7 +251,6 @@ fn shown_chars(keep: &[bool], lens: &[usize]) -> usize {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

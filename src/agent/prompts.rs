@@ -2,7 +2,7 @@
 //! them: `{{name}}` placeholders, the budget figures of a run, and fencing of document text as
 //! untrusted data.
 //!
-//! Every system prompt ([`Prompt`]) states three things (issue 4):
+//! Every system prompt ([`Prompt`]) states three things:
 //! - the command language of the Workers: `prompts/commands.txt`, one shared text composed into
 //!   each template at its `{{commands}}` placeholder by [`render`];
 //! - the JSON reply shape, written out in the template (the same object the decision's JSON Schema

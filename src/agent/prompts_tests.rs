@@ -161,7 +161,7 @@ fn room_is_what_the_cap_leaves_after_the_fixed_parts() {
     assert_eq!(room_chars(10, &["abc"]), 0);
 }
 
-/// Issue 14: what a capable model stumbled on is now said in the prompts: how the key concepts
+/// What a capable model stumbled on is now said in the prompts: how the key concepts
 /// make the first `find` (14.2), the line-number convention and the regex syntax (14.3, 14.4),
 /// `--` (14.1), links to other documents (14.5), what `check` costs and returns against `done`
 /// (14.7), that analyze may return no task (14.9), the three verdicts (14.9).

@@ -4,7 +4,7 @@
 //!
 //! Dedup, in order: excerpts of the same node (read by one or several workers) that overlap or
 //! touch are merged into their union, in the place of the first (disjoint excerpts of a node stay
-//! separate: each is verbatim, with its own lines; issue 14.8); of an ancestor and its descendant
+//! separate: each is verbatim, with its own lines); of an ancestor and its descendant
 //! in one document, the better-scored is kept (ties keep the descendant, the more exact section);
 //! near-identical texts (Jaccard similarity of their token sets ≥ 0.9) keep the better-scored one
 //! (ties keep the one collected first). Survivors are ranked by score, ties in collection order,

@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -94,7 +92,7 @@ fn reads_of_one_node_merge_by_char_range() {
     assert_eq!(ranked[1].evidence.score, 0.0);
 }
 
-/// Issue 14.8: disjoint reads of one node are all kept, each verbatim; overlapping ones merge.
+/// Disjoint reads of one node are all kept, each verbatim; overlapping ones merge.
 #[test]
 fn disjoint_reads_of_one_node_are_all_kept() {
     let lib = library(&[fixture("nodejs-doc__fs.md")]);

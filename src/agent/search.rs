@@ -15,6 +15,21 @@ use crate::nav::path::section_uri;
 use crate::nav::render::page;
 use crate::workspace::Library;
 
+/// Most results of one search or one ranking of the documents for a question, on every face
+/// (the HTTP API's `/search`, `/docs?for=` and lexical `/ask`, the MCP `search` and `docs`
+/// tools).
+pub const MAX_K: usize = 50;
+
+/// `k` when it is 1 to [`MAX_K`]; otherwise the one-line error `k must be 1 to 50, not K`,
+/// which the face prefixes with its own name.
+pub fn check_k(k: usize) -> Result<usize, String> {
+    if (1..=MAX_K).contains(&k) {
+        Ok(k)
+    } else {
+        Err(format!("k must be 1 to {MAX_K}, not {k}"))
+    }
+}
+
 /// One page of the catalog.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct DocsPage {
@@ -291,7 +306,6 @@ pub fn snippet(text: &str, terms: &[String]) -> Vec<SnippetPart> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

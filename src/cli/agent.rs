@@ -148,7 +148,7 @@ fn trace_target(flag: &Option<PathBuf>, workspace: &std::path::Path) -> TraceTar
     }
 }
 
-/// The exit status of an answered question (issues 14.9 and 11.2): the verdict is data, so an
+/// The exit status of an answered question: the verdict is data, so an
 /// answer exits 0 whatever it says — unless a Worker failed and the final evidence was not judged
 /// sufficient (then 1: the failure may be why). A run whose orchestrator failed never gets here
 /// (exit 1 with its error).

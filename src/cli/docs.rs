@@ -2,7 +2,7 @@
 //! `--for QUESTION`, the cards ranked for the question as the Orchestrator ranks them, each
 //! with why ([`crate::agent::routing::explain`]). Both
 //! listings stream the catalog a page at a time ([`Library::for_each_card`]), so `docs | head`
-//! prints its first lines without the rest being read (issue 24).
+//! prints its first lines without the rest being read.
 //!
 //! A document kept once for several sources with the same text lists its aliases (the other
 //! sources' ids, which `cd` and `--doc` accept): in the table after its title, `(aliases: b)`;

@@ -3,7 +3,7 @@
 //! the ones that follow it within [`QUIET`], and the batch is indexed by name: changed and new
 //! files are (re)built, deleted or moved-away files have their documents dropped. A run over
 //! named files reads only their catalog rows, so a change costs the same at 100,000 documents
-//! as at 1,000 (issue 24; re-indexing the folder has to `stat` every file of it instead).
+//! as at 1,000 (re-indexing the folder has to `stat` every file of it instead).
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -241,7 +241,6 @@ pub fn next_batch(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -278,7 +278,6 @@ impl GoldIndex {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

@@ -163,7 +163,6 @@ fn parse_line(line: &str, line_no: usize) -> Result<QaItem, DataError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

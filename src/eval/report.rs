@@ -87,7 +87,6 @@ pub fn render_table(report: &EvalReport) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

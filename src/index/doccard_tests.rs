@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use pretty_assertions::assert_eq;
 
 use super::*;
@@ -164,7 +162,7 @@ fn top_terms_read_past_a_prefix_of_redundant_terms() {
     assert_eq!(crate::index::top_terms(&t, 2), ["stat", "zebra"]);
 }
 
-/// Issue 25.2: a changelog's card names its newest and oldest releases, and under a single
+/// A changelog's card names its newest and oldest releases, and under a single
 /// wrapper heading ("1 Changelog") the outline shows the level below it.
 #[test]
 fn a_changelog_card_names_its_release_range_and_looks_below_its_wrapper() {

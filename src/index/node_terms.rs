@@ -123,7 +123,6 @@ pub fn term_spans(list: &str) -> impl Iterator<Item = (usize, &str)> {
 }
 
 #[cfg(test)]
-#[allow(clippy::expect_used)]
 mod tests {
     use super::*;
     use crate::index::tokenize;

@@ -565,7 +565,6 @@ fn match_one(doc: &Period, a: &AskedPeriod) -> u8 {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

@@ -188,7 +188,6 @@ pub fn match_releases(releases: &Releases, asked: &[Vec<u64>]) -> u8 {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

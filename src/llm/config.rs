@@ -210,7 +210,6 @@ fn normalize_base_url(url: &str) -> Result<String, LlmError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

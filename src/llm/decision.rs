@@ -107,7 +107,6 @@ pub async fn decide<T: DeserializeOwned>(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -85,7 +85,6 @@ pub fn extract_json<T: DeserializeOwned>(reply: &str) -> Result<T, ExtractError>
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

@@ -85,7 +85,6 @@ pub fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use reqwest::header::HeaderValue;

@@ -385,7 +385,6 @@ pub fn wc(base: &Session, a: super::args::WcArgs) -> ToolText {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -238,7 +238,6 @@ pub fn templates() -> Vec<ResourceTemplate> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

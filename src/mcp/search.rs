@@ -3,6 +3,7 @@
 //! data as `structuredContent` ([`DocsPage`],
 //! [`SearchResults`](crate::agent::search::SearchResults)).
 
+use crate::agent::search::check_k;
 use std::fmt::Write as _;
 
 use super::args::{self, DocsArgs, SearchArgs};
@@ -19,8 +20,8 @@ pub const DOCS_PAGE: usize = 100;
 /// Outline entries of each card in `docs`' text (the structured content has all of the card's).
 pub const DOCS_OUTLINE_SHOWN: usize = 8;
 
-/// Most results of one `search`.
-pub const MAX_K: usize = 50;
+/// Most results of one `search` (the limit of every face).
+pub use crate::agent::search::MAX_K;
 
 /// Chars of each result's text without `budget`.
 pub const SEARCH_TEXT_CHARS: usize = 800;
@@ -117,9 +118,10 @@ pub fn docs_for(library: &dyn Library, question: &str, k: Option<usize>) -> Tool
     if question.trim().is_empty() {
         return ToolText::error("docs: `for` must be a question, not empty");
     }
-    if k == 0 || k > MAX_K {
-        return ToolText::error(format!("docs: k must be 1 to {MAX_K}, not {k}"));
-    }
+    let k = match check_k(k) {
+        Ok(k) => k,
+        Err(e) => return ToolText::error(format!("docs: {e}")),
+    };
     let total = library.document_count();
     if total == 0 {
         return ToolText::error(
@@ -149,13 +151,9 @@ pub fn docs_for(library: &dyn Library, question: &str, k: Option<usize>) -> Tool
 
 /// `search`: the `k` best sections for `query` over the workspace (or `doc_ids`).
 pub fn search(library: &dyn Library, a: SearchArgs) -> ToolText {
-    let k = match a.k {
-        Some(0) => return ToolText::error("search: k must be at least 1"),
-        Some(k) if k > MAX_K => {
-            return ToolText::error(format!("search: k {k} is over the limit of {MAX_K}"))
-        }
-        Some(k) => k,
-        None => DEFAULT_K,
+    let k = match check_k(a.k.unwrap_or(DEFAULT_K)) {
+        Ok(k) => k,
+        Err(e) => return ToolText::error(format!("search: {e}")),
     };
     let budget = match args::budget("search", a.budget, SEARCH_TEXT_CHARS) {
         Ok(b) => b,

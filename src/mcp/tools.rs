@@ -219,7 +219,6 @@ pub fn run_sync(name: &str, arguments: Option<JsonObject>, opened: Opened) -> Op
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

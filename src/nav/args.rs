@@ -158,7 +158,6 @@ pub fn parse_args(args: &[String], spec: &[OptSpec]) -> Result<ParsedArgs, Strin
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -187,7 +186,7 @@ mod tests {
         assert_eq!(p.positional, vec!["-3"]);
     }
 
-    /// Issue 14.1: key concepts such as `--restart on-failure` reach `find` as words.
+    /// Key concepts such as `--restart on-failure` reach `find` as words.
     #[test]
     fn double_dash_ends_the_options_and_phrases_are_never_options() {
         let words = |w: &[&str]| -> Vec<String> { w.iter().map(|s| s.to_string()).collect() };

@@ -155,7 +155,6 @@ impl LiveLibrary {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use crate::workspace::Library;

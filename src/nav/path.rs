@@ -319,7 +319,7 @@ fn step_root(library: &dyn Library, seg: &str) -> Result<Result<Place, String>, 
             "'{seg}' needs a document: cd into one first (try ls /)"
         )));
     }
-    // Asked of the catalog in this order, each step reading only what it needs (issue 24): a
+    // Asked of the catalog in this order, each step reading only what it needs: a
     // number, an id, an id prefix (ids are slugs: their title keys are themselves), and only
     // then the titles, which take a walk of the catalog.
     let key = title_key(seg);
@@ -390,7 +390,6 @@ fn step_root(library: &dyn Library, seg: &str) -> Result<Result<Place, String>, 
 const AMBIGUOUS_SHOWN: usize = 10;
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

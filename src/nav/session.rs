@@ -194,7 +194,7 @@ impl Session {
             _ => return Vec::new(),
         };
         let names: Vec<String> = match &place {
-            // Ids only, those the typed prefix starts (the catalog is not walked, issue 24);
+            // Ids only, those the typed prefix starts (the catalog is not walked);
             // numbers complete against the first page.
             Place::Root if prefix.chars().all(|c| c.is_ascii_digit()) => self
                 .library

@@ -179,7 +179,7 @@ pub fn extension_list(formats: &[DocFormat]) -> String {
 
 /// Decode bytes as UTF-8 text for Markdown/text parsing.
 ///
-/// Policy (decided for issue 2): NUL bytes in the first 8 KiB mean a binary file → error. Invalid
+/// Policy: NUL bytes in the first 8 KiB mean a binary file → error. Invalid
 /// UTF-8 is decoded lossily (U+FFFD) and a warning naming the file and the count of bad sequences
 /// is returned, so one Latin-1 byte does not lose a whole document. A BOM is stripped.
 pub fn decode_text(

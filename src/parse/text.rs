@@ -141,7 +141,6 @@ pub fn numbered_heading(line: &str) -> Option<(u32, String)> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

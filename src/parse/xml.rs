@@ -94,7 +94,6 @@ pub fn entity(r: &BytesRef<'_>) -> Option<String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use quick_xml::events::Event;
 

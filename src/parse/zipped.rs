@@ -207,7 +207,6 @@ impl<'a> Archive<'a> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use std::io::Write;
 

@@ -458,7 +458,6 @@ pub fn move_to_replay_end(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -252,7 +252,7 @@ pub async fn guard(State(auth): State<Arc<Auth>>, request: Request, next: Next) 
         return (
             StatusCode::FORBIDDEN,
             axum::Json(serde_json::json!({
-                "error": "forbidden_host",
+                "error": crate::serve::error::ErrorCode::ForbiddenHost,
                 "detail": "this server answers only to its loopback names without a token \
                            (hint: open it as http://127.0.0.1:PORT, or start it with --token)"
             })),
@@ -263,7 +263,7 @@ pub async fn guard(State(auth): State<Arc<Auth>>, request: Request, next: Next) 
         return (
             StatusCode::FORBIDDEN,
             axum::Json(serde_json::json!({
-                "error": "cross_origin",
+                "error": crate::serve::error::ErrorCode::CrossOrigin,
                 "detail": "a page of another site may not send requests that change or spend \
                            anything here (the Origin differs from the Host)"
             })),
@@ -341,7 +341,6 @@ pub async fn security_headers(request: Request, next: Next) -> Response {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

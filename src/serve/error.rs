@@ -12,16 +12,100 @@ use serde::Serialize;
 
 use crate::workspace::WorkspaceError;
 
+/// The stable code of an API error, for scripts: serialized (and [`ErrorCode::as_str`]) in
+/// snake case, `bad_request` … `busy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// 400: the request is malformed or names something impossible.
+    BadRequest,
+    /// 401: no token, or a wrong one.
+    Unauthorized,
+    /// 403: a Host header this server does not answer to without a token.
+    ForbiddenHost,
+    /// 403: another site's page sent a request that changes or spends something.
+    CrossOrigin,
+    /// 403: a browser's request without the session's CSRF token.
+    Csrf,
+    /// 404: no such document, section, trace or route.
+    NotFound,
+    /// 405: a method the route does not take.
+    MethodNotAllowed,
+    /// 413: the body is over its limit.
+    TooLarge,
+    /// 414: the URL is over its limit.
+    UriTooLong,
+    /// 422: a trace this server cannot replay.
+    CannotReplay,
+    /// 429: the most asks this server runs at once are running.
+    TooManyAsks,
+    /// 429: too many wrong tokens from this address.
+    TooManyAttempts,
+    /// 431: the header fields are over their limit.
+    HeadersTooLarge,
+    /// 500: a failure of ours.
+    Internal,
+    /// 503: no workspace, or one of another format.
+    NoWorkspace,
+    /// 503: no model configured.
+    NoModel,
+    /// 503: the workspace is locked by a writer.
+    Busy,
+}
+
+impl ErrorCode {
+    /// Every code, in the order of the statuses.
+    pub const ALL: [ErrorCode; 17] = [
+        ErrorCode::BadRequest,
+        ErrorCode::Unauthorized,
+        ErrorCode::ForbiddenHost,
+        ErrorCode::CrossOrigin,
+        ErrorCode::Csrf,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::TooLarge,
+        ErrorCode::UriTooLong,
+        ErrorCode::CannotReplay,
+        ErrorCode::TooManyAsks,
+        ErrorCode::TooManyAttempts,
+        ErrorCode::HeadersTooLarge,
+        ErrorCode::Internal,
+        ErrorCode::NoWorkspace,
+        ErrorCode::NoModel,
+        ErrorCode::Busy,
+    ];
+
+    /// The code as the JSON body carries it (`"error"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::ForbiddenHost => "forbidden_host",
+            ErrorCode::CrossOrigin => "cross_origin",
+            ErrorCode::Csrf => "csrf",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::UriTooLong => "uri_too_long",
+            ErrorCode::CannotReplay => "cannot_replay",
+            ErrorCode::TooManyAsks => "too_many_asks",
+            ErrorCode::TooManyAttempts => "too_many_attempts",
+            ErrorCode::HeadersTooLarge => "headers_too_large",
+            ErrorCode::Internal => "internal",
+            ErrorCode::NoWorkspace => "no_workspace",
+            ErrorCode::NoModel => "no_model",
+            ErrorCode::Busy => "busy",
+        }
+    }
+}
+
 /// An API error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
     /// The HTTP status.
     pub status: StatusCode,
-    /// A stable code for scripts: `bad_request`, `unauthorized`, `forbidden_host`,
-    /// `cross_origin`, `csrf`, `not_found`, `method_not_allowed`, `too_large`, `uri_too_long`,
-    /// `cannot_replay`, `too_many_asks`, `too_many_attempts`, `headers_too_large`, `internal`,
-    /// `no_workspace`, `no_model`, `busy`.
-    pub code: &'static str,
+    /// A stable code for scripts.
+    pub code: ErrorCode,
     /// One line for a person, with a hint when there is something to do.
     pub detail: String,
     /// Seconds, for 429.
@@ -30,12 +114,12 @@ pub struct ApiError {
 
 #[derive(Serialize)]
 struct Body<'a> {
-    error: &'a str,
+    error: ErrorCode,
     detail: &'a str,
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> ApiError {
+    fn new(status: StatusCode, code: ErrorCode, detail: impl Into<String>) -> ApiError {
         ApiError {
             status,
             code,
@@ -46,26 +130,30 @@ impl ApiError {
 
     /// 400: the request is malformed or names something impossible.
     pub fn bad_request(detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", detail)
+        ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, detail)
     }
 
     /// 404: no such document, section or trace.
     pub fn not_found(detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", detail)
+        ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, detail)
     }
 
     /// 401: the request carries no token, or a wrong one.
     pub fn unauthorized() -> ApiError {
         ApiError::new(
             StatusCode::UNAUTHORIZED,
-            "unauthorized",
+            ErrorCode::Unauthorized,
             "this server needs its token (hint: send `Authorization: Bearer TOKEN`)",
         )
     }
 
     /// 422: a trace that this server cannot replay (older format, documents missing).
     pub fn cannot_replay(detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "cannot_replay", detail)
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::CannotReplay,
+            detail,
+        )
     }
 
     /// 429: `max_asks` asks are running.
@@ -74,7 +162,7 @@ impl ApiError {
             retry_after: Some(retry_after),
             ..ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
-                "too_many_asks",
+                ErrorCode::TooManyAsks,
                 format!(
                     "{running} ask(s) are running, the most this server runs at once (hint: \
                      retry in {retry_after} s; the limit is `docnav serve --max-asks`)"
@@ -89,7 +177,7 @@ impl ApiError {
             retry_after: Some(retry_after),
             ..ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
-                "too_many_attempts",
+                ErrorCode::TooManyAttempts,
                 format!("too many wrong tokens from this address (hint: retry in {retry_after} s)"),
             )
         }
@@ -100,7 +188,7 @@ impl ApiError {
     pub fn csrf() -> ApiError {
         ApiError::new(
             StatusCode::FORBIDDEN,
-            "csrf",
+            ErrorCode::Csrf,
             "a browser's request that changes or spends anything needs this session's token in \
              `X-Docnav-Csrf` (the web app's pages send it; scripts send `Authorization: Bearer \
              TOKEN` or no browser headers)",
@@ -111,7 +199,7 @@ impl ApiError {
     pub fn no_model(why: &str) -> ApiError {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "no_model",
+            ErrorCode::NoModel,
             format!(
                 "{why} (the server reads DOCNAV_MODEL and OPENAI_API_KEY or OPENAI_BASE_URL, or \
                  --model/--base-url, when it starts; `lexical: true` works without a model)"
@@ -121,7 +209,11 @@ impl ApiError {
 
     /// 500: a failure of ours.
     pub fn internal(detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", detail)
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal,
+            detail,
+        )
     }
 }
 
@@ -132,11 +224,13 @@ impl From<WorkspaceError> for ApiError {
             WorkspaceError::NotFound(_) => ApiError::not_found(detail),
             WorkspaceError::Missing(_)
             | WorkspaceError::Outdated { .. }
-            | WorkspaceError::OutdatedTree { .. } => {
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "no_workspace", detail)
-            }
+            | WorkspaceError::OutdatedTree { .. } => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::NoWorkspace,
+                detail,
+            ),
             WorkspaceError::Busy { .. } => {
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", detail)
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Busy, detail)
             }
             _ => ApiError::internal(detail),
         }
@@ -158,16 +252,16 @@ impl ApiError {
 }
 
 /// The code of an error the router or the HTTP layer answered with `status` itself.
-fn code_for(status: StatusCode) -> &'static str {
+fn code_for(status: StatusCode) -> ErrorCode {
     match status {
-        StatusCode::UNAUTHORIZED => "unauthorized",
-        StatusCode::NOT_FOUND => "not_found",
-        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
-        StatusCode::PAYLOAD_TOO_LARGE => "too_large",
-        StatusCode::URI_TOO_LONG => "uri_too_long",
-        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => "headers_too_large",
-        s if s.is_server_error() => "internal",
-        _ => "bad_request",
+        StatusCode::UNAUTHORIZED => ErrorCode::Unauthorized,
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::TooLarge,
+        StatusCode::URI_TOO_LONG => ErrorCode::UriTooLong,
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => ErrorCode::HeadersTooLarge,
+        s if s.is_server_error() => ErrorCode::Internal,
+        _ => ErrorCode::BadRequest,
     }
 }
 
@@ -199,13 +293,13 @@ pub async fn api_errors_as_json(
     let refused = if uri_bytes > MAX_URI_BYTES {
         Some(ApiError::new(
             StatusCode::URI_TOO_LONG,
-            "uri_too_long",
+            ErrorCode::UriTooLong,
             format!("the URL has {uri_bytes} bytes, over the limit of {MAX_URI_BYTES}"),
         ))
     } else if header_bytes > MAX_HEADER_BYTES {
         Some(ApiError::new(
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            "headers_too_large",
+            ErrorCode::HeadersTooLarge,
             format!(
                 "the header fields have {header_bytes} bytes, over the limit of {MAX_HEADER_BYTES}"
             ),
@@ -268,5 +362,43 @@ impl IntoResponse for ApiError {
             );
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_serializes_as_the_string_scripts_read() {
+        for code in ErrorCode::ALL {
+            assert_eq!(
+                serde_json::to_value(code).ok(),
+                Some(serde_json::Value::from(code.as_str()))
+            );
+        }
+        let all: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(
+            all,
+            [
+                "bad_request",
+                "unauthorized",
+                "forbidden_host",
+                "cross_origin",
+                "csrf",
+                "not_found",
+                "method_not_allowed",
+                "too_large",
+                "uri_too_long",
+                "cannot_replay",
+                "too_many_asks",
+                "too_many_attempts",
+                "headers_too_large",
+                "internal",
+                "no_workspace",
+                "no_model",
+                "busy"
+            ]
+        );
     }
 }

@@ -330,7 +330,6 @@ pub fn prune_uploads(dir: &Path, keep: &str, limits: UploadLimits) -> Vec<String
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

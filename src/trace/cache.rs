@@ -1,4 +1,4 @@
-//! Answers reused from traces (issue 23.3): an `ask` whose normalised question, model and options
+//! Answers reused from traces: an `ask` whose normalised question, model and options
 //! match a recorded run over unchanged documents returns that run's evidence (and written answer)
 //! at once, marked with the trace it came from, instead of paying for the same model calls again.
 //! Matching is exact on the normalised question ([`normalize_question`]) — no embeddings.
@@ -47,15 +47,17 @@ pub fn normalize_question(question: &str) -> String {
 }
 
 /// What a cached answer must match: the normalised question, the model name and the agent
-/// options (budgets, `--doc` ids, `--answer`), as JSON.
+/// options (budgets, `--doc` ids, `--answer`). Its serialization ([`CacheKey::canonical`]) is
+/// stable: the fields in declaration order, each named, so two keys serialize alike only when
+/// they are equal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CacheKey {
     /// [`normalize_question`] of the question.
     pub question: String,
     /// The model name (`ChatModel::model_id`).
     pub model: String,
-    /// The agent options as serialized into a trace header.
-    pub options: serde_json::Value,
+    /// The agent options (as serialized into a trace header).
+    pub options: AgentOptions,
 }
 
 impl CacheKey {
@@ -64,14 +66,19 @@ impl CacheKey {
         CacheKey {
             question: normalize_question(question),
             model: model.to_string(),
-            options: serde_json::to_value(options).unwrap_or_default(),
+            options: options.clone(),
         }
     }
 
-    /// The entry's file name: 32 hex digits of sha256 over the key's JSON.
+    /// The key as JSON, fields in declaration order. Strings, numbers and lists cannot fail to
+    /// serialize; were it ever to fail, the key's debug form (as distinct) stands in.
+    pub fn canonical(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| format!("{self:?}"))
+    }
+
+    /// The entry's file name: 32 hex digits of sha256 over [`CacheKey::canonical`].
     fn file_name(&self) -> String {
-        let json = serde_json::to_string(self).unwrap_or_default();
-        let hash = Sha256::digest(json.as_bytes());
+        let hash = Sha256::digest(self.canonical().as_bytes());
         let hex: String = hash.iter().take(16).map(|b| format!("{b:02x}")).collect();
         format!("{hex}.json")
     }
@@ -319,7 +326,6 @@ fn source_stat(path: &str) -> (Option<u64>, Option<u128>) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -421,5 +427,54 @@ mod tests {
             ..AgentOptions::default()
         };
         assert_ne!(a.file_name(), CacheKey::new("q", "m1", &answer).file_name());
+        // Lists are JSON, not joined: two ids are not one id with a comma.
+        let two = AgentOptions {
+            doc_ids: vec!["a".into(), "b".into()],
+            ..AgentOptions::default()
+        };
+        let one = AgentOptions {
+            doc_ids: vec!["a,b".into()],
+            ..AgentOptions::default()
+        };
+        assert_ne!(
+            CacheKey::new("q", "m1", &two).file_name(),
+            CacheKey::new("q", "m1", &one).file_name()
+        );
+    }
+
+    /// Any agent options, each field over a small range so that near misses are drawn.
+    fn any_options() -> impl proptest::strategy::Strategy<Value = AgentOptions> {
+        use proptest::prelude::*;
+        (
+            (0usize..4, 0usize..4, 0usize..4, 0usize..4, 0usize..4),
+            (0usize..4, 0usize..4, 0usize..4),
+            proptest::collection::vec("[ab,]{0,3}", 0..3),
+            any::<bool>(),
+        )
+            .prop_map(
+                |((s, r, c, d, w), (e, p, o), doc_ids, answer)| AgentOptions {
+                    max_steps: s,
+                    rounds: r,
+                    max_cards: c,
+                    max_docs: d,
+                    concurrency: w,
+                    evidence_chars: e,
+                    prompt_cap_tokens: p,
+                    output_budget: o,
+                    doc_ids,
+                    answer,
+                },
+            )
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn two_different_option_sets_never_share_an_entry(a in any_options(), b in any_options()) {
+            let (ka, kb) = (CacheKey::new("q", "m", &a), CacheKey::new("q", "m", &b));
+            proptest::prop_assert_eq!(a == b, ka.file_name() == kb.file_name());
+            // The stored key reads back as the same key.
+            let back: CacheKey = serde_json::from_str(&ka.canonical()).unwrap();
+            proptest::prop_assert_eq!(back, ka);
+        }
     }
 }

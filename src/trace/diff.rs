@@ -210,7 +210,6 @@ fn windows(a: &str, b: &str) -> (String, String) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

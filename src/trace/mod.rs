@@ -10,12 +10,12 @@
 //! latency) or `model_error`; a request with neither after it was in flight when the recording
 //! stopped. API keys and HTTP headers never enter a trace: events hold only messages and replies.
 //!
-//! Version 4 (issue 23): the same events; a header of a workspace of more than
+//! Version 4: the same events; a header of a workspace of more than
 //! [`LISTED_DOCUMENTS_MAX`] documents has `catalog` (a count and a digest) and no `documents`
 //! list, and a follow-up's header carries the conversation `memory`. Version 3 recordings replay
 //! as before.
 //!
-//! Version 3 (issue 14): the same events; the decisions changed shape — `analyze` also carries
+//! Version 3: the same events; the decisions changed shape — `analyze` also carries
 //! the understanding (`intent`, `key_concepts`, `strategy`), `plan` its first `command`,
 //! `check` and `evaluate` a three-way `verdict` (sufficient / insufficient / absent) instead of
 //! `sufficient: bool`, `evaluate` the next round's `tasks` (no separate `replan` call) — and the

@@ -459,7 +459,6 @@ fn finish(tree: &mut Tree) {
 /// test writes `Paragraph 12 …`) with its lines; panics unless there are at least five parts and
 /// each starts where the one before ends.
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 pub(crate) fn numbered_parts(
     doc: ParsedDoc,
     max_leaf_tokens: u32,
@@ -495,7 +494,6 @@ pub(crate) fn numbered_parts(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -555,7 +553,7 @@ mod tests {
         assert_eq!(tree.by_structure("1.2"), tree.by_title_path(&["a", "A.Y"]));
     }
 
-    /// Regression (issue 11): numbering children searched each child's position among its
+    /// Regression: numbering children searched each child's position among its
     /// siblings, quadratic in sibling headings (100,000 took 3.2 s).
     #[test]
     fn many_siblings_get_their_numbers_and_depths() {
@@ -612,7 +610,7 @@ mod tests {
         assert_eq!(expected_start, tree.node(big).lines.clone().unwrap().end);
     }
 
-    /// Regression (issue 11): a huge one-paragraph leaf whose content starts with the blank line
+    /// Regression: a huge one-paragraph leaf whose content starts with the blank line
     /// under its heading was split into an empty `Part 1` and the paragraph.
     #[test]
     fn leading_blank_lines_are_not_a_paragraph_break() {

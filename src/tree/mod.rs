@@ -195,8 +195,8 @@ pub struct Tree {
     pub first_split: u32,
 }
 
-/// A document's links to other files and its own link targets, as found at build time
-/// (issue 14.5). Resolved when read: [`references::external`].
+/// A document's links to other files and its own link targets, as found at build time.
+/// Resolved when read: [`references::external`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Links {
     /// Links to other files (`[guide](GUIDE.md#configuration-file)`), in reading order of the

@@ -115,7 +115,6 @@ pub fn line_of(text: &str, at: usize) -> usize {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

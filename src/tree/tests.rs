@@ -95,7 +95,6 @@ fn lookups_by_structure_and_title_path() {
 }
 
 #[test]
-#[allow(clippy::unwrap_used)]
 fn text_head_is_a_prefix_of_text_of_with_its_whole_length() {
     let md = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -78,7 +78,6 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -101,7 +101,6 @@ impl TreeCache {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -292,7 +292,7 @@ pub fn scan_matching(
 
 /// Where the command language and the agent get documents from.
 ///
-/// The catalog is asked only for what a command uses (issue 24): the count, a page, a card by
+/// The catalog is asked only for what a command uses: the count, a page, a card by
 /// id, the cards under a lookup key; a workspace answers each from its catalog store without
 /// reading the rest, so these costs do not grow with the catalog. Only commands whose work is
 /// the whole catalog (`grep` at `/`, `eval`, `docs`) walk it, through

@@ -6,8 +6,8 @@
 //! Tree files are binary: [`TREE_FILE_MAGIC`], the format version, then the [`Document`] in
 //! postcard, LZ4-compressed ([`encode_tree_file`]). The catalog is a SQLite file a command
 //! reads only as far as it needs (a card by id, a page, the count, the cards under a lookup
-//! key): at 100,000 documents reading the whole catalog was most of every command's time
-//! (issue 24). People and scripts read it through `docnav docs --json`.
+//! key): at 100,000 documents reading the whole catalog was most of every command's time.
+//! People and scripts read it through `docnav docs --json`.
 //!
 //! Crash safety: tree files are named by doc id *and* a hash of the source fingerprint and the
 //! build key (`docs/guide-1a2b3c4d5e6f.bin`), so a re-index writes new files next to the old
@@ -55,7 +55,7 @@ use crate::index::{DocCard, SectionIndex};
 /// matches. Version 4: tree files are LZ4-compressed (a workspace was 1.8× its Markdown sources,
 /// now about 1×; decompression runs at GB/s), and the catalog is `catalog.bin` (postcard)
 /// instead of `catalog.json`. Version 5: the catalog is `catalog.db` (SQLite, [`store`]), read
-/// a card or a page at a time instead of whole (issue 24). Version 6: a document whose text
+/// a card or a page at a time instead of whole. Version 6: a document whose text
 /// equals an indexed one's is kept once and the other source is an alias (the catalog's
 /// `aliases` table, and each document's text hash, `documents.text_sha256`); a workspace of
 /// format 5 has no text hashes to find its duplicates by, so `docnav index` rebuilds it.
@@ -76,7 +76,7 @@ pub const FORMAT_VERSION: u32 = 8;
 /// at its only h1 keeps the line layout of the text around the h1 (right `Part N` lines).
 /// 3: `Tree::links` (links to other documents, explicit anchors).
 /// 4: PDF text without running headers, footers and page numbers; PDFs without an outline
-/// sectioned at their printed headings (issue 10).
+/// sectioned at their printed headings.
 /// 5: DocCards name a changelog's release range and look below a single wrapper heading.
 /// 6: `.html`/`.htm`/`.xhtml` files are HTML documents (a file named on the command line was
 /// read as plain text before); `.docx` files are Word documents, `.epub` files e-books.
@@ -86,7 +86,7 @@ pub const FORMAT_VERSION: u32 = 8;
 /// 8: `Links::named`, other documents named in the text (`FHS, section 4.9`); tree files of
 /// builder 7 lack the field and do not decode (postcard), so `docnav index` rebuilds them.
 /// 9: PDF footnotes leave the running text and follow the section that refers to them, marked
-/// `[^N]` (issue 25.5).
+/// `[^N]`.
 /// 10: a changelog's card orders pre-releases by SemVer precedence (`7.0.0-beta.8` after
 /// `7.0.0-beta.0`; they all compared equal before).
 /// 11: `Part N` splits of HTML and DOCX sections have their own lines and paragraphs (they had

@@ -1,4 +1,4 @@
-//! What a folder walk leaves out of a documentation site besides its pages (issue 21: a folder of
+//! What a folder walk leaves out of a documentation site besides its pages (a folder of
 //! HTML pages is a site, read as its pages).
 //!
 //! **Sphinx's own output.** Sphinx marks the root of every HTML build with a `.buildinfo` file
@@ -129,7 +129,6 @@ fn sphinx_output_name(name: &str) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,6 +1,6 @@
 //! The size and modification time of source files, one `stat` each, as cheap as the kernel
 //! allows: at 100,000 documents a re-index stats every source, and resolving each full path from
-//! the root was half of that time (issue 24).
+//! the root was half of that time.
 
 use std::path::Path;
 #[cfg(target_os = "linux")]
@@ -78,7 +78,6 @@ pub fn mtime_ms(meta: &std::fs::Metadata) -> u64 {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::*;
 
 #[test]
@@ -687,7 +686,7 @@ fn named_files_keep_ids_unique_and_replace_only_their_tree_files() {
 }
 
 /// An index run that writes at least a quarter of the search index merges it into one segment
-/// after its commits (`IndexReport::merged`); a run of one changed file does not (issue 24).
+/// after its commits (`IndexReport::merged`); a run of one changed file does not.
 #[test]
 fn a_bulk_index_run_leaves_one_segment_and_a_one_file_run_adds_its_own() {
     let dir = tempfile::tempdir().unwrap();
@@ -731,7 +730,7 @@ fn a_bulk_index_run_leaves_one_segment_and_a_one_file_run_adds_its_own() {
 /// `--merge` merges the whole index into one segment, whatever the run wrote: after a one-file
 /// run (its own segment, the replaced entries deleted from the first), and in a run with
 /// nothing to write; with one segment and nothing deleted there is nothing to merge. Searches
-/// answer the same before and after (issue 24).
+/// answer the same before and after.
 #[test]
 fn a_requested_merge_leaves_one_segment_without_deleted_entries() {
     let dir = tempfile::tempdir().unwrap();
@@ -824,7 +823,7 @@ fn kiwi_hits(ws_dir: &Path, limit: usize) -> Vec<(String, u32)> {
 
 /// A run that changes nothing still merges an index left in many segments, as a run killed in
 /// its final merge leaves it (here: each document committed again on its own), by tantivy's
-/// log merge policy, and answers as before (issue 24).
+/// log merge policy, and answers as before.
 #[test]
 fn a_run_with_nothing_to_write_merges_an_index_left_in_many_segments() {
     let dir = tempfile::tempdir().unwrap();

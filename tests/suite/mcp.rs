@@ -511,7 +511,7 @@ async fn mistakes_are_error_results_with_the_shells_one_line_messages() {
         ("ls", json!({"path": "/", "budget": 0}), "ls: budget must be at least 1 char"),
         ("cat", json!({"path": "/notes", "budget": 2000000}), "cat: budget 2000000 is over the limit of 1000000 chars per call (read on with offset)"),
         ("docs", json!({"offset": 3}), "docs: offset 3 is past the last document (there are 3)"),
-        ("search", json!({"query": "x", "k": 0}), "search: k must be at least 1"),
+        ("search", json!({"query": "x", "k": 0}), "search: k must be 1 to 50, not 0"),
         ("search", json!({"query": "x", "doc_ids": ["nope"]}), "search: document not found: nope (hint: `docnav docs` lists the ids)"),
         ("ask", json!({"question": "x", "rounds": "two"}), "ask: bad arguments: invalid type: string \"two\", expected usize (see the tool's input schema)"),
     ];

@@ -77,7 +77,7 @@ impl BatchSyncDirectory {
     /// [`BatchSyncDirectory::open`] for a reader that searches. The document store, read a
     /// block per hit, is mapped with random-access advice (`MADV_RANDOM`): a page fault reads
     /// that page, not the kernel's read-ahead around it (with read-ahead, `ask --lexical` over
-    /// 100,000 documents mapped 92 MB of index files; issue 24). The other files are mapped with
+    /// 100,000 documents mapped 92 MB of index files). The other files are mapped with
     /// [`SEARCH_ADVICE`].
     ///
     /// Errors: tantivy's, when `root` is missing or not a directory.
@@ -278,7 +278,6 @@ impl Directory for BatchSyncDirectory {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

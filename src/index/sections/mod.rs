@@ -66,7 +66,7 @@ const DOC_ID_FIELD: &str = "doc_id";
 
 /// Settings of a new index: each segment's entries sorted by `doc_id` (tantivy's index sorting,
 /// kept through merges), so a search cuts a tie group after its first members in each segment
-/// instead of visiting all of them (`search::top_with_whole_ties`; issue 24).
+/// instead of visiting all of them (`search::top_with_whole_ties`).
 fn new_index_settings() -> IndexSettings {
     IndexSettings {
         sort_by_field: Some(IndexSortByField {
@@ -174,19 +174,17 @@ impl SectionIndex {
         SectionIndex::finish(index, fields, "in memory".into())
     }
 
-    /// [`SectionIndex::create_in_ram`] without the `doc_id` sorting: an index as made before
-    /// issue 24's sorting, whose segments keep entries in the order they were added.
+    /// [`SectionIndex::create_in_ram`] without the `doc_id` sorting: an index as older docnav
+    /// versions made it, whose segments keep entries in the order they were added.
     #[cfg(test)]
-    #[allow(clippy::unwrap_used)]
     pub(crate) fn create_in_ram_unsorted() -> SectionIndex {
         let (schema, fields) = schema();
         SectionIndex::finish(Index::create_in_ram(schema), fields, "in memory".into()).unwrap()
     }
 
-    /// [`SectionIndex::create`] without the `doc_id` sorting, as docnav made indexes before
-    /// issue 24 (`dir` must hold no index).
+    /// [`SectionIndex::create`] without the `doc_id` sorting, as older docnav versions made
+    /// indexes (`dir` must hold no index).
     #[cfg(test)]
-    #[allow(clippy::unwrap_used)]
     pub(crate) fn create_unsorted(dir: &Path) -> SectionIndex {
         std::fs::create_dir_all(dir).unwrap();
         let (schema, fields) = schema();
@@ -296,7 +294,7 @@ impl SectionIndex {
     }
 
     /// `true` when the index keeps each segment's entries sorted by `doc_id`, as every index
-    /// [`SectionIndex::create`] makes since issue 24; an index made before is not, and is
+    /// [`SectionIndex::create`] makes; an index made by an older docnav is not, and is
     /// searched without the early cut of tie groups that sorting allows.
     pub fn sorted_by_doc_id(&self) -> bool {
         search::sorted_by_doc_id(&self.reader.searcher())

@@ -47,7 +47,7 @@ pub enum Scope<'a> {
 /// same weight and statistics). It used to take two passes when the cut fell inside a tie (a
 /// `TopDocs` of `limit + 1`, then every match at least the tie): the first pass was a quarter
 /// of `ask --lexical` over `bench/scale`'s 100,000 copies, whose best sections tie in groups of
-/// 2,600 (issue 24).
+/// 2,600.
 ///
 /// With `doc_ordered` (each segment holds its entries in the order ties are broken: by
 /// `doc_id`, then reading order — see [`sorted_by_doc_id`]), a match is also dropped once
@@ -55,7 +55,7 @@ pub enum Scope<'a> {
 /// it (a better score, or the same score and an earlier place). The threshold then rises to
 /// the `limit`-th best score of the segment, so block-max WAND skips the blocks of a tie group
 /// after its first `limit` members instead of visiting all of them (`bench/scale`'s 2,600
-/// copies per section, issue 24).
+/// copies per section).
 ///
 /// Errors: tantivy's, when a segment cannot be read.
 fn top_with_whole_ties(
@@ -127,7 +127,7 @@ fn top_with_whole_ties(
 }
 
 /// `true` when the index keeps each segment's entries sorted by `doc_id` (tantivy's index
-/// sorting, set by [`SectionIndex::create`] since issue 24; an index made before keeps them in
+/// sorting, set by [`SectionIndex::create`]; an index made by an older docnav keeps them in
 /// the order they were added). Entries of one `doc_id` keep the order they were added in, which
 /// is reading order (the stable sort of tantivy's segment writer; a merge keeps a segment's
 /// order).
@@ -206,7 +206,7 @@ fn first_over_all_documents(
 /// `limit` + one per segment stored documents are read, most of them the hits returned (whose
 /// records the caller needs anyway), and the `doc_id` column — whose opening decodes the block
 /// index of the ordinals of every entry of a segment, a sixth of `ask --lexical` over
-/// `bench/scale`'s 100,000 copies (issue 24) — is opened only for entries written before
+/// `bench/scale`'s 100,000 copies — is opened only for entries written before
 /// builder 13, whose records lack the id.
 ///
 /// Errors: tantivy's, when a stored document or a segment's `doc_id` column cannot be read.
@@ -519,7 +519,7 @@ fn opened<T>(cell: &OnceLock<T>, open: impl FnOnce() -> tantivy::Result<T>) -> t
 /// [`SegmentColumns`] by segment ordinal, opened on first use, for the searcher generation
 /// last asked about (segment ordinals are those of one searcher; a reload starts anew). Shared
 /// by the searches of one [`SectionIndex`]: one `ask` runs about seven, and each opened the
-/// columns of every segment again (a tenth of an `ask` at 100,000 documents, issue 24).
+/// columns of every segment again (a tenth of an `ask` at 100,000 documents).
 #[derive(Default)]
 pub(super) struct ColumnCache(Mutex<(u64, HashMap<u32, Arc<SegmentColumns>>)>);
 
@@ -553,7 +553,7 @@ impl ColumnCache {
     /// a superset of the first `limit` in that order across segments, because in
     /// one segment the ordinals of doc_ids order as the ids do. Ties of thousands of equal
     /// sections (copies of one document) are cut here, before each hit's doc_id string is read
-    /// from the column's dictionary (issue 24). Returns `hits` as they are when at most `limit`.
+    /// from the column's dictionary. Returns `hits` as they are when at most `limit`.
     ///
     /// Errors: tantivy's, when a segment's columns cannot be opened.
     fn keep_first_per_segment(

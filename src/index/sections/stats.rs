@@ -77,7 +77,7 @@ impl ScopeStats {
             // A document's entries are its sections and its card: the card is told apart by its
             // `kind` posting, sought in doc order. (The `node` column told them apart before;
             // opening a column reads its block index, 17 ms of a 130 ms `ask` over 20 million
-            // entries, issue 24.)
+            // entries.)
             let cards = segment.inverted_index(f.kind)?.read_postings(
                 &Term::from_field_text(f.kind, KIND_CARD),
                 IndexRecordOption::Basic,

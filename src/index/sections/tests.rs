@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use pretty_assertions::assert_eq;
 
 use super::*;
@@ -307,7 +305,7 @@ fn a_cut_through_equal_scores_keeps_the_same_sections_whatever_the_indexing_orde
 }
 
 /// Ties cut across several segments: each commit writes its own segment, and the hits of a tie
-/// group are first cut per segment by the ordinal of their doc_id (issue 24). The result is
+/// group are first cut per segment by the ordinal of their doc_id. The result is
 /// the first `limit` in (score, doc_id, reading order) whatever the segments and the indexing
 /// order, for sections and cards, in an index sorted by doc_id (whose searches stop a tie
 /// group early in each segment and merge the segments by the ids in the stored records,
@@ -466,7 +464,7 @@ fn a_record_without_node_and_rank_decodes_and_new_ones_carry_them() {
 
 /// A bulk run merges the index into one segment when it finishes, keeping its generation,
 /// its sorting and every answer; a small run does not, and a run that finds eight small
-/// segments merges them as tantivy's log merge policy says (issue 24).
+/// segments merges them as tantivy's log merge policy says.
 #[test]
 fn a_bulk_run_merges_the_segments_into_one_and_a_small_run_does_not() {
     let dir = tempfile::tempdir().unwrap();

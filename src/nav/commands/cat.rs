@@ -340,7 +340,7 @@ fn line_of(text: &str, at: usize) -> usize {
 /// [`SEE_ALSO_MAX`] (then `(+N more)`); `None` when there are none.
 ///
 /// A section of this document is `#2.1 Title` (its root `/doc_id Title`). A link to another
-/// indexed document (issue 14.5), or another document named in the text (`FHS, section 4.9`),
+/// indexed document, or another document named in the text (`FHS, section 4.9`),
 /// is resolved now, against the library's catalog ([`see_also_targets`]) and shown as
 /// `/doc_id/#2.1 Title` (`/doc_id Title` for its root, or when the anchor or section names no
 /// heading there); what does not resolve is left out.
@@ -416,7 +416,7 @@ pub fn see_also_targets(
         linked.clear();
         for link in tree.links.external.iter().filter(|l| l.from == n) {
             // The catalog is asked for the documents filed under the link's path and file name
-            // only (issue 24), then `target_document` picks among them.
+            // only, then `target_document` picks among them.
             let candidates = library.cards_with_keys(&link_keys(source, &link.file));
             let catalog: Vec<(&str, &str)> = candidates
                 .iter()
@@ -451,8 +451,8 @@ pub fn see_also_targets(
         for mention in tree.links.named.iter().filter(|m| m.from == n) {
             let key = (mention.name.as_str(), mention.section.is_some());
             let other = named.entry(key).or_insert_with(|| {
-                // The mentioning document and those filed under the mention's forms only
-                // (issue 24); `named_document` decides among them.
+                // The mentioning document and those filed under the mention's forms only;
+                // `named_document` decides among them.
                 let mut candidates = library.cards_with_keys(&mention_keys(mention));
                 if let Some(card) = &card {
                     if !candidates.iter().any(|c| c.doc_id == doc_id) {

@@ -5,7 +5,7 @@
 //! multi-line mode (`^`/`$` match at line ends): `a|b`, classes, `(?i)`, `\b`; no look-around and
 //! no backreferences; `\` escapes a special character (`\.`, `\(`).
 //!
-//! Line numbers follow the one convention of the command language (issue 14.3): `path:N` is line
+//! Line numbers follow the one convention of the command language: `path:N` is line
 //! N of the text `cat path` prints, counted from 1 on the section's heading, in every format; so
 //! `cat path:N` reads on from that very line. `path` is always the section whose own text holds
 //! the line. A hit in a table's body is preceded (once per table) by the table's header line,

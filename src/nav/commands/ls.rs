@@ -81,7 +81,7 @@ pub(crate) fn list(session: &Session, place: &Place, from: usize) -> String {
                 return format!("(no document number {from} under /: there are {total})");
             }
             // One page of the catalog, cut at the budget like a node's children: the rest is
-            // never read (issue 24).
+            // never read.
             let mut out = String::new();
             let mut chars = 0;
             let first = from - 1;

@@ -358,7 +358,6 @@ fn roman(mut n: u32) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used)]
-
 use std::io::{Cursor, Write};
 
 use pretty_assertions::assert_eq;

@@ -306,7 +306,6 @@ fn text_size(node: NodeRef<'_>, sizes: &mut FxHashMap<ego_tree::NodeId, usize>) 
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

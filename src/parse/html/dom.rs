@@ -295,7 +295,6 @@ impl TreeSink for LineSink {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used)]
-
 use pretty_assertions::assert_eq;
 
 use super::*;

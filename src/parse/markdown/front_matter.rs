@@ -148,7 +148,6 @@ fn unquote(value: &str) -> &str {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

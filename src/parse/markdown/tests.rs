@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::*;
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;

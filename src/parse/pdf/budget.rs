@@ -1,4 +1,4 @@
-//! Bounded work per page (issue 10): a hostile PDF can hold a content stream that inflates a few
+//! Bounded work per page: a hostile PDF can hold a content stream that inflates a few
 //! hundred kilobytes into hundreds of megabytes of operators (a decompression bomb). Every page
 //! is read under a [`PageBudget`]: the bytes its content streams and form XObjects decompress to
 //! and the operators interpreted are counted, and the page stops with [`OverBudget`] as soon as
@@ -129,7 +129,6 @@ impl Meter {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -548,7 +548,6 @@ pub fn parse_cmap(data: &[u8]) -> (HashMap<u32, String>, Option<usize>) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -191,7 +191,6 @@ fn mark_reference(line: &mut TextLine, mark: &str) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -1,4 +1,4 @@
-//! Page furniture: running headers, running footers and page numbers (issue 10, point 2).
+//! Page furniture: running headers, running footers and page numbers.
 //!
 //! Only the lines at a page's top and bottom edge are candidates: the highest (lowest) baseline
 //! and the lines sharing it, then — once those are furniture — the next one in, at most
@@ -346,7 +346,6 @@ fn to_roman(mut n: u32) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,4 +1,4 @@
-//! Printed headings of a PDF without an outline (issue 10, point 1), from typography alone —
+//! Printed headings of a PDF without an outline, from typography alone —
 //! no model: what lopdf gives per line (font size, bold face, position).
 //!
 //! A *styled* line is bold or set at least [`LARGER_RATIO`] × the body size (the size most
@@ -845,7 +845,6 @@ fn bold_label(lines: &[&TextLine], page: &[usize], b: &Block, body: Body) -> boo
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,4 +1,4 @@
-//! Line-end hyphenation (issue 10, point 3): `lzma com-` / `pression` becomes `lzma
+//! Line-end hyphenation: `lzma com-` / `pression` becomes `lzma
 //! compression`, so the word is found by search and read whole.
 //!
 //! A line ending in a hyphen after a letter, followed by a line that starts with a letter of
@@ -170,7 +170,6 @@ fn hyphenated_tail(text: &str) -> Option<(&str, bool)> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

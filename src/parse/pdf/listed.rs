@@ -66,7 +66,6 @@ pub fn drop_listed_divisions(headings: &mut Vec<Heading>) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::super::numbering::numbering;
     use super::*;

@@ -130,7 +130,6 @@ fn find_folded(page: &str, folded: &Folded, from: usize, title: &str) -> Option<
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

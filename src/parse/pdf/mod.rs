@@ -8,7 +8,7 @@
 //!   cover its document ([`outline_covers`]: under [`MIN_OUTLINE_ENTRIES`] bookmarks, or more
 //!   than [`MAX_OUTLINE_ROOT_SHARE`] of the text before the first — bookmarks over an exhibit
 //!   only) is replaced by the printed headings when those are found and leave less text
-//!   outside every section (issue 42, point 1).
+//!   outside every section.
 //! - Without an outline: one section per printed heading ([`headings`]), found from
 //!   typography (size, weight, position, numbering) and confirmed by a printed table of contents
 //!   ([`toc`]) when there is one; a section runs from its heading line to the next. Only when
@@ -39,8 +39,7 @@
 //! extracted: 7,595,814 vs pdftotext's 7,594,415 over the corpus (+0.02%); per file within
 //! ±0.5% except glpk (−0.7%, math fonts); 0.4–6.4 ms/page (pari-refcard's dense 3-column pages
 //! are the slowest), all files together 4.0 s vs pdftotext's 21.3 s.
-//! Pages are extracted independently (only a font cache is shared). Since issue 10 the
-//! extractor also separates glyphs set with a character spacing wider than a word gap (groff's
+//! Pages are extracted independently (only a font cache is shared). The extractor also separates glyphs set with a character spacing wider than a word gap (groff's
 //! `.I` + `ft` for `. If`: bash-manpage read `invokedasalogin` and `Avariable`) and footnote
 //! markers; word tokens shared with pdftotext are then ≥ 0.955 / ≥ 0.967 (precision / recall)
 //! on every corpus file, bash-manpage 0.975 / 0.988.

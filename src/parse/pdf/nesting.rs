@@ -159,7 +159,6 @@ pub fn nest_by_scheme(headings: &mut [Heading]) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::super::numbering::numbering;
     use super::*;

@@ -229,7 +229,7 @@ pub fn heading_sections(doc: &Rendered, headings: &[Heading]) -> (RawSection, Ve
 /// `content` without its first line when that line is the section's printed heading (`title`,
 /// compared with whitespace runs as one space and case ignored): the tree shows the title as the
 /// section's `# heading` already, and the model read FHS's `# 3.13.2. Requirements` followed by
-/// `3.13.2. Requirements` (issue 25.5). A heading printed over two lines is left as it is.
+/// `3.13.2. Requirements`. A heading printed over two lines is left as it is.
 fn without_printed_heading(content: String, title: &str) -> String {
     static NUMBER: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
         regex::Regex::new(

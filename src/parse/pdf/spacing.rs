@@ -1,4 +1,4 @@
-//! Words split by a stray space (issue 42, point 9): some HTML-to-PDF producers draw a space
+//! Words split by a stray space: some HTML-to-PDF producers draw a space
 //! inside a word as a string of its own, over the end of the letter before it, and the next
 //! letter over the space's own end: 3M's 10-K prints "FINANCIAL CONDITION AND LIQUIDI TY",
 //! "Consolidated Statement of Incom e" (pdftotext reads them so too). Text extraction marks
@@ -96,7 +96,6 @@ pub fn join_split_words(pages: &mut [Vec<TextLine>]) -> usize {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

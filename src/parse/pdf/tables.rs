@@ -678,7 +678,6 @@ fn table_at(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::super::text::Cell;
     use super::*;

@@ -790,7 +790,6 @@ fn cells_of(raw: &str, lead: usize, starts: &[(usize, f32, f32)]) -> Vec<Cell> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -198,7 +198,6 @@ fn title_line(lines: &[TextLine]) -> Option<String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

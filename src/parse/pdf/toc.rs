@@ -229,7 +229,6 @@ fn levels(found: Vec<(usize, String, f32)>) -> Vec<TocEntry> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

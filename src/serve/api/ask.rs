@@ -11,7 +11,7 @@
 //! the run (its trace keeps what happened).
 //!
 //! `memory` (the `turn` of each earlier `done`, oldest first) makes the question a follow-up,
-//! rewritten to stand alone before the run (issue 23.2); `answer: true` adds the verified written
+//! rewritten to stand alone before the run; `answer: true` adds the verified written
 //! answer (`docnav ask --answer`).
 //!
 //! A question asked on its own (no `memory`) whose answer was recorded over unchanged documents
@@ -307,7 +307,7 @@ pub async fn ask(
     options.answer = req.answer;
     let memory = Conversation::from_turns(req.memory).turns().to_vec();
     // A question asked on its own whose answer was recorded over unchanged documents comes back
-    // at once (issue 23.3): no model call, so no ask permit either.
+    // at once: no model call, so no ask permit either.
     let cache = AnswerCache::new(opened.workspace.dir());
     let key = CacheKey::new(&question, model.model_id(), &options);
     let reusable = state.record_traces && memory.is_empty();
@@ -495,13 +495,8 @@ async fn lexical(
     req: AskRequest,
     stream: bool,
 ) -> Result<Response, ApiError> {
-    let k = req.k.unwrap_or(DEFAULT_K);
-    if k == 0 || k > super::library::MAX_K {
-        return Err(ApiError::bad_request(format!(
-            "k must be 1 to {}, not {k}",
-            super::library::MAX_K
-        )));
-    }
+    let k =
+        crate::agent::search::check_k(req.k.unwrap_or(DEFAULT_K)).map_err(ApiError::bad_request)?;
     let (json, reader_links) = state
         .blocking(move || {
             let scope = (!req.doc_ids.is_empty()).then_some(req.doc_ids.as_slice());

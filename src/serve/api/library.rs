@@ -1,5 +1,6 @@
 //! `GET /health`, `GET /docs` (a page of DocCards) and `GET /search` (BM25 over every section).
 
+use crate::agent::search::check_k;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderValue};
@@ -24,8 +25,8 @@ pub const MAX_DOCS_PAGE: usize = 1_000;
 /// Results of `/search` without `k`.
 pub const DEFAULT_K: usize = 10;
 
-/// Most results of one `/search`.
-pub const MAX_K: usize = 50;
+/// Most results of one `/search` (the limit of every face).
+pub use crate::agent::search::MAX_K;
 
 /// Chars of each result's text without `budget`.
 pub const SEARCH_TEXT_CHARS: usize = 800;
@@ -108,12 +109,7 @@ pub async fn docs(
                 "the question `for` must be 1 to {MAX_QUERY_CHARS} chars"
             )));
         }
-        let k = q.k.unwrap_or(DEFAULT_K);
-        if k == 0 || k > MAX_K {
-            return Err(ApiError::bad_request(format!(
-                "k must be 1 to {MAX_K}, not {k}"
-            )));
-        }
+        let k = check_k(q.k.unwrap_or(DEFAULT_K)).map_err(ApiError::bad_request)?;
         let opened = state.opened().await?;
         let ranked = state
             .blocking(move || {
@@ -216,12 +212,7 @@ pub async fn search(
             "the query is over {MAX_QUERY_CHARS} chars"
         )));
     }
-    let k = q.k.unwrap_or(DEFAULT_K);
-    if k == 0 || k > MAX_K {
-        return Err(ApiError::bad_request(format!(
-            "k must be 1 to {MAX_K}, not {k}"
-        )));
-    }
+    let k = check_k(q.k.unwrap_or(DEFAULT_K)).map_err(ApiError::bad_request)?;
     let budget = q.budget.unwrap_or(SEARCH_TEXT_CHARS);
     if budget == 0 || budget > MAX_SEARCH_TEXT_CHARS {
         return Err(ApiError::bad_request(format!(

@@ -89,7 +89,7 @@ fn json_rejection(rejection: JsonRejection) -> ApiError {
     match status {
         StatusCode::PAYLOAD_TOO_LARGE => ApiError {
             status,
-            code: "too_large",
+            code: crate::serve::error::ErrorCode::TooLarge,
             detail: format!(
                 "the request body is over the limit of {} bytes",
                 super::MAX_BODY_BYTES
@@ -98,7 +98,7 @@ fn json_rejection(rejection: JsonRejection) -> ApiError {
         },
         StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError {
             status,
-            code: "bad_request",
+            code: crate::serve::error::ErrorCode::BadRequest,
             detail: "send the body as JSON (`Content-Type: application/json`)".into(),
             retry_after: None,
         },

@@ -73,7 +73,7 @@ pub async fn upload(
     let body = body.map_err(|e| match e.status() {
         StatusCode::PAYLOAD_TOO_LARGE => ApiError {
             status: StatusCode::PAYLOAD_TOO_LARGE,
-            code: "too_large",
+            code: crate::serve::error::ErrorCode::TooLarge,
             detail: format!(
                 "the trace is over the upload limit of {} bytes",
                 crate::serve::MAX_UPLOAD_BYTES

@@ -526,7 +526,7 @@
     const stop = $('#stop-button');
     const button = $('#ask-button');
     let controller = null;
-    // The conversation (issue 23.2): the turns the server's `done` events gave, oldest first,
+    // The conversation: the turns the server's `done` events gave, oldest first,
     // sent back as `memory` so a follow-up is rewritten to stand alone. Kept by the page (this
     // tab), not the server.
     const CONVERSATION_KEY = 'docnav-conversation';

@@ -1,4 +1,4 @@
-//! The documents a replay sees: exactly those the trace header names (issue 14), so a recording
+//! The documents a replay sees: exactly those the trace header names, so a recording
 //! replays identically in any workspace that holds them — a workspace with more documents would
 //! otherwise change the DocCards analyze reads, the pre-rank, `find` and `grep` at `/`, and make
 //! the replay diverge at its first request. A recording over a catalog too large to list

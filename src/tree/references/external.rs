@@ -1,4 +1,4 @@
-//! Links to other documents, resolved when a tree is read against a catalog (issue 14.5).
+//! Links to other documents, resolved when a tree is read against a catalog.
 //!
 //! At build time a link such as `[guide](GUIDE.md#configuration-file)` is kept as written
 //! ([`crate::tree::ExternalLink`]): which indexed document `GUIDE.md` is depends on what else is
@@ -161,7 +161,6 @@ pub(super) fn normalize(path: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -178,7 +177,7 @@ mod tests {
     fn a_link_names_the_file_beside_it_then_by_name_then_a_flattened_copy() {
         let t = |from: &str, file: &str| {
             let all = target_document(from, file, DOCS);
-            // The same answer from the documents filed under the link's keys (issue 24).
+            // The same answer from the documents filed under the link's keys.
             let keys = link_keys(from, file);
             let candidates: Vec<(&str, &str)> = DOCS
                 .iter()

@@ -1,8 +1,8 @@
 //! Lookup keys: the short strings a catalog files each DocCard under, so that a reader resolving
 //! a link ([`super::external::target_document`]), a document named in the text
 //! ([`super::named::named_document`]) or a name in a question (the Orchestrator's pre-rank)
-//! asks the catalog for the few cards that can match instead of walking all of them (issue 24:
-//! at 100,000 documents a walk of the catalog is most of a command's time).
+//! asks the catalog for the few cards that can match instead of walking all of them (at
+//! 100,000 documents a walk of the catalog is most of a command's time).
 //!
 //! Keys are a filter, never the rule: every card a rule accepts carries a key the reader asks
 //! for, and the rule then runs on the cards found exactly as over the whole catalog. Kinds

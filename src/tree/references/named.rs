@@ -421,7 +421,6 @@ fn stem_names(stem: &str, name: &str) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

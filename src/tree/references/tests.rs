@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 use pretty_assertions::assert_eq;
 
 use super::*;

@@ -1,4 +1,4 @@
-//! The catalog store (`catalog.db`, workspace format 6; issue 24): the DocCards and the rows
+//! The catalog store (`catalog.db`, workspace format 6): the DocCards and the rows
 //! that say where each document's tree file and source are, in SQLite (rusqlite, bundled), so a
 //! command reads only what it uses — a card by id, a page of the listing, the count, the cards
 //! under a lookup key — and a re-index writes only the rows of the documents it changed.

@@ -1,4 +1,4 @@
-//! `ask --answer` (issue 23): after the rerank, one more model call writes a concise answer in
+//! `ask --answer`: after the rerank, one more model call writes a concise answer in
 //! which every sentence cites evidence items by number, and docnav then **verifies** it
 //! ([`verify`]): every cited number exists, and every quoted or backticked span occurs verbatim in
 //! the evidence the sentence cites. A sentence whose citation does not hold is kept and marked
@@ -13,9 +13,9 @@ use super::budget::estimate_prompt_tokens;
 use super::decisions::Outcome;
 use super::events::Emitter;
 use super::evidence::{AnswerVerdict, Evidence};
+use super::model::ask_model;
 use super::prompt_evidence::{heading_path, render_items, PromptItem};
 use super::prompts::{render, room_chars};
-use super::worker::ask_model;
 use super::AgentError;
 use crate::llm::{ChatMessage, ChatModel, ResponseSchema};
 use crate::tree::NodeId;
@@ -23,12 +23,11 @@ use crate::workspace::Library;
 
 pub use super::grounded::{AnswerSentence, GroundedAnswer};
 
-#[path = "answer_verify.rs"]
-mod verify_spans;
-pub use verify_spans::{quoted_spans, verify};
+mod verify;
+pub use verify::{quoted_spans, verify};
 
 /// The system prompt of the answer call (`prompts/answer.txt`).
-pub const ANSWER: &str = include_str!("../../prompts/answer.txt");
+pub const ANSWER: &str = include_str!("../../../prompts/answer.txt");
 
 /// Cap of the answer call's prompt, in estimated tokens (chars / 4), for evidence that fits in
 /// it: `--answer` costs at most 3,000 prompt tokens on the typical question. More evidence

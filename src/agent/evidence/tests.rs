@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::*;
 use crate::parse::parse_bytes;
 use crate::tree::{build_tree, BuildOptions, DocFormat};
@@ -80,7 +78,7 @@ fn json_shape_matches_the_documented_fields() {
     let back: Answer = serde_json::from_value(v).unwrap();
     assert_eq!(back, answer);
 
-    // The agent's answer ends with its verdict and the Workers that failed (issues 14.9, 11.2).
+    // The agent's answer ends with its verdict and the Workers that failed.
     let mut judged = answer.clone();
     judged.verdict = Some(AnswerVerdict {
         verdict: crate::agent::Outcome::Insufficient,

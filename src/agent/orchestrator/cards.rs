@@ -9,10 +9,10 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use super::routing::{self, Asked, Named};
 use crate::agent::budget::clip;
 use crate::agent::lexical::rank_sections;
 use crate::agent::prompts::untrusted;
-use crate::agent::routing::{self, Asked, Named};
 use crate::index::doccard::human_bytes;
 use crate::index::DocCard;
 use crate::nav::render::one_line;
@@ -131,7 +131,7 @@ fn rank_documents(library: &dyn Library, question: &str) -> RankedDocuments {
     let mut hit_scores: Vec<f32> = Vec::new();
     // Ids from the index are the catalog's (the two are opened at one generation), so they
     // are taken as they are: checking each against the catalog read 1,000 cards per question at
-    // 100,000 documents (issue 24).
+    // 100,000 documents.
     for hit in &hits {
         if placed.insert(hit.doc_id.clone()) {
             docs.push(hit.doc_id.clone());
@@ -228,7 +228,7 @@ fn rank_documents(library: &dyn Library, question: &str) -> RankedDocuments {
 /// Most documents [`pre_rank`] ranks (every document of a smaller library): the prompts show
 /// at most `max_cards` (50 by default) of them, and naming each ranked document costs a lookup
 /// of its id in the index; ranking all of 100,000 documents cost more than the rest of an
-/// `ask` (issue 24).
+/// `ask`.
 pub const PRE_RANK_DOCS: usize = 200;
 
 /// Most documents one name in a question ranks up: a name with more documents (the 50 of
@@ -384,7 +384,7 @@ fn card_head(card: &DocCard) -> String {
         human_bytes(card.bytes),
         card.node_count
     );
-    // A changelog's card says which releases it covers (issue 25.2), a report the period it
+    // A changelog's card says which releases it covers, a report the period it
     // covers; a card shown in one line keeps that, so three changelogs of one package, or two
     // years of one company's reports, can be told apart.
     let head = match card.period.as_ref().map(|p| p.short()) {
@@ -532,7 +532,6 @@ pub fn analyze_block(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::tree::DocFormat;
@@ -654,7 +653,7 @@ mod tests {
         }
     }
 
-    /// Issue 14: at 10,000 documents the analyze block stays within its room (the prompt cap):
+    /// At 10,000 documents the analyze block stays within its room (the prompt cap):
     /// at most `max_cards` cards, the rest counted.
     #[test]
     fn ten_thousand_cards_fit_the_room() {
@@ -717,7 +716,7 @@ mod tests {
         library_at(&docs)
     }
 
-    /// Issue 25.1: a question naming a package sees that package's documents first, whatever
+    /// A question naming a package sees that package's documents first, whatever
     /// their text scores.
     #[test]
     fn documents_the_question_names_come_first() {

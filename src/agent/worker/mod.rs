@@ -10,9 +10,9 @@
 //! Prompt size does not grow with steps or document size: each navigate prompt carries the task,
 //! the plan, one line per earlier step (compacted history), the evidence list (excerpts and what
 //! each holds) and only the latest observation in full, fitted to the prompt cap; all document
-//! text in it is fenced as untrusted data (see `worker_prompts.rs`).
+//! text in it is fenced as untrusted data (see `worker/prompt.rs`).
 //!
-//! Besides its evidence a Worker reports what the Orchestrator's evaluate needs (issue 14): the
+//! Besides its evidence a Worker reports what the Orchestrator's evaluate needs: the
 //! verdict of its last `check`, how it ended, the searches that found nothing, and the leads —
 //! sections of other documents its text links to (`[see also: /other-doc/#1.5 …]`) that it did
 //! not read. It may read such a section itself (`cat /other-doc/#1.5`), which costs one command
@@ -22,22 +22,20 @@ use std::fmt::Write as _;
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::budget::enforce_cap;
 use super::decisions::{
     check_schema, nav_step_schema, plan_step_schema, NavStep, Outcome, PlanStep, Task, Verdict,
 };
 use super::events::{AgentEvent, Emitter};
+use super::model::ask_model;
 use super::{AgentError, AgentOptions};
-use crate::llm::{decide, ChatMessage, ChatModel, LlmError, ResponseSchema};
+use crate::llm::ChatModel;
 use crate::nav::{Effect, Role, Session, Status};
 use crate::tree::NodeId;
 use crate::workspace::Library;
 
-#[path = "worker_prompts.rs"]
 mod prompt;
 use prompt::{check_messages, history_line, navigate_messages, plan_messages, Observation};
 
-#[path = "worker_evidence.rs"]
 mod excerpts;
 pub(crate) use excerpts::Excerpts;
 
@@ -116,31 +114,6 @@ pub struct WorkerContext {
     pub question: String,
     /// Key concepts from the analysis (joined into the bird's-eye `find`).
     pub key_concepts: Vec<String>,
-}
-
-/// Ask the model for a decision, each call recorded as it happens (request when sent, then its
-/// response or error); a failure is recorded and returned.
-pub(crate) async fn ask_model<T: serde::Serialize + serde::de::DeserializeOwned>(
-    model: &dyn ChatModel,
-    emitter: &Emitter,
-    kind: &str,
-    mut messages: Vec<ChatMessage>,
-    schema: &ResponseSchema,
-    cap_tokens: usize,
-) -> Result<T, LlmError> {
-    enforce_cap(&mut messages, cap_tokens);
-    match decide::<T>(&emitter.recording(model), messages, schema).await {
-        Ok(decision) => {
-            emitter.decision(kind, &decision.value);
-            Ok(decision.value)
-        }
-        Err(err) => {
-            emitter.emit(AgentEvent::Error {
-                message: format!("{kind}: {err}"),
-            });
-            Err(err)
-        }
-    }
 }
 
 fn quote(word: &str) -> String {

@@ -1,8 +1,8 @@
 //! The Orchestrator (DESIGN.md §6): analyze (understanding folded in) → dispatch Workers in
 //! parallel → evaluate (replan folded in) → more rounds → rerank.
 //!
-//! Sequential model calls are what a user waits for, so each stage that can share a reply does
-//! (issue 14): the analysis of the DocCards also returns the understanding of the question (its
+//! Sequential model calls are what a user waits for, so each stage that can share a reply does:
+//! the analysis of the DocCards also returns the understanding of the question (its
 //! key concepts feed the Workers' first `find`); a Worker's plan also returns its first command;
 //! evaluate also returns the next round's tasks; and when a single Worker's own `check` already
 //! judged its evidence sufficient, that evidence is the whole evidence of the question, so no
@@ -12,7 +12,7 @@
 //! four calls.
 //!
 //! The final verdict (sufficient / insufficient: what is missing / absent: not covered) ends the
-//! answer. A failed Worker does not fail the question (issue 11.2): its error is recorded (trace,
+//! answer. A failed Worker does not fail the question: its error is recorded (trace,
 //! [`AgentRun::worker_errors`], the answer's `worker_errors`), evaluate sees which task failed and
 //! may dispatch it again.
 
@@ -26,28 +26,25 @@ use tokio::task::JoinSet;
 use super::decisions::{query_plan_schema, Outcome, QueryPlan, Task};
 use super::events::{AgentEvent, Emitter, EventSink, ORCHESTRATOR};
 use super::evidence::{Answer, AnswerVerdict, AskStats, WorkerFailure, WorkerStats};
+use super::model::ask_model;
 use super::prompts::{system_prompt, Prompt};
 use super::rerank::rerank;
-use super::worker::{
-    ask_model, run_worker, CollectedEvidence, WorkerContext, WorkerEnd, WorkerOutcome,
-};
+use super::worker::{run_worker, CollectedEvidence, WorkerContext, WorkerEnd, WorkerOutcome};
 use super::{AgentError, AgentOptions, AgentRun, ModelRouter};
 use crate::llm::ChatMessage;
 use crate::workspace::Library;
 
-#[path = "orchestrator_cards.rs"]
 mod cards;
+pub mod routing;
 pub use cards::{
     analyze_block, card_body, card_for_prompt, card_text, one_line_cards, pre_rank, rank_explained,
     ranked_cards, PreRank, RankedDocuments, SectionHit, EVALUATE_CARDS, FULL_CARDS, PRE_RANK_DOCS,
     SECTION_HITS,
 };
 
-#[path = "orchestrator_analyze.rs"]
 mod analyze;
 use analyze::analyze;
 
-#[path = "orchestrator_evaluate.rs"]
 mod evaluate;
 use evaluate::{evaluate, Pass};
 

@@ -1,4 +1,4 @@
-//! What a Worker keeps of the text it reads (issue 14.8): every excerpt, merged by char range.
+//! What a Worker keeps of the text it reads: every excerpt, merged by char range.
 //!
 //! `cat` reads a page of a node's rendered text ([`crate::tree::Tree::text_of`]); reading the
 //! same node again at another offset (`cat -o`, `cat path:N`) adds that page. Excerpts of one node
@@ -102,7 +102,7 @@ mod tests {
             .collect()
     }
 
-    /// Issue 14.8: three reads of one node at different offsets are all kept.
+    /// Three reads of one node at different offsets are all kept.
     #[test]
     fn every_read_is_kept_and_overlapping_reads_merge() {
         let full: String = ('a'..='z').cycle().take(100).collect();

@@ -252,7 +252,7 @@ pub struct RankedCard {
 /// The pre-rank for `question` ([`crate::agent::orchestrator::pre_rank`], the same function
 /// the Orchestrator calls) with why each card ranks where it does: the first `k` cards.
 pub fn explain(library: &dyn Library, question: &str, k: usize) -> Vec<RankedCard> {
-    let ranked = super::orchestrator::rank_explained(library, question);
+    let ranked = super::cards::rank_explained(library, question);
     ranked
         .ranking
         .docs
@@ -303,7 +303,7 @@ pub fn ranked_text(ranked: &[RankedCard]) -> String {
     let mut out = String::new();
     for r in ranked {
         let _ = writeln!(out, "{}. {}  — {}", r.rank, r.card.doc_id, r.why.line());
-        for line in super::orchestrator::card_body(&r.card).lines() {
+        for line in super::cards::card_body(&r.card).lines() {
             let _ = writeln!(out, "   {line}");
         }
     }

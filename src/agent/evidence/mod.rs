@@ -10,12 +10,12 @@
 //! what it did. Both the agent and the lexical navigator fill it; it is left out when unknown.
 //! `"paragraphs": [a, b]` replaces `"lines"` (then `null`) for Word documents, whose locations
 //! are paragraph numbers.
-//! Then `"worker_errors": [{"worker", "doc_id", "task", "error"}]` ([`WorkerFailure`], issue
-//! 11.2; empty when every Worker finished); with `--answer`, `"answer": {"text", "sentences":
-//! [{"text", "citations", "supported", "problem"?}], "missing"?}` ([`GroundedAnswer`](super::grounded::GroundedAnswer),
-//! issue 23); and the agent ends the answer with `"verdict":
+//! Then `"worker_errors": [{"worker", "doc_id", "task", "error"}]` ([`WorkerFailure`];
+//! empty when every Worker finished); with `--answer`, `"answer": {"text", "sentences":
+//! [{"text", "citations", "supported", "problem"?}], "missing"?}` ([`GroundedAnswer`](super::grounded::GroundedAnswer));
+//! and the agent ends the answer with `"verdict":
 //! {"verdict": "sufficient" | "insufficient" | "absent", "missing", "judged_by"}`
-//! ([`AnswerVerdict`], issue 14.9; absent from the lexical navigator's answers, which nothing
+//! ([`AnswerVerdict`]; absent from the lexical navigator's answers, which nothing
 //! judges). After `"question"` come, when they apply, `"standalone_question"` (a follow-up
 //! rewritten to stand alone) and `"from_trace": {"trace", "name", "recorded", "started_unix_ms",
 //! "llm_calls"}` ([`ReusedFrom`]: the answer was reused from that recorded run).
@@ -29,7 +29,6 @@ use super::decisions::Outcome;
 use crate::index::bm25::Bm25Explanation;
 use crate::tree::{tables, DocFormat, NodeId, Tree};
 
-#[path = "evidence_lines.rs"]
 mod lines;
 pub use lines::part_lines;
 
@@ -161,7 +160,7 @@ pub struct AskStats {
     pub workers: Vec<WorkerStats>,
 }
 
-/// Whether the evidence answers the question, as the agent's last judge found (issue 14.9).
+/// Whether the evidence answers the question, as the agent's last judge found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnswerVerdict {
     /// `sufficient`, `insufficient` (something is missing) or `absent` (the documents do not
@@ -175,7 +174,7 @@ pub struct AnswerVerdict {
     pub judged_by: String,
 }
 
-/// A Worker that failed; the others' evidence is still in the answer (issue 11.2).
+/// A Worker that failed; the others' evidence is still in the answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkerFailure {
     /// Worker id (`r1-w2-doc_id`).
@@ -195,7 +194,7 @@ pub struct Answer {
     /// The question as asked.
     pub question: String,
     /// A follow-up question rewritten to stand alone from the conversation before it (the
-    /// shell's memory, issue 23.2): what the agent searched for. Absent for a question asked on
+    /// shell's memory): what the agent searched for. Absent for a question asked on
     /// its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub standalone_question: Option<String>,
@@ -475,5 +474,4 @@ pub fn render_text_with(answer: &Answer, explain: bool) -> String {
 }
 
 #[cfg(test)]
-#[path = "evidence_tests.rs"]
 mod tests;

@@ -87,7 +87,6 @@ fn sentence_problem(text: &str, citations: &[u32], evidence: &[String]) -> Optio
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::agent::answer::DraftSentence;

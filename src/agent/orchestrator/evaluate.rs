@@ -3,12 +3,12 @@
 //! covered) — and, when it is insufficient and a round is left, names the next round's tasks.
 //!
 //! The judge sees, per task run: how its Worker ended (its check's verdict, `done`, a budget, or
-//! its failure — a failed task may be dispatched again, issue 11.2), its searches that found
-//! nothing and its leads (sections of other documents its text links to, issue 14.5); then every
+//! its failure — a failed task may be dispatched again), its searches that found
+//! nothing and its leads (sections of other documents its text links to); then every
 //! excerpt, fenced; then, when a round is left, the documents best ranked for the question, one
 //! line each (the same pre-rank as analyze), plus those the leads name.
 //!
-//! "Absent" means searched and not there (issue 25.1): when evaluate says absent while a round is
+//! "Absent" means searched and not there: when evaluate says absent while a round is
 //! left, the catalog is searched for the question and what evaluate said is not covered, and
 //! evaluate is asked again with the documents found that no Worker searched ([`Pass::AfterSearch`]);
 //! when the search finds none, the verdict stands without another call.
@@ -20,9 +20,10 @@ use super::cards::{one_line_cards, ranked_cards, PreRank, EVALUATE_CARDS};
 use crate::agent::budget::clip;
 use crate::agent::decisions::{evaluation_schema, Evaluation, Outcome};
 use crate::agent::events::Emitter;
+use crate::agent::model::ask_model;
 use crate::agent::prompt_evidence::{heading_path, render_items, PromptItem};
 use crate::agent::prompts::{room_chars, system_prompt, untrusted_inline, Prompt};
-use crate::agent::worker::{ask_model, CollectedEvidence, WorkerEnd, WorkerOutcome};
+use crate::agent::worker::{CollectedEvidence, WorkerEnd, WorkerOutcome};
 use crate::agent::{AgentError, AgentOptions};
 use crate::index::DocCard;
 use crate::llm::{ChatMessage, ChatModel};

@@ -9,8 +9,8 @@
 use super::cards::{analyze_block, catalog_search, PreRank};
 use crate::agent::decisions::{analysis_schema, Analysis};
 use crate::agent::events::Emitter;
+use crate::agent::model::ask_model;
 use crate::agent::prompts::{room_chars, system_prompt, Prompt};
-use crate::agent::worker::ask_model;
 use crate::agent::{AgentError, AgentOptions};
 use crate::llm::{ChatMessage, ChatModel};
 use crate::workspace::Library;
