@@ -104,6 +104,25 @@ def test_search_ranks_the_section_that_answers(workspace: docnav.Workspace) -> N
     assert {h.doc_id for h in only} == {"r-intro"} and only[0].pages is not None
 
 
+def test_search_hits_come_best_score_first_with_source_and_location(
+    workspace: docnav.Workspace,
+) -> None:
+    queries = ["search compressed files", "install", "configuration options", "data frame",
+               "error handling", "regular expression", "performance memory", "file"]
+    for query in queries:
+        hits = workspace.search(query, k=50)
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True), query
+    [pdf] = workspace.search("compressed", k=1, doc_ids=["r-intro"])
+    assert pdf.location.startswith("page") and pdf.source.endswith(".pdf")
+    [md] = workspace.search("search compressed files", k=1)
+    assert md.location == "lines 163–176" and md.source.endswith("ripgrep__FAQ.md")
+    cut = workspace.search("search compressed files", k=1, budget=100)[0]
+    whole = workspace.search("search compressed files", k=1, budget=None)[0]
+    assert cut.truncated and not whole.truncated
+    assert len(whole.text) == whole.text_chars == cut.text_chars > len(cut.text)
+
+
 def test_docs_for_ranks_as_the_cli_does(workspace: docnav.Workspace, indexed: Path) -> None:
     question = "How do I search compressed files with ripgrep?"
     ranked = workspace.docs_for(question, k=3)
