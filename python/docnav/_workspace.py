@@ -103,9 +103,11 @@ class Workspace:
         documents whose source is gone; ``jobs`` threads (default: all cores). ``progress`` is
         called as ``progress(done, total, path)`` from indexing threads after each file (first
         with ``done=0``). A file that fails is one line in ``report.errors`` and the run goes on;
-        the workspace is committed atomically at the end. Raises ``WorkspaceError`` when the
-        workspace cannot be created, locked or written; an exception raised by ``progress`` is
-        re-raised after the run ends (the run is never left half-written).
+        the workspace is committed atomically at the end. Ctrl-C (``KeyboardInterrupt``) or an
+        exception raised by ``progress`` stops the run: the files not begun are skipped, nothing
+        is committed (the workspace stays as it was), and the exception is raised once the run
+        has stopped. Raises ``WorkspaceError`` when the workspace cannot be created, locked or
+        written.
         """
         raw = self._native.index_json(
             _paths(paths), force=force, prune=prune, jobs=jobs, progress=progress

@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use pyo3::prelude::*;
 
@@ -49,23 +51,28 @@ impl Workspace {
     }
 }
 
-/// Forwards index progress to a Python callable `progress(done, total, path)`; the first
-/// exception it raises is kept and raised when the run ends (the run itself goes on, so the
-/// workspace is never left half-written).
-struct PyProgress {
-    callback: Py<PyAny>,
+/// Forwards index progress to a Python callable `progress(done, total, path)` (when given) and
+/// tells the indexer to stop once `cancel` is set (Ctrl-C) or the callable has raised: the
+/// first exception it raises is kept and raised when the run has stopped.
+struct PyProgress<'a> {
+    callback: Option<Py<PyAny>>,
     total: Mutex<(usize, usize)>,
     failure: Mutex<Option<PyErr>>,
+    cancel: &'a AtomicBool,
 }
 
-impl PyProgress {
+impl PyProgress<'_> {
     fn call(&self, done: usize, total: usize, path: &str) {
-        if lock(&self.failure).is_some() {
+        let Some(callback) = &self.callback else {
+            return;
+        };
+        if self.cancelled() {
             return;
         }
         Python::attach(|py| {
-            if let Err(e) = self.callback.call1(py, (done, total, path)) {
+            if let Err(e) = callback.call1(py, (done, total, path)) {
                 *lock(&self.failure) = Some(e);
+                self.cancel.store(true, Ordering::SeqCst);
             }
         });
     }
@@ -78,7 +85,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     }
 }
 
-impl IndexProgress for PyProgress {
+impl IndexProgress for PyProgress<'_> {
     fn start(&self, total: usize) {
         *lock(&self.total) = (0, total);
         self.call(0, total, "");
@@ -91,7 +98,14 @@ impl IndexProgress for PyProgress {
         };
         self.call(done, total, &path.to_string_lossy());
     }
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
+    }
 }
+
+/// How often a running index looks for Ctrl-C (Python handles signals only on its main thread,
+/// which waits for the run).
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
 
 #[pymethods]
 impl Workspace {
@@ -111,6 +125,9 @@ impl Workspace {
     }
 
     /// Index `paths` (files, folders, globs) as `docnav index` does; returns the report as JSON.
+    /// Ctrl-C, or an exception from `progress(done, total, path)`, stops the run before its
+    /// commit (the workspace unchanged) and is raised once the run has stopped. Errors:
+    /// `WorkspaceError` for the workspace.
     #[pyo3(signature = (paths, *, force = false, prune = false, jobs = None, progress = None))]
     fn index_json(
         &self,
@@ -129,24 +146,39 @@ impl Workspace {
         if let Some(jobs) = jobs {
             options.jobs = jobs.max(1);
         }
-        let progress = progress.map(|callback| PyProgress {
-            callback,
+        let cancel = AtomicBool::new(false);
+        let progress = PyProgress {
+            callback: progress,
             total: Mutex::new((0, 0)),
             failure: Mutex::new(None),
-        });
+            cancel: &cancel,
+        };
         let dir = self.live.dir().to_path_buf();
-        let report = py.detach(|| match &progress {
-            Some(p) => CoreWorkspace::index(&dir, &paths, &options, p),
-            None => CoreWorkspace::index(
-                &dir,
-                &paths,
-                &options,
-                &docnav::workspace::indexer::NoProgress,
-            ),
+        // The run goes on in its own thread while this one, Python's, waits for it with the GIL
+        // released and checks for Ctrl-C in between: a KeyboardInterrupt cancels the run
+        // (nothing committed) and is raised when it has stopped.
+        let (report, interrupted) = std::thread::scope(|scope| {
+            let run = scope.spawn(|| CoreWorkspace::index(&dir, &paths, &options, &progress));
+            let mut interrupted = None;
+            while !run.is_finished() {
+                py.detach(|| std::thread::sleep(SIGNAL_POLL));
+                if interrupted.is_none() {
+                    if let Err(e) = py.check_signals() {
+                        cancel.store(true, Ordering::SeqCst);
+                        interrupted = Some(e);
+                    }
+                }
+            }
+            (run.join(), interrupted)
         });
-        if let Some(e) = progress.and_then(|p| lock(&p.failure).take()) {
+        if let Some(e) = interrupted {
             return Err(e);
         }
+        if let Some(e) = lock(&progress.failure).take() {
+            return Err(e);
+        }
+        let report =
+            report.map_err(|_| Error::Other("indexing stopped: a panic in the indexer".into()))?;
         let report = report.map_err(Error::from)?;
         Ok(serde_json::json!({
             "indexed": report.indexed,

@@ -103,6 +103,13 @@ pub trait IndexProgress: Sync {
     /// Every file is done, and the run is at a later step that may take a while (`step`: what
     /// it does, for a person, such as "merging the search index").
     fn phase(&self, _step: &str) {}
+    /// Whether the run should stop. Asked before each file and once before the commit; when it
+    /// says so, the files not yet begun are skipped and nothing is committed (the run returns
+    /// [`WorkspaceError::Cancelled`], the workspace is as it was: a tree file already written
+    /// is named by no catalog and removed by the next run).
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// No progress output.
@@ -578,7 +585,8 @@ impl Workspace {
     /// Unchanged documents (same size and mtime, or same sha256) are skipped; a failing input is
     /// reported and counted, its previous state kept, and the rest of the run goes on. The catalog is
     /// replaced atomically at the end. Errors: only workspace-level failures (cannot create the
-    /// directory, take the lock, or write the catalog); per-file failures are in the report.
+    /// directory, take the lock, or write the catalog), and [`WorkspaceError::Cancelled`] when
+    /// `progress` cancels the run; per-file failures are in the report.
     pub fn index(
         dir: &Path,
         args: &[String],
@@ -846,6 +854,10 @@ impl Workspace {
                     let Some((i, pending)) = next_write else {
                         break;
                     };
+                    if progress.cancelled() {
+                        // Nothing of a cancelled run is committed: its writes are dropped.
+                        continue;
+                    }
                     let outcome = pending.commit(&writer);
                     if let Ok(mut all) = outcomes.lock() {
                         all.push((i, outcome));
@@ -858,6 +870,9 @@ impl Workspace {
                     let to_writers = to_writers;
                     let mut statter = SourceStatter::default();
                     loop {
+                        if progress.cancelled() {
+                            break;
+                        }
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { break };
                         let previous = job.previous.map(|p| p.row(rows, aliases));
@@ -884,6 +899,9 @@ impl Workspace {
             }
             drop(to_writers);
         });
+        if progress.cancelled() {
+            return Err(WorkspaceError::Cancelled(dir.to_path_buf()));
+        }
         report.unchanged = unchanged.into_inner();
         let mut outcomes = outcomes.into_inner().unwrap_or_default();
         outcomes.sort_by_key(|(i, _)| *i);
