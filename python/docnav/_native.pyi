@@ -2,7 +2,7 @@
 ``--json`` output; ``docnav.Workspace`` parses them into the dataclasses of ``docnav._types``."""
 
 import os
-from typing import Callable, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Union
 
 __version__: str
 
@@ -31,8 +31,13 @@ class Workspace:
     def docs_for_json(self, question: str, k: int = 10) -> str: ...
     def tree_json(self, doc_id: str) -> str: ...
     def search_json(
-        self, query: str, k: int = 10, doc_ids: Optional[List[str]] = None, budget: int = 800
+        self,
+        query: str,
+        k: int = 10,
+        doc_ids: Optional[List[str]] = None,
+        budget: Optional[int] = None,
     ) -> str: ...
+    def sources(self, doc_ids: List[str]) -> Dict[str, str]: ...
     def exec(self, command: str, cwd: str = "/", budget: Optional[int] = None) -> str: ...
     def session(self, cwd: str = "/", budget: Optional[int] = None) -> Session: ...
     def start_ask(
@@ -42,10 +47,22 @@ class Workspace:
         model: Optional[str] = None,
         base_url: Optional[str] = None,
         api_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        max_requests: Optional[int] = None,
+        json_schema: bool = True,
         doc_ids: Optional[List[str]] = None,
         trace: Optional[str] = None,
         trace_dir: Optional[str] = None,
-        options_json: Optional[str] = None,
+        max_steps: int = 12,
+        rounds: int = 3,
+        max_cards: int = 50,
+        max_docs: int = 4,
+        concurrency: int = 4,
+        evidence_chars: int = 12_000,
+        prompt_cap: int = 12_000,
+        output_budget: int = 4_000,
+        answer: bool = False,
     ) -> AskHandle: ...
 
 class Session:

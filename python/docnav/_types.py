@@ -21,6 +21,17 @@ def _span(value: Any) -> Span:
     return (int(value[0]), int(value[1])) if value else None
 
 
+def _location(lines: Span, pages: Span, paragraphs: Span) -> str:
+    if pages:
+        a, b = pages
+        return f"page {a}" if a == b else f"pages {a}–{b}"
+    if lines:
+        return f"lines {lines[0]}–{lines[1]}"
+    if paragraphs:
+        return f"paragraphs {paragraphs[0]}–{paragraphs[1]}"
+    return ""
+
+
 @dataclass(frozen=True)
 class IndexReport:
     """What ``Workspace.index`` did.
@@ -193,7 +204,8 @@ class SearchHit:
     level down to the section; ``score`` is BM25 (Robertson & Zaragoza 2009; k1 = 1.2,
     b = 0.75), higher is better; ``text`` is the section's verbatim text cut to the budget at a
     line boundary, ``text_chars`` its whole length; ``snippet`` about 240 chars around the first
-    query term, ``highlights`` the same snippet as ``(text, is_query_term)`` parts.
+    query term, ``highlights`` the same snippet as ``(text, is_query_term)`` parts; ``source``
+    the document's file (as its DocCard says); ``location`` its lines or pages as words.
     """
 
     doc_id: str
@@ -207,11 +219,22 @@ class SearchHit:
     text_chars: int
     snippet: str
     highlights: List[Tuple[str, bool]]
+    source: str = ""
 
     @property
     def title_path(self) -> str:
         """``"ripgrep › FAQ › Does ripgrep support …"``-style path (document title first)."""
         return " › ".join([self.doc_id] + self.titles)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether ``text`` is cut (``text_chars`` is more than its length)."""
+        return self.text_chars > len(self.text)
+
+    @property
+    def location(self) -> str:
+        """``"lines 40–88"``, ``"pages 3–5"``, ``"page 3"`` or ``""``, as ``Evidence.location``."""
+        return _location(self.lines, self.pages, None)
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "SearchHit":
@@ -228,6 +251,7 @@ class SearchHit:
             text_chars=d["text_chars"],
             snippet="".join(t for t, _ in parts),
             highlights=parts,
+            source=d.get("source", ""),
         )
 
 
@@ -258,14 +282,7 @@ class Evidence:
     @property
     def location(self) -> str:
         """``"lines 40–88"``, ``"pages 3–5"``, ``"page 3"`` or ``""``."""
-        if self.pages:
-            a, b = self.pages
-            return f"page {a}" if a == b else f"pages {a}–{b}"
-        if self.lines:
-            return f"lines {self.lines[0]}–{self.lines[1]}"
-        if self.paragraphs:
-            return f"paragraphs {self.paragraphs[0]}–{self.paragraphs[1]}"
-        return ""
+        return _location(self.lines, self.pages, self.paragraphs)
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "Evidence":

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _native
+from ._native import WorkspaceError
 from ._types import (
     Answer,
     DocCard,
@@ -36,18 +37,53 @@ class Workspace:
 
     Opening reads nothing; the first call does. An index run that commits (from this object,
     another ``Workspace`` or a ``docnav index`` in another process) is seen by the next call.
+    A ``Workspace`` is shared by threads as it is, pickles as its path (so it crosses to
+    spawn-mode ``multiprocessing`` workers, which open it again) and is a context manager:
+    ``with Workspace(p) as ws:`` closes it at the end (``close()``); a closed workspace raises
+    ``WorkspaceError`` from every method.
 
     Raises ``WorkspaceError`` from any method when there is no workspace yet (index first), when
     it is damaged, or when it was written by an older docnav (re-index).
     """
 
     def __init__(self, path: PathLike = ".docnav") -> None:
-        self._native = _native.Workspace(os.fspath(path))
+        self._path = os.fspath(path)
+        self._opened: Optional[_native.Workspace] = _native.Workspace(self._path)
+
+    @property
+    def _native(self) -> _native.Workspace:
+        opened = self._opened
+        if opened is None:
+            raise WorkspaceError(
+                f"workspace `{self._path}` is closed (open it again: docnav.Workspace({self._path!r}))"
+            )
+        return opened
 
     @property
     def path(self) -> str:
         """The workspace folder."""
-        return os.fspath(self._native.path)
+        return self._path
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` was called."""
+        return self._opened is None
+
+    def close(self) -> None:
+        """Let go of the opened workspace (its catalog, search index and cached documents, once
+        no ``Session`` or running ``ask`` of it holds them). Closing twice does nothing."""
+        self._opened = None
+
+    def __enter__(self) -> "Workspace":
+        self._native  # a closed workspace cannot be entered
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str]]:
+        # By path: the other side (a process, a deep copy) opens the workspace afresh.
+        return (Workspace, (self._path,))
 
     def __repr__(self) -> str:
         return f"Workspace({self.path!r})"
@@ -67,9 +103,11 @@ class Workspace:
         documents whose source is gone; ``jobs`` threads (default: all cores). ``progress`` is
         called as ``progress(done, total, path)`` from indexing threads after each file (first
         with ``done=0``). A file that fails is one line in ``report.errors`` and the run goes on;
-        the workspace is committed atomically at the end. Raises ``WorkspaceError`` when the
-        workspace cannot be created, locked or written; an exception raised by ``progress`` is
-        re-raised after the run ends (the run is never left half-written).
+        the workspace is committed atomically at the end. Ctrl-C (``KeyboardInterrupt``) or an
+        exception raised by ``progress`` stops the run: the files not begun are skipped, nothing
+        is committed (the workspace stays as it was), and the exception is raised once the run
+        has stopped. Raises ``WorkspaceError`` when the workspace cannot be created, locked or
+        written.
         """
         raw = self._native.index_json(
             _paths(paths), force=force, prune=prune, jobs=jobs, progress=progress
@@ -99,16 +137,23 @@ class Workspace:
         k: int = 10,
         doc_ids: Optional[Sequence[str]] = None,
         *,
-        budget: int = 800,
+        budget: Optional[int] = 800,
     ) -> List[SearchHit]:
         """The ``k`` (1–50) best sections for ``query`` by BM25 over the section index, no model
-        involved (what ``docnav ask --lexical`` ranks), optionally only in ``doc_ids``; each
-        hit's text cut to ``budget`` chars. Raises ``ValueError`` for an empty query or a ``k``
-        out of range, ``WorkspaceError`` for an unknown id in ``doc_ids``."""
+        involved (what ``docnav ask --lexical`` ranks), best score first, optionally only in
+        ``doc_ids``; each hit's text cut to ``budget`` chars at a line boundary (``None``: the
+        whole section; ``hit.text_chars`` is always the whole length). Raises ``ValueError`` for
+        an empty query or a ``k`` out of range, ``WorkspaceError`` for an unknown id in
+        ``doc_ids``."""
         raw = self._native.search_json(
             query, k, list(doc_ids) if doc_ids is not None else None, budget
         )
         return [SearchHit._from(h) for h in json.loads(raw)["results"]]
+
+    def sources(self, doc_ids: Iterable[str]) -> Dict[str, str]:
+        """The source file of each of ``doc_ids`` as ``{doc_id: source}`` (an unknown id is left
+        out), reading only those DocCards."""
+        return self._native.sources(list(doc_ids))
 
     def exec(self, command: str, cwd: str = "/", *, budget: Optional[int] = None) -> str:
         """Run one command of the navigation language from ``cwd`` and return its output, as
@@ -125,13 +170,10 @@ class Workspace:
     def _start_ask(
         self,
         question: str,
-        model: Optional[str],
-        base_url: Optional[str],
-        api_key: Optional[str],
         doc_ids: Optional[Sequence[str]],
         trace: TraceArg,
-        agent_options: dict,
-    ) -> Any:
+        options: Dict[str, Any],
+    ) -> _native.AskHandle:
         trace_file = trace_dir = None
         if trace is True:
             trace_dir = self._native.traces_dir
@@ -142,13 +184,10 @@ class Workspace:
             trace_file = os.fspath(trace)
         return self._native.start_ask(
             question,
-            model=model,
-            base_url=base_url,
-            api_key=api_key,
             doc_ids=list(doc_ids) if doc_ids else None,
             trace=trace_file,
             trace_dir=trace_dir,
-            options_json=json.dumps(agent_options) if agent_options else None,
+            **options,
         )
 
     def ask(
@@ -158,30 +197,48 @@ class Workspace:
         model: Optional[str] = None,
         base_url: Optional[str] = None,
         api_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        max_requests: Optional[int] = None,
+        json_schema: bool = True,
         doc_ids: Optional[Sequence[str]] = None,
         trace: TraceArg = None,
-        **agent_options: Union[int, bool],
+        max_steps: int = 12,
+        rounds: int = 3,
+        max_cards: int = 50,
+        max_docs: int = 4,
+        concurrency: int = 4,
+        evidence_chars: int = 12_000,
+        prompt_cap: int = 12_000,
+        output_budget: int = 4_000,
+        answer: bool = False,
     ) -> Answer:
         """Ask the agent, as ``docnav ask --json``: ranked evidence, the verdict, failed
         Workers, stats.
 
-        The model speaks the OpenAI chat-completions protocol: ``model``, ``base_url`` and
-        ``api_key`` default to ``DOCNAV_MODEL``, ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``.
+        The model speaks the OpenAI chat-completions protocol. Its settings are the CLI's flags:
+        ``model``, ``base_url`` and ``api_key`` default to ``DOCNAV_MODEL``,
+        ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``; ``timeout`` per request in seconds (60),
+        ``retries`` on 429/5xx/timeouts (3), ``max_requests`` concurrent requests (4),
+        ``json_schema=False`` sends no ``response_format`` (``--no-json-schema``, for servers
+        that reject it, such as llama-cpp-python's).
         ``doc_ids`` skips document selection. ``trace``: a file path records the run there;
         ``True`` records a new file in the workspace's ``traces/``; ``None`` uses
-        ``DOCNAV_TRACE_DIR`` when set; ``False`` records nothing. ``agent_options`` are the agent
-        budgets: ``max_steps`` (12), ``rounds`` (3), ``max_cards`` (50), ``max_docs`` (4),
-        ``concurrency`` (4), ``evidence_chars`` (12,000), ``prompt_cap_tokens`` (12,000),
-        ``output_budget`` (4,000 chars), and ``answer=True``: one more call writes an answer
-        whose citations docnav verifies (``Answer.answer``, as ``docnav ask --answer``).
+        ``DOCNAV_TRACE_DIR`` when set; ``False`` records nothing. The agent's budgets, with the
+        CLI's names and defaults: ``max_steps`` commands per Worker (12), ``rounds`` (3),
+        ``max_cards`` DocCards shown (50, at most 200), ``max_docs`` Workers per round (4),
+        ``evidence_chars`` per Worker (12,000), ``prompt_cap`` estimated tokens per prompt
+        (12,000, at least 1,000), and ``answer=True``: one more call writes an answer whose
+        citations docnav verifies (``Answer.answer``, as ``docnav ask --answer``); also
+        ``concurrency`` Workers at once (4) and ``output_budget`` chars per command (4,000).
 
         Runs with the GIL released; Ctrl-C (``KeyboardInterrupt``) cancels the run within
         0.1 s and finishes its trace. Raises ``ModelError`` when no model is configured (the
-        message says what to set) or the model fails; ``WorkspaceError`` for an unknown
-        document or workspace failures; ``TypeError`` for an unknown agent option.
+        message says what to set), a setting is invalid or the model fails; ``WorkspaceError``
+        for an unknown document or workspace failures; ``TypeError`` for an unknown keyword.
         """
         handle = self._start_ask(
-            question, model, base_url, api_key, doc_ids, trace, agent_options
+            question, doc_ids, trace, _ask_options(locals())
         )
         try:
             while not handle.wait(0.1):
@@ -199,16 +256,28 @@ class Workspace:
         model: Optional[str] = None,
         base_url: Optional[str] = None,
         api_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        max_requests: Optional[int] = None,
+        json_schema: bool = True,
         doc_ids: Optional[Sequence[str]] = None,
         trace: TraceArg = None,
-        **agent_options: Union[int, bool],
+        max_steps: int = 12,
+        rounds: int = 3,
+        max_cards: int = 50,
+        max_docs: int = 4,
+        concurrency: int = 4,
+        evidence_chars: int = 12_000,
+        prompt_cap: int = 12_000,
+        output_budget: int = 4_000,
+        answer: bool = False,
     ) -> Answer:
         """``ask`` for asyncio: awaits the run without blocking the event loop; cancelling the
         awaiting task cancels the run (its trace is finished). Same arguments and errors."""
         import asyncio
 
         handle = self._start_ask(
-            question, model, base_url, api_key, doc_ids, trace, agent_options
+            question, doc_ids, trace, _ask_options(locals())
         )
         loop = asyncio.get_running_loop()
         try:
@@ -217,6 +286,31 @@ class Workspace:
             handle.cancel()
             raise
         return Answer._from(json.loads(handle.result()))
+
+
+#: The keyword arguments of ``ask`` passed to the extension as they are.
+_ASK_OPTIONS = (
+    "model",
+    "base_url",
+    "api_key",
+    "timeout",
+    "retries",
+    "max_requests",
+    "json_schema",
+    "max_steps",
+    "rounds",
+    "max_cards",
+    "max_docs",
+    "concurrency",
+    "evidence_chars",
+    "prompt_cap",
+    "output_budget",
+    "answer",
+)
+
+
+def _ask_options(arguments: Dict[str, Any]) -> Dict[str, Any]:
+    return {name: arguments[name] for name in _ASK_OPTIONS}
 
 
 class Session:

@@ -14,7 +14,7 @@ use docnav::llm::{ChatModel, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible
 use docnav::trace::record::{ask_recorded, AskFailure, Asked, TraceDestination};
 use docnav::workspace::{Library, Workspace};
 
-use crate::errors;
+use crate::errors::Error;
 
 /// The runtime every `ask` of this process runs on (created on the first ask).
 fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
@@ -29,7 +29,48 @@ fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
                 .map_err(|e| e.to_string())
         })
         .as_ref()
-        .map_err(|e| errors::other(format!("cannot start the async runtime: {e}")))
+        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")).into())
+}
+
+/// The model settings of an `ask`: the CLI's model flags, as keyword arguments.
+pub struct ModelKnobs {
+    /// Model name (else `DOCNAV_MODEL`).
+    pub model: Option<String>,
+    /// API base URL (else `OPENAI_BASE_URL`).
+    pub base_url: Option<String>,
+    /// API key (else `OPENAI_API_KEY`).
+    pub api_key: Option<String>,
+    /// Per-request timeout in seconds (`--timeout`; default 60).
+    pub timeout: Option<f64>,
+    /// Retries on 429/5xx/timeouts (`--retries`; default 3).
+    pub retries: Option<u32>,
+    /// Concurrent model requests (`--max-requests`; default 4).
+    pub max_requests: Option<usize>,
+    /// Send `response_format` json_schema (`False` is `--no-json-schema`).
+    pub json_schema: bool,
+}
+
+/// The agent budgets of an `ask`: the CLI's agent flags (and the two it has no flag for,
+/// `concurrency` and `output_budget`), as keyword arguments.
+pub struct AgentKnobs {
+    /// Commands per Worker (`--max-steps`).
+    pub max_steps: usize,
+    /// Dispatch rounds (`--rounds`).
+    pub rounds: usize,
+    /// DocCards shown to the model (`--max-cards`, at most the pre-rank's depth).
+    pub max_cards: usize,
+    /// Documents (Workers) per round (`--max-docs`).
+    pub max_docs: usize,
+    /// Workers running at once.
+    pub concurrency: usize,
+    /// Evidence chars a Worker may collect (`--evidence-chars`).
+    pub evidence_chars: usize,
+    /// Cap on every prompt in estimated tokens (`--prompt-cap`, at least 1,000).
+    pub prompt_cap: usize,
+    /// Per-command output budget in chars.
+    pub output_budget: usize,
+    /// Write a verified answer (`--answer`).
+    pub answer: bool,
 }
 
 /// What an `ask` needs.
@@ -38,88 +79,64 @@ pub struct AskRequest {
     pub library: Arc<Workspace>,
     /// The question.
     pub question: String,
-    /// Model name (else `DOCNAV_MODEL`).
-    pub model: Option<String>,
-    /// API base URL (else `OPENAI_BASE_URL`).
-    pub base_url: Option<String>,
-    /// API key (else `OPENAI_API_KEY`).
-    pub api_key: Option<String>,
+    /// Which model, and how to talk to it.
+    pub model: ModelKnobs,
+    /// The agent's budgets.
+    pub agent: AgentKnobs,
     /// Only these documents (skips analysis), as `--doc`.
     pub doc_ids: Vec<String>,
     /// Record the trace to this file.
     pub trace: Option<PathBuf>,
     /// Record the trace as a new file in this folder.
     pub trace_dir: Option<PathBuf>,
-    /// Agent options as a JSON object (`{"max_steps": 8}`), keys as [`AgentOptions`]' fields.
-    pub options_json: Option<String>,
 }
 
-/// Agent options from a JSON object; unknown keys are an error (a misspelt option never passes
-/// silently). Errors: `ValueError` naming the key, or the JSON error.
-fn agent_options(json: Option<&str>, doc_ids: Vec<String>) -> PyResult<AgentOptions> {
-    let value_error = pyo3::exceptions::PyValueError::new_err;
-    let mut options = match json {
-        None => AgentOptions::default(),
-        Some(text) => {
-            let given: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_str(text).map_err(|e| value_error(e.to_string()))?;
-            // Every field serialized: `answer` is left out of the JSON when off.
-            let every_field = AgentOptions {
-                answer: true,
-                ..AgentOptions::default()
-            };
-            let known =
-                serde_json::to_value(every_field).map_err(|e| value_error(e.to_string()))?;
-            for key in given.keys() {
-                if key == "doc_ids" || known.get(key).is_none() {
-                    let mut names: Vec<&String> = known
-                        .as_object()
-                        .map(|o| o.keys().filter(|k| *k != "doc_ids").collect())
-                        .unwrap_or_default();
-                    names.sort();
-                    let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                        "ask() got an unknown agent option '{key}' (known: {})",
-                        names.join(", ")
-                    )));
-                }
-            }
-            let options: AgentOptions = serde_json::from_value(serde_json::Value::Object(given))
-                .map_err(|e| value_error(format!("agent options: {e}")))?;
-            options
-        }
-    };
-    options.doc_ids = doc_ids;
-    options.max_steps = options.max_steps.max(1);
-    options.rounds = options.rounds.max(1);
-    options.max_cards = options
-        .max_cards
-        .clamp(1, docnav::agent::orchestrator::PRE_RANK_DOCS);
-    options.max_docs = options.max_docs.max(1);
-    options.concurrency = options.concurrency.max(1);
-    options.evidence_chars = options.evidence_chars.max(1);
-    options.prompt_cap_tokens = options.prompt_cap_tokens.max(1_000);
-    options.output_budget = options.output_budget.max(1);
-    Ok(options)
+/// The agent options of `knobs` and `doc_ids`, each brought into its range as the CLI does
+/// (as the CLI's `AgentArgs::options`).
+fn agent_options(knobs: &AgentKnobs, doc_ids: Vec<String>) -> AgentOptions {
+    AgentOptions {
+        max_steps: knobs.max_steps.max(1),
+        rounds: knobs.rounds.max(1),
+        max_cards: knobs
+            .max_cards
+            .clamp(1, docnav::agent::orchestrator::PRE_RANK_DOCS),
+        max_docs: knobs.max_docs.max(1),
+        concurrency: knobs.concurrency.max(1),
+        evidence_chars: knobs.evidence_chars.max(1),
+        prompt_cap_tokens: knobs.prompt_cap.max(1_000),
+        output_budget: knobs.output_budget.max(1),
+        doc_ids,
+        answer: knobs.answer,
+    }
 }
 
 /// The model for the request: arguments first, then the CLI's environment variables. Errors:
 /// `ModelError` when no model is configured (the message says what to set) or the settings are
-/// invalid.
-fn connect(request: &AskRequest) -> PyResult<Arc<dyn ChatModel>> {
+/// invalid (a timeout that is not a positive number of seconds, `max_requests` 0).
+fn connect(knobs: &ModelKnobs) -> Result<Arc<dyn ChatModel>, Error> {
+    let timeout = match knobs.timeout {
+        None => None,
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s.max(0.001))),
+        Some(s) => {
+            return Err(Error::Model(format!(
+                "timeout must be a positive number of seconds, not {s}"
+            )))
+        }
+    };
     let flags = ModelFlags {
-        model: request.model.clone(),
-        base_url: request.base_url.clone(),
-        ..ModelFlags::default()
+        model: knobs.model.clone(),
+        base_url: knobs.base_url.clone(),
+        timeout,
+        max_retries: knobs.retries,
+        concurrency: knobs.max_requests,
+        json_schema: (!knobs.json_schema).then_some(false),
     };
     let mut env = ModelEnv::from_process();
-    if let Some(key) = &request.api_key {
+    if let Some(key) = &knobs.api_key {
         env.openai_api_key = Some(key.clone());
     }
-    let config = ModelConfig::resolve(&flags, &env).map_err(errors::model)?;
-    Ok(Arc::new(
-        OpenAiCompatible::new(config).map_err(errors::model)?,
-    ))
+    let config = ModelConfig::resolve(&flags, &env)?;
+    Ok(Arc::new(OpenAiCompatible::new(config)?))
 }
 
 /// How a run ended.
@@ -150,11 +167,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     }
 }
 
-/// Start the run. Errors: `ModelError` without a model; `ValueError`/`TypeError` for bad agent
-/// options; `DocnavError` when the runtime cannot start.
+/// Start the run. Errors: `ModelError` without a model or with invalid model settings;
+/// `DocnavError` when the runtime cannot start.
 pub fn start_ask(request: AskRequest) -> PyResult<AskHandle> {
-    let model = connect(&request)?;
-    let options = agent_options(request.options_json.as_deref(), request.doc_ids.clone())?;
+    let model = connect(&request.model)?;
+    let options = agent_options(&request.agent, request.doc_ids.clone());
     let trace = match (&request.trace, &request.trace_dir) {
         (Some(file), _) => Some(TraceDestination::File(file.clone())),
         (None, Some(dir)) => Some(TraceDestination::NewIn(dir.clone())),
@@ -277,19 +294,20 @@ impl AskHandle {
     /// cancelled or has not ended yet.
     fn result(&self) -> PyResult<String> {
         match &*lock(&self.shared.ended) {
-            None => Err(errors::other(
-                "ask: the run has not ended (call wait() first)",
-            )),
+            None => {
+                Err(Error::Other("ask: the run has not ended (call wait() first)".into()).into())
+            }
             Some(Ended::Answered(json)) => Ok(json.clone()),
-            Some(Ended::Model(message)) => Err(errors::ModelError::new_err(message.clone())),
-            Some(Ended::Failed(message)) => Err(errors::WorkspaceError::new_err(message.clone())),
-            Some(Ended::Cancelled(trace)) => Err(errors::other(format!(
+            Some(Ended::Model(message)) => Err(Error::Model(message.clone()).into()),
+            Some(Ended::Failed(message)) => Err(Error::Workspace(message.clone()).into()),
+            Some(Ended::Cancelled(trace)) => Err(Error::Other(format!(
                 "ask: cancelled{}",
                 trace
                     .as_ref()
                     .map(|p| format!("; trace so far in `{}`", p.display()))
                     .unwrap_or_default()
-            ))),
+            ))
+            .into()),
         }
     }
 }

@@ -1,10 +1,13 @@
 //! The exceptions: `DocnavError` and one subclass per kind of failure, each carrying the CLI's
-//! one-line message (what went wrong, naming the input, and what to do).
+//! one-line message (what went wrong, naming the input, and what to do), and [`Error`], the one
+//! type every fallible call of the extension returns, with the one mapping to a Python exception
+//! (`From<Error> for PyErr`).
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
+use docnav::agent::lexical::LexicalError;
 use docnav::llm::LlmError;
 use docnav::nav::NavError;
 use docnav::workspace::WorkspaceError as CoreWorkspaceError;
@@ -19,7 +22,7 @@ create_exception!(
     docnav,
     WorkspaceError,
     DocnavError,
-    "The workspace is missing, damaged, older than this docnav, or has no such document."
+    "The workspace is missing, damaged, older than this docnav, closed, or has no such document."
 );
 create_exception!(
     docnav,
@@ -51,27 +54,70 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// A workspace failure as `WorkspaceError`.
-pub fn workspace(e: CoreWorkspaceError) -> PyErr {
-    WorkspaceError::new_err(e.to_string())
+/// A failure of the extension, by the exception it becomes.
+#[derive(Debug)]
+pub enum Error {
+    /// The workspace (missing, damaged, older, unknown document, unusable search index):
+    /// `WorkspaceError`.
+    Workspace(String),
+    /// The model (none configured, the server failed): `ModelError`. The CLI's hint names its
+    /// flags; from Python they are keyword arguments, so the message says `model=`, not
+    /// `--model`.
+    Model(String),
+    /// A navigation command reported an error: `CommandError`.
+    Command(String),
+    /// A trace cannot be replayed: `ReplayError`.
+    Replay(String),
+    /// Anything else (a cancelled run, a runtime that cannot start): `DocnavError`.
+    Other(String),
 }
 
-/// A failure to load what a command needs, as `WorkspaceError`.
-pub fn nav(e: NavError) -> PyErr {
-    WorkspaceError::new_err(e.to_string())
+impl From<CoreWorkspaceError> for Error {
+    fn from(e: CoreWorkspaceError) -> Error {
+        Error::Workspace(e.to_string())
+    }
 }
 
-/// A model failure as `ModelError`. The CLI's hint names its flags; from Python they are
-/// keyword arguments (`--model` is `model=`, `--base-url` is `base_url=`).
-pub fn model(e: LlmError) -> PyErr {
-    let message = e
-        .to_string()
-        .replace("`--model`", "`model=`")
-        .replace("`--base-url`", "`base_url=`");
-    ModelError::new_err(message)
+impl From<NavError> for Error {
+    fn from(e: NavError) -> Error {
+        Error::Workspace(e.to_string())
+    }
 }
 
-/// Any other failure, as the base class.
-pub fn other(message: impl Into<String>) -> PyErr {
-    DocnavError::new_err(message.into())
+impl From<LexicalError> for Error {
+    fn from(e: LexicalError) -> Error {
+        Error::Workspace(e.to_string())
+    }
+}
+
+impl From<LlmError> for Error {
+    fn from(e: LlmError) -> Error {
+        Error::Model(
+            e.to_string()
+                .replace("`--model`", "`model=`")
+                .replace("`--base-url`", "`base_url=`")
+                .replace(
+                    "turn the json_schema switch off",
+                    "pass `json_schema=False`",
+                ),
+        )
+    }
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(e: serde_json::Error) -> Error {
+        Error::Other(e.to_string())
+    }
+}
+
+impl From<Error> for PyErr {
+    fn from(e: Error) -> PyErr {
+        match e {
+            Error::Workspace(m) => WorkspaceError::new_err(m),
+            Error::Model(m) => ModelError::new_err(m),
+            Error::Command(m) => CommandError::new_err(m),
+            Error::Replay(m) => ReplayError::new_err(m),
+            Error::Other(m) => DocnavError::new_err(m),
+        }
+    }
 }

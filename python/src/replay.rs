@@ -11,7 +11,7 @@ use docnav::trace::replay::replay;
 use docnav::trace::replay::verdict::{judge, missing_refusal, notes, version_refusal};
 use docnav::workspace::{Library, Workspace};
 
-use crate::errors;
+use crate::errors::Error;
 
 /// Replay the trace at `trace_path` over the workspace at `workspace`; returns JSON
 /// `{"verdict": {"status": "identical"|"identical_to_cut"|"failed_the_same_way"|"diverged"|
@@ -19,28 +19,21 @@ use crate::errors;
 /// format, or one whose documents are no longer indexed; `WorkspaceError` for the workspace.
 #[pyfunction]
 pub fn replay_json(py: Python<'_>, trace_path: PathBuf, workspace: PathBuf) -> PyResult<String> {
-    py.detach(|| {
-        let trace =
-            read_trace(&trace_path).map_err(|e| errors::ReplayError::new_err(e.to_string()))?;
+    Ok(py.detach(|| -> Result<String, Error> {
+        let trace = read_trace(&trace_path).map_err(|e| Error::Replay(e.to_string()))?;
         let label = trace_path.display().to_string();
         if let Some(why) = version_refusal(&trace, &label) {
-            return Err(errors::ReplayError::new_err(format!(
-                "{} (hint: {})",
-                why.error, why.hint
-            )));
+            return Err(Error::Replay(format!("{} (hint: {})", why.error, why.hint)));
         }
-        let ws = Workspace::open(&workspace).map_err(errors::workspace)?;
+        let ws = Workspace::open(&workspace)?;
         if let Some(why) = missing_refusal(&trace, &label, &ws) {
-            return Err(errors::ReplayError::new_err(format!(
-                "{} (hint: {})",
-                why.error, why.hint
-            )));
+            return Err(Error::Replay(format!("{} (hint: {})", why.error, why.hint)));
         }
         let library: Arc<dyn Library> = Arc::new(ws);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| errors::other(format!("cannot start the async runtime: {e}")))?;
+            .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
         let outcome = runtime.block_on(replay(&trace, library.clone()));
         let verdict = judge(&trace, &outcome);
         let report = serde_json::json!({
@@ -50,5 +43,5 @@ pub fn replay_json(py: Python<'_>, trace_path: PathBuf, workspace: PathBuf) -> P
             "notes": notes(&trace, library.as_ref(), Some(&outcome)),
         });
         Ok(report.to_string())
-    })
+    })?)
 }

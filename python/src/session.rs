@@ -1,5 +1,8 @@
 //! `docnav._native.Session`: the shell's language from Python — a cursor that `cd` moves and the
-//! evidence `cat` collects, over one opened version of the workspace.
+//! evidence `cat` collects, over one opened version of the workspace. One session may be shared
+//! by threads: a lock runs their commands one at a time, each as a whole.
+
+use std::sync::{Mutex, MutexGuard};
 
 use pyo3::prelude::*;
 
@@ -7,12 +10,30 @@ use docnav::agent::evidence::Evidence;
 use docnav::nav::lexer::quote_word;
 use docnav::nav::{Session as NavSession, Status};
 
-use crate::errors;
+use crate::errors::Error;
 
 /// A navigation session.
-#[pyclass(module = "docnav._native")]
+#[pyclass(module = "docnav._native", frozen)]
 pub struct Session {
-    inner: NavSession,
+    inner: Mutex<NavSession>,
+}
+
+/// The session behind `m`; a command that panicked mid-way leaves a session whose state is
+/// still a valid one (commands change it only when they succeed), so a poisoned lock is used.
+fn lock(m: &Mutex<NavSession>) -> MutexGuard<'_, NavSession> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// Run `command` on `session`; its output, or `CommandError` when it reports an error.
+fn run(session: &mut NavSession, command: &str) -> Result<String, Error> {
+    let out = session.execute(command)?;
+    if out.status == Status::Error {
+        return Err(Error::Command(out.text));
+    }
+    Ok(out.text)
 }
 
 impl Session {
@@ -28,11 +49,12 @@ impl Session {
         if let Some(b) = budget {
             inner = inner.with_budget(b.max(1));
         }
-        let mut session = Session { inner };
         if cwd != "/" {
-            session.exec(py, &format!("cd {}", quote_word(cwd)))?;
+            py.detach(|| run(&mut inner, &format!("cd {}", quote_word(cwd))))?;
         }
-        Ok(session)
+        Ok(Session {
+            inner: Mutex::new(inner),
+        })
     }
 }
 
@@ -40,32 +62,25 @@ impl Session {
 impl Session {
     /// Run one command line; returns its output. Errors: `CommandError` when the command reports
     /// one (the session is unchanged), `WorkspaceError` when a document cannot be loaded.
-    fn exec(&mut self, py: Python<'_>, command: &str) -> PyResult<String> {
-        let inner = &mut self.inner;
-        py.detach(|| {
-            let out = inner.execute(command).map_err(errors::nav)?;
-            if out.status == Status::Error {
-                return Err(errors::CommandError::new_err(out.text));
-            }
-            Ok(out.text)
-        })
+    fn exec(&self, py: Python<'_>, command: &str) -> PyResult<String> {
+        Ok(py.detach(|| run(&mut lock(&self.inner), command))?)
     }
 
     /// The current path (`/doc_id/#2.1`).
     #[getter]
-    fn cwd(&self) -> PyResult<String> {
-        self.inner.pwd().map_err(errors::nav)
+    fn cwd(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(py.detach(|| lock(&self.inner).pwd().map_err(Error::from))?)
     }
 
     /// The evidence `cat` collected so far, as a JSON array of evidence items (doc_id, path,
     /// structure, lines/pages, text, score 0).
     fn evidence_json(&self, py: Python<'_>) -> PyResult<String> {
-        let inner = &self.inner;
-        py.detach(|| {
+        Ok(py.detach(|| -> Result<String, Error> {
+            let inner = lock(&self.inner);
             let library = inner.library();
             let mut items = Vec::new();
             for read in inner.evidence() {
-                let doc = library.document(&read.doc_id).map_err(errors::workspace)?;
+                let doc = library.document(&read.doc_id)?;
                 let text: String = doc
                     .tree
                     .text_of(read.node)
@@ -79,12 +94,14 @@ impl Session {
                     items.push(e);
                 }
             }
-            serde_json::to_string(&items).map_err(|e| errors::other(e.to_string()))
-        })
+            Ok(serde_json::to_string(&items)?)
+        })?)
     }
 
     /// Forget the collected evidence.
-    fn clear_evidence(&mut self) {
-        self.inner.take_evidence();
+    fn clear_evidence(&self, py: Python<'_>) {
+        py.detach(|| {
+            lock(&self.inner).take_evidence();
+        });
     }
 }

@@ -2,8 +2,11 @@
 //! process or another) commits, as the MCP server and `docnav serve` see it
 //! ([`LiveLibrary`]).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use pyo3::prelude::*;
 
@@ -16,8 +19,8 @@ use docnav::tree::NodeId;
 use docnav::workspace::indexer::IndexProgress;
 use docnav::workspace::{IndexOptions, Library, Workspace as CoreWorkspace};
 
-use crate::ask::{start_ask, AskHandle, AskRequest};
-use crate::errors;
+use crate::ask::{start_ask, AgentKnobs, AskHandle, AskRequest, ModelKnobs};
+use crate::errors::Error;
 use crate::session::Session;
 
 /// Most results of one search (as the MCP `search` tool).
@@ -43,28 +46,33 @@ pub struct Workspace {
 impl Workspace {
     /// The workspace as its catalog is now. Errors: `WorkspaceError` (none indexed yet, damaged,
     /// older version).
-    pub fn opened(&self) -> PyResult<Opened> {
-        self.live.get().map_err(errors::workspace)
+    pub fn opened(&self) -> Result<Opened, Error> {
+        Ok(self.live.get()?)
     }
 }
 
-/// Forwards index progress to a Python callable `progress(done, total, path)`; the first
-/// exception it raises is kept and raised when the run ends (the run itself goes on, so the
-/// workspace is never left half-written).
-struct PyProgress {
-    callback: Py<PyAny>,
+/// Forwards index progress to a Python callable `progress(done, total, path)` (when given) and
+/// tells the indexer to stop once `cancel` is set (Ctrl-C) or the callable has raised: the
+/// first exception it raises is kept and raised when the run has stopped.
+struct PyProgress<'a> {
+    callback: Option<Py<PyAny>>,
     total: Mutex<(usize, usize)>,
     failure: Mutex<Option<PyErr>>,
+    cancel: &'a AtomicBool,
 }
 
-impl PyProgress {
+impl PyProgress<'_> {
     fn call(&self, done: usize, total: usize, path: &str) {
-        if lock(&self.failure).is_some() {
+        let Some(callback) = &self.callback else {
+            return;
+        };
+        if self.cancelled() {
             return;
         }
         Python::attach(|py| {
-            if let Err(e) = self.callback.call1(py, (done, total, path)) {
+            if let Err(e) = callback.call1(py, (done, total, path)) {
                 *lock(&self.failure) = Some(e);
+                self.cancel.store(true, Ordering::SeqCst);
             }
         });
     }
@@ -77,7 +85,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     }
 }
 
-impl IndexProgress for PyProgress {
+impl IndexProgress for PyProgress<'_> {
     fn start(&self, total: usize) {
         *lock(&self.total) = (0, total);
         self.call(0, total, "");
@@ -90,7 +98,14 @@ impl IndexProgress for PyProgress {
         };
         self.call(done, total, &path.to_string_lossy());
     }
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
+    }
 }
+
+/// How often a running index looks for Ctrl-C (Python handles signals only on its main thread,
+/// which waits for the run).
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
 
 #[pymethods]
 impl Workspace {
@@ -110,6 +125,9 @@ impl Workspace {
     }
 
     /// Index `paths` (files, folders, globs) as `docnav index` does; returns the report as JSON.
+    /// Ctrl-C, or an exception from `progress(done, total, path)`, stops the run before its
+    /// commit (the workspace unchanged) and is raised once the run has stopped. Errors:
+    /// `WorkspaceError` for the workspace.
     #[pyo3(signature = (paths, *, force = false, prune = false, jobs = None, progress = None))]
     fn index_json(
         &self,
@@ -128,25 +146,40 @@ impl Workspace {
         if let Some(jobs) = jobs {
             options.jobs = jobs.max(1);
         }
-        let progress = progress.map(|callback| PyProgress {
-            callback,
+        let cancel = AtomicBool::new(false);
+        let progress = PyProgress {
+            callback: progress,
             total: Mutex::new((0, 0)),
             failure: Mutex::new(None),
-        });
+            cancel: &cancel,
+        };
         let dir = self.live.dir().to_path_buf();
-        let report = py.detach(|| match &progress {
-            Some(p) => CoreWorkspace::index(&dir, &paths, &options, p),
-            None => CoreWorkspace::index(
-                &dir,
-                &paths,
-                &options,
-                &docnav::workspace::indexer::NoProgress,
-            ),
+        // The run goes on in its own thread while this one, Python's, waits for it with the GIL
+        // released and checks for Ctrl-C in between: a KeyboardInterrupt cancels the run
+        // (nothing committed) and is raised when it has stopped.
+        let (report, interrupted) = std::thread::scope(|scope| {
+            let run = scope.spawn(|| CoreWorkspace::index(&dir, &paths, &options, &progress));
+            let mut interrupted = None;
+            while !run.is_finished() {
+                py.detach(|| std::thread::sleep(SIGNAL_POLL));
+                if interrupted.is_none() {
+                    if let Err(e) = py.check_signals() {
+                        cancel.store(true, Ordering::SeqCst);
+                        interrupted = Some(e);
+                    }
+                }
+            }
+            (run.join(), interrupted)
         });
-        if let Some(e) = progress.and_then(|p| lock(&p.failure).take()) {
+        if let Some(e) = interrupted {
             return Err(e);
         }
-        let report = report.map_err(errors::workspace)?;
+        if let Some(e) = lock(&progress.failure).take() {
+            return Err(e);
+        }
+        let report =
+            report.map_err(|_| Error::Other("indexing stopped: a panic in the indexer".into()))?;
+        let report = report.map_err(Error::from)?;
         Ok(serde_json::json!({
             "indexed": report.indexed,
             "unchanged": report.unchanged,
@@ -164,11 +197,25 @@ impl Workspace {
 
     /// The DocCards as a JSON array (`docnav docs --json`).
     fn docs_json(&self, py: Python<'_>) -> PyResult<String> {
-        py.detach(|| {
+        Ok(py.detach(|| -> Result<String, Error> {
             let opened = self.opened()?;
-            serde_json::to_string(&opened.workspace.all_cards())
-                .map_err(|e| errors::other(e.to_string()))
-        })
+            Ok(serde_json::to_string(&opened.workspace.all_cards())?)
+        })?)
+    }
+
+    /// The source file of each of `doc_ids` (an unknown id is left out), as `{doc_id: source}`
+    /// from the DocCards, without reading the other cards.
+    fn sources(&self, py: Python<'_>, doc_ids: Vec<String>) -> PyResult<HashMap<String, String>> {
+        Ok(py.detach(|| -> Result<_, Error> {
+            let opened = self.opened()?;
+            Ok(doc_ids
+                .into_iter()
+                .filter_map(|id| {
+                    let card = opened.workspace.card(&id)?;
+                    Some((id, card.source.clone()))
+                })
+                .collect())
+        })?)
     }
 
     /// The first `k` (1–50) DocCards as `ask`'s Orchestrator ranks them for `question`
@@ -183,54 +230,54 @@ impl Workspace {
                 "the question is empty",
             ));
         }
-        py.detach(|| {
+        Ok(py.detach(|| -> Result<String, Error> {
             let opened = self.opened()?;
             let ranked = docnav::agent::routing::explain(opened.workspace.as_ref(), question, k);
             // Each part serialized on its own, so scores keep their f32 digits as the CLI's
             // JSON prints them (a `serde_json::Value` would widen them to f64).
             let mut rows = Vec::with_capacity(ranked.len());
-            let failed = |e: serde_json::Error| errors::other(e.to_string());
             for r in &ranked {
                 rows.push(format!(
                     "{{\"rank\":{},\"why\":{},\"reasons\":{},\"card\":{}}}",
                     r.rank,
-                    serde_json::to_string(&r.why.line()).map_err(failed)?,
-                    serde_json::to_string(&r.why).map_err(failed)?,
-                    serde_json::to_string(r.card.as_ref()).map_err(failed)?,
+                    serde_json::to_string(&r.why.line())?,
+                    serde_json::to_string(&r.why)?,
+                    serde_json::to_string(r.card.as_ref())?,
                 ));
             }
             Ok(format!("[{}]", rows.join(",")))
-        })
+        })?)
     }
 
     /// The outline of `doc_id` (or of the document it is an alias of) as JSON (`docnav tree
     /// --json`): nested nodes with structure, title, lines/pages, tokens, references and
     /// children.
     fn tree_json(&self, py: Python<'_>, doc_id: &str) -> PyResult<String> {
-        py.detach(|| {
+        Ok(py.detach(|| -> Result<String, Error> {
             let opened = self.opened()?;
             let doc_id = opened
                 .workspace
                 .resolve_id(doc_id)
                 .unwrap_or_else(|| doc_id.to_string());
-            let doc = opened
-                .workspace
-                .document(&doc_id)
-                .map_err(errors::workspace)?;
+            let doc = opened.workspace.document(&doc_id)?;
             let outline = OutlineNode::of(&doc.tree, NodeId::ROOT, u32::MAX);
-            serde_json::to_string(&outline).map_err(|e| errors::other(e.to_string()))
-        })
+            Ok(serde_json::to_string(&outline)?)
+        })?)
     }
 
-    /// The `k` best sections for `query` (BM25 over the section index), as JSON.
-    #[pyo3(signature = (query, k = 10, doc_ids = None, budget = 800))]
+    /// The `k` best sections for `query` (BM25 over the section index), best score first, as
+    /// JSON (`{"query", "results": [...]}`, the MCP `search` shape); each hit also carries its
+    /// document's `source` file. `budget` cuts each hit's text (chars, at a line boundary);
+    /// `None` keeps the whole section. Raises `ValueError` for an empty query or `k` out of
+    /// range, `WorkspaceError` for an unknown id in `doc_ids` or an unusable index.
+    #[pyo3(signature = (query, k = 10, doc_ids = None, budget = None))]
     fn search_json(
         &self,
         py: Python<'_>,
         query: &str,
         k: usize,
         doc_ids: Option<Vec<String>>,
-        budget: usize,
+        budget: Option<usize>,
     ) -> PyResult<String> {
         check_k(k)?;
         if query.trim().is_empty() {
@@ -238,18 +285,26 @@ impl Workspace {
                 "the query is empty (give keywords or a question)",
             ));
         }
-        py.detach(|| {
+        // No budget: more chars than any section has (and room for the search's own `+ 1`).
+        let budget = budget.map_or(usize::MAX / 4, |b| b.max(1));
+        Ok(py.detach(|| -> Result<String, Error> {
             let opened = self.opened()?;
-            let found = search_sections(
-                opened.workspace.as_ref(),
-                query,
-                doc_ids.as_deref(),
-                k,
-                budget.max(1),
-            )
-            .map_err(|e| errors::WorkspaceError::new_err(e.to_string()))?;
-            serde_json::to_string(&found).map_err(|e| errors::other(e.to_string()))
-        })
+            let library = opened.workspace.as_ref();
+            let found = search_sections(library, query, doc_ids.as_deref(), k, budget)?;
+            let mut value = serde_json::to_value(&found)?;
+            if let Some(hits) = value.get_mut("results").and_then(|r| r.as_array_mut()) {
+                for hit in hits.iter_mut().filter_map(|h| h.as_object_mut()) {
+                    let source = hit
+                        .get("doc_id")
+                        .and_then(|id| id.as_str())
+                        .and_then(|id| library.card(id))
+                        .map(|card| card.source.clone())
+                        .unwrap_or_default();
+                    hit.insert("source".into(), serde_json::Value::String(source));
+                }
+            }
+            Ok(value.to_string())
+        })?)
     }
 
     /// Run one command of the navigation language from `cwd` on a fresh session and return its
@@ -262,26 +317,24 @@ impl Workspace {
         cwd: &str,
         budget: Option<usize>,
     ) -> PyResult<String> {
-        py.detach(|| {
+        Ok(py.detach(|| -> Result<String, Error> {
             let opened = self.opened()?;
             let mut session = opened.session.clone();
             if let Some(b) = budget {
                 session = session.with_budget(b.max(1));
             }
             if cwd != "/" {
-                let moved = session
-                    .execute(&format!("cd {}", quote_word(cwd)))
-                    .map_err(errors::nav)?;
+                let moved = session.execute(&format!("cd {}", quote_word(cwd)))?;
                 if moved.status == Status::Error {
-                    return Err(errors::CommandError::new_err(moved.text));
+                    return Err(Error::Command(moved.text));
                 }
             }
-            let out = session.execute(command).map_err(errors::nav)?;
+            let out = session.execute(command)?;
             if out.status == Status::Error {
-                return Err(errors::CommandError::new_err(out.text));
+                return Err(Error::Command(out.text));
             }
             Ok(out.text)
-        })
+        })?)
     }
 
     /// A stateful session at `cwd` (`cd`, `ls`, `cat`… as in `docnav shell`).
@@ -291,9 +344,15 @@ impl Workspace {
         Session::start(py, opened.session.clone(), cwd, budget)
     }
 
-    /// Start an agent run (see `docnav.Workspace.ask`); the handle waits, cancels and returns the
-    /// result.
-    #[pyo3(signature = (question, *, model = None, base_url = None, api_key = None, doc_ids = None, trace = None, trace_dir = None, options_json = None))]
+    /// Start an agent run (see `docnav.Workspace.ask`, whose keyword arguments these are, with
+    /// the CLI's names and defaults); the handle waits, cancels and returns the result.
+    #[pyo3(signature = (
+        question, *, model = None, base_url = None, api_key = None, timeout = None,
+        retries = None, max_requests = None, json_schema = true, doc_ids = None, trace = None,
+        trace_dir = None, max_steps = 12, rounds = 3, max_cards = 50, max_docs = 4,
+        concurrency = 4, evidence_chars = 12_000, prompt_cap = 12_000, output_budget = 4_000,
+        answer = false
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn start_ask(
         &self,
@@ -302,22 +361,50 @@ impl Workspace {
         model: Option<String>,
         base_url: Option<String>,
         api_key: Option<String>,
+        timeout: Option<f64>,
+        retries: Option<u32>,
+        max_requests: Option<usize>,
+        json_schema: bool,
         doc_ids: Option<Vec<String>>,
         trace: Option<PathBuf>,
         trace_dir: Option<PathBuf>,
-        options_json: Option<String>,
+        max_steps: usize,
+        rounds: usize,
+        max_cards: usize,
+        max_docs: usize,
+        concurrency: usize,
+        evidence_chars: usize,
+        prompt_cap: usize,
+        output_budget: usize,
+        answer: bool,
     ) -> PyResult<AskHandle> {
         let opened = py.detach(|| self.opened())?;
         start_ask(AskRequest {
             library: opened.workspace.clone(),
             question,
-            model,
-            base_url,
-            api_key,
+            model: ModelKnobs {
+                model,
+                base_url,
+                api_key,
+                timeout,
+                retries,
+                max_requests,
+                json_schema,
+            },
+            agent: AgentKnobs {
+                max_steps,
+                rounds,
+                max_cards,
+                max_docs,
+                concurrency,
+                evidence_chars,
+                prompt_cap,
+                output_budget,
+                answer,
+            },
             doc_ids: doc_ids.unwrap_or_default(),
             trace,
             trace_dir,
-            options_json,
         })
     }
 

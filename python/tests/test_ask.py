@@ -8,6 +8,7 @@ import _thread
 import asyncio
 import json
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -91,6 +92,66 @@ def test_a_model_that_fails_is_a_model_error_and_the_trace_is_kept(
         own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, trace=trace)
     assert str(trace) in str(caught.value)
     assert json.loads(trace.read_text().splitlines()[0])["type"] == "header"
+
+
+def test_ask_takes_every_model_and_agent_option_of_the_cli_with_its_defaults() -> None:
+    import inspect
+    import os
+    import re
+
+    from conftest import REPO
+
+    cli = os.environ.get("DOCNAV_BIN", str(REPO / "target" / "debug" / "docnav"))
+    help_text = subprocess.run([cli, "ask", "--help"], capture_output=True, text=True, check=True).stdout
+    params = inspect.signature(docnav.Workspace.ask).parameters
+    for flag in ("timeout", "retries", "max-requests", "max-steps", "rounds", "max-cards",
+                 "max-docs", "evidence-chars", "prompt-cap", "answer", "model", "base-url"):
+        assert flag in help_text, flag
+        name = flag.replace("-", "_")
+        assert name in params, name
+        [block] = [b for b in re.split(r"\n\s+(?=-)", help_text) if re.match(rf"(-\w, )?--{flag}\b", b)]
+        default = re.search(r"\[default:\s+([0-9_]+)\]", block)
+        if flag in ("timeout", "retries", "max-requests"):  # the model client's, resolved late
+            assert default and params[name].default is None, flag
+        elif default:
+            assert params[name].default == int(default.group(1)), flag
+    assert "--no-json-schema" in help_text and params["json_schema"].default is True
+    assert params["answer"].default is False
+    # ask_async takes the same.
+    assert list(inspect.signature(docnav.Workspace.ask_async).parameters) == list(params)
+
+
+def test_json_schema_false_sends_no_response_format(own_workspace: docnav.Workspace, fake_model) -> None:
+    on = fake_model(script())
+    own_workspace.ask(QUESTION, model="fake", base_url=on.base_url, trace=False)
+    assert on.all_served() and all("response_format" in r for r in on.requests)
+    off = fake_model(script())
+    answer = own_workspace.ask(
+        QUESTION, model="fake", base_url=off.base_url, trace=False, json_schema=False
+    )
+    assert off.all_served() and len(answer.evidence) == 1
+    assert not any("response_format" in r for r in off.requests)
+
+
+def test_retries_and_timeout_reach_the_model_client(own_workspace: docnav.Workspace, fake_model) -> None:
+    failing = [Reply("overloaded", status=500), Reply("overloaded", status=500)]
+    once = fake_model(list(failing))
+    with pytest.raises(docnav.ModelError, match="500"):
+        own_workspace.ask(QUESTION, model="fake", base_url=once.base_url, trace=False, retries=0)
+    assert len(once.requests) == 1
+    twice = fake_model(list(failing))
+    with pytest.raises(docnav.ModelError, match="500"):
+        own_workspace.ask(QUESTION, model="fake", base_url=twice.base_url, trace=False, retries=1)
+    assert len(twice.requests) == 2
+    slow = fake_model([Reply("{}", delay=5.0)])
+    started = time.monotonic()
+    with pytest.raises(docnav.ModelError):
+        own_workspace.ask(
+            QUESTION, model="fake", base_url=slow.base_url, trace=False, retries=0, timeout=0.3
+        )
+    assert time.monotonic() - started < 3.0
+    with pytest.raises(docnav.ModelError, match="timeout"):
+        own_workspace.ask(QUESTION, model="fake", base_url=slow.base_url, timeout=-1.0)
 
 
 def test_unknown_agent_options_and_documents_are_refused(

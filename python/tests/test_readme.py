@@ -47,7 +47,7 @@ def test_the_readme_python_example_runs_as_written(tmp_path: Path, fake_model) -
     assert run.returncode == 0, run.stderr
     out = run.stdout
     assert "15 documents; 15 DocCards" in out
-    assert "ripgrep-faq › FAQ › How do I search compressed files?  lines (163, 176)" in out
+    assert "ripgrep-faq › FAQ › How do I search compressed files?  lines 163–176" in out
     assert "search-zip" in out
     assert "['lines 163–176']" in out
     assert "sufficient 4 model calls" in out

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
+from typing import List
 
 import pytest
 
@@ -55,17 +57,71 @@ def test_a_copy_is_counted_as_a_duplicate_and_its_name_opens_the_document(tmp_pa
     assert ws.tree("zebras").title == ws.tree("zebras-copy").title == "Zebras"
 
 
-def test_a_progress_callback_that_raises_is_raised_after_a_complete_run(tmp_path: Path) -> None:
+def many_documents(folder: Path, count: int) -> Path:
+    """``count`` distinct Markdown documents (each bundled one with a line of its own)."""
+    sources = sorted(FIXTURE_DOCS.glob("*.md"))
+    folder.mkdir()
+    for n in range(count):
+        source = sources[n % len(sources)]
+        (folder / f"{n:04d}-{source.name}").write_text(source.read_text() + f"\n\nCopy {n}.\n")
+    return folder
+
+
+def test_a_progress_callback_that_raises_stops_the_run_and_commits_nothing(tmp_path: Path) -> None:
     ws = docnav.Workspace(tmp_path / ".docnav")
+    ws.index([FIXTURE_DOCS / "ripgrep__FAQ.md"])
+    corpus = many_documents(tmp_path / "many", 120)
+    calls: List[int] = []
+    raised_at: List[float] = []
 
     def progress(done: int, total: int, path: str) -> None:
-        if done == 3:
+        calls.append(done)
+        if done == 10:
+            raised_at.append(time.monotonic())
             raise RuntimeError("stop")
 
     with pytest.raises(RuntimeError, match="stop"):
-        ws.index([FIXTURE_DOCS], progress=progress)
-    # The run was committed whole: every document is there.
-    assert len(ws.docs()) == 15
+        ws.index([corpus], progress=progress)
+    assert time.monotonic() - raised_at[0] < 5.0
+    # Stopped at the 10th file (the callback is not called again), nothing committed.
+    assert max(calls) == 10 and len(calls) == 11
+    assert [c.doc_id for c in ws.docs()] == ["ripgrep-faq"]
+    assert {h.doc_id for h in ws.search("search compressed files", k=50)} == {"ripgrep-faq"}
+    # The next run indexes everything, and clears what the stopped one left.
+    report = ws.index([corpus])
+    assert report.indexed == 120 and report.failed == 0
+
+
+def test_ctrl_c_stops_an_index_run_before_its_commit(tmp_path: Path) -> None:
+    import _thread
+    import signal
+    import threading
+
+    ws = docnav.Workspace(tmp_path / ".docnav")
+    corpus = many_documents(tmp_path / "many", 2000)
+    done: List[int] = []
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    interrupted_at: List[float] = []
+
+    def interrupt() -> None:
+        interrupted_at.append(time.monotonic())
+        _thread.interrupt_main()
+
+    timer = threading.Timer(1.0, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ws.index([corpus], progress=lambda d, t, p: done.append(d))
+        stopped = time.monotonic()
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert done and max(done) < 2000, "the run finished before Ctrl-C: use more files"
+    # Within 0.5 s in a release build; a debug build on a busy machine finishes the files in
+    # hand more slowly, so the bound here only tells a stopped run from a finished one.
+    assert stopped - interrupted_at[0] < 5.0
+    with pytest.raises(docnav.WorkspaceError, match="no workspace"):
+        ws.docs()
 
 
 def test_docs_are_the_cli_cards(workspace: docnav.Workspace, indexed: Path) -> None:
@@ -102,6 +158,25 @@ def test_search_ranks_the_section_that_answers(workspace: docnav.Workspace) -> N
     assert "--search-zip" in best.text
     only = workspace.search("compressed", k=5, doc_ids=["r-intro"])
     assert {h.doc_id for h in only} == {"r-intro"} and only[0].pages is not None
+
+
+def test_search_hits_come_best_score_first_with_source_and_location(
+    workspace: docnav.Workspace,
+) -> None:
+    queries = ["search compressed files", "install", "configuration options", "data frame",
+               "error handling", "regular expression", "performance memory", "file"]
+    for query in queries:
+        hits = workspace.search(query, k=50)
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True), query
+    [pdf] = workspace.search("compressed", k=1, doc_ids=["r-intro"])
+    assert pdf.location.startswith("page") and pdf.source.endswith(".pdf")
+    [md] = workspace.search("search compressed files", k=1)
+    assert md.location == "lines 163–176" and md.source.endswith("ripgrep__FAQ.md")
+    cut = workspace.search("search compressed files", k=1, budget=100)[0]
+    whole = workspace.search("search compressed files", k=1, budget=None)[0]
+    assert cut.truncated and not whole.truncated
+    assert len(whole.text) == whole.text_chars == cut.text_chars > len(cut.text)
 
 
 def test_docs_for_ranks_as_the_cli_does(workspace: docnav.Workspace, indexed: Path) -> None:

@@ -170,8 +170,9 @@ const SNIPPET_SCAN_CHARS: usize = 20_000;
 /// Chars of the snippet before its first term.
 const SNIPPET_LEAD: usize = 60;
 
-/// The `k` best sections for `query` over `library` (or only `doc_ids`), each with its text cut
-/// to `budget` chars and a [`snippet`].
+/// The `k` best sections for `query` over `library` (or only `doc_ids`), best score first (a
+/// stable sort: equal scores keep the ranking's order), each with its text cut to `budget` chars
+/// and a [`snippet`].
 ///
 /// Errors: [`LexicalError`] for an unknown id in `doc_ids`, an unreadable tree file or an
 /// unusable search index.
@@ -218,6 +219,9 @@ pub fn search_sections(
             doc_id: r.doc_id,
         });
     }
+    // Deduplication puts a subsection that replaces its parent at the parent's rank, with its
+    // own (lower) score: ranks follow the scores the hits show.
+    results.sort_by(|a, b| b.score.total_cmp(&a.score));
     Ok(SearchResults {
         query: query.to_string(),
         results,

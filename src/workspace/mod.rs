@@ -203,6 +203,10 @@ pub enum WorkspaceError {
     /// The workspace directory holds no catalog.
     #[error("no workspace at `{0}` (hint: run `docnav index <files>` first, or pass --workspace)")]
     Missing(PathBuf),
+    /// An index run was stopped ([`indexer::IndexProgress::cancelled`]) before its commit: the
+    /// workspace is as it was before the run.
+    #[error("indexing `{0}` was cancelled; the workspace is unchanged")]
+    Cancelled(PathBuf),
     /// A file of the workspace could not be read or written.
     #[error("workspace file `{path}`: {source}")]
     Io {

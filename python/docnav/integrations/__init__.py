@@ -1,21 +1,33 @@
 """Retrievers for RAG frameworks, each in its own module so importing ``docnav`` never imports a
-framework: ``docnav.integrations.langchain`` (needs ``langchain-core``) and
-``docnav.integrations.llama_index`` (needs ``llama-index-core``).
+framework: ``docnav.integrations.langchain`` (``DocnavLangChainRetriever``, needs
+``langchain-core``) and ``docnav.integrations.llama_index`` (``DocnavLlamaIndexRetriever``, needs
+``llama-index-core``).
 
-Both retrieve in one of two modes: ``"search"`` (BM25 over the section index, no model; fast) or
-``"ask"`` (the agent navigates with a model; the ranked evidence). Each result carries the
-passage's verbatim text and its metadata: ``doc_id``, ``title_path``, ``structure``, ``lines``,
-``pages``, ``score``, ``source`` (the document's file).
+Both retrieve in one of two modes: ``"search"`` (BM25 over the section index, no model; one
+``Workspace.search`` call) or ``"ask"`` (the agent navigates with a model; its ranked evidence).
+Each result carries the passage's verbatim text — the whole section unless ``budget`` (chars)
+cuts it — and its metadata: ``doc_id``, ``title_path``, ``structure``, ``location``
+(``"lines 163–176"``, ``"pages 3–5"``), ``lines``, ``pages``, ``score``, ``source`` (the
+document's file), ``chars`` (the whole passage's length) and ``truncated`` (whether ``budget``
+cut it).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from .._types import Evidence, SearchHit
-from .._workspace import Workspace
+from .._workspace import PathLike, Workspace
 
-Passage = Tuple[str, Dict[str, Any]]
+#: A passage's metadata values.
+MetaValue = Union[str, float, int, bool, None, List[int]]
+#: A passage: its text and its metadata.
+Passage = Tuple[str, Dict[str, MetaValue]]
+
+#: Metadata keys a framework should keep out of the text it shows the model (ranking and
+#: location numbers, which the model has no use for and may quote as if they were content).
+NOT_FOR_THE_MODEL = ("score", "lines", "pages", "chars", "truncated", "structure")
 
 
 def passages(
@@ -25,35 +37,91 @@ def passages(
     mode: str = "search",
     k: int = 4,
     doc_ids: Optional[Sequence[str]] = None,
+    budget: Optional[int] = None,
     ask_options: Optional[Dict[str, Any]] = None,
 ) -> List[Passage]:
-    """``(text, metadata)`` of the best ``k`` passages for ``query``: by ``Workspace.search``
-    (``mode="search"``) or ``Workspace.ask`` (``mode="ask"``, its ranked evidence cut to ``k``).
-    Raises ``ValueError`` for another mode, and what those methods raise."""
-    sources = {c.doc_id: c.source for c in workspace.docs()}
-    found: List[Union[SearchHit, Evidence]]
+    """``(text, metadata)`` of the best ``k`` passages for ``query``, best first: by
+    ``Workspace.search`` (``mode="search"``, one call) or ``Workspace.ask`` (``mode="ask"``, its
+    ranked evidence cut to ``k``); each text whole, or cut to ``budget`` chars. Raises
+    ``ValueError`` for another mode, and what those methods raise."""
+    _check_mode(mode)
     if mode == "search":
-        found = list(workspace.search(query, k=k, doc_ids=doc_ids))
-    elif mode == "ask":
-        answer = workspace.ask(query, doc_ids=doc_ids, **(ask_options or {}))
-        found = list(answer.evidence[:k])
-    else:
+        hits = workspace.search(query, k=k, doc_ids=doc_ids, budget=budget)
+        return [_from_hit(hit) for hit in hits]
+    answer = workspace.ask(query, doc_ids=doc_ids, **(ask_options or {}))
+    return _from_evidence(workspace, answer.evidence[:k], budget)
+
+
+async def apassages(
+    workspace: Workspace,
+    query: str,
+    *,
+    mode: str = "search",
+    k: int = 4,
+    doc_ids: Optional[Sequence[str]] = None,
+    budget: Optional[int] = None,
+    ask_options: Optional[Dict[str, Any]] = None,
+) -> List[Passage]:
+    """``passages`` for asyncio, never blocking the event loop: the search runs in a worker
+    thread (it releases the GIL), the agent through ``Workspace.ask_async`` (cancelling the task
+    cancels the run). Same arguments and errors."""
+    _check_mode(mode)
+    if mode == "search":
+        return await asyncio.to_thread(
+            passages, workspace, query, mode=mode, k=k, doc_ids=doc_ids, budget=budget
+        )
+    answer = await workspace.ask_async(query, doc_ids=doc_ids, **(ask_options or {}))
+    evidence = answer.evidence[:k]
+    return await asyncio.to_thread(_from_evidence, workspace, evidence, budget)
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in ("search", "ask"):
         raise ValueError(f"mode must be 'search' or 'ask', not {mode!r}")
-    return [(item.text, _metadata(item, sources)) for item in found]
 
 
-def _metadata(item: Union[SearchHit, Evidence], sources: Dict[str, str]) -> Dict[str, Any]:
-    return {
-        "doc_id": item.doc_id,
-        "title_path": item.title_path,
-        "structure": item.structure,
-        "lines": list(item.lines) if item.lines else None,
-        "pages": list(item.pages) if item.pages else None,
-        "score": item.score,
-        "source": sources.get(item.doc_id, ""),
+def _from_hit(hit: SearchHit) -> Passage:
+    return hit.text, {
+        "doc_id": hit.doc_id,
+        "title_path": hit.title_path,
+        "structure": hit.structure,
+        "location": hit.location,
+        "lines": list(hit.lines) if hit.lines else None,
+        "pages": list(hit.pages) if hit.pages else None,
+        "score": hit.score,
+        "source": hit.source,
+        "chars": hit.text_chars,
+        "truncated": hit.truncated,
     }
 
 
-def workspace_of(value: Union[str, Workspace, Any]) -> Workspace:
+def _from_evidence(
+    workspace: Workspace, evidence: Sequence[Evidence], budget: Optional[int]
+) -> List[Passage]:
+    sources = workspace.sources({e.doc_id for e in evidence})
+    found: List[Passage] = []
+    for e in evidence:
+        text = e.text if budget is None else e.text[: max(budget, 1)]
+        found.append(
+            (
+                text,
+                {
+                    "doc_id": e.doc_id,
+                    "title_path": e.title_path,
+                    "structure": e.structure,
+                    "location": e.location,
+                    "lines": list(e.lines) if e.lines else None,
+                    "pages": list(e.pages) if e.pages else None,
+                    "score": e.score,
+                    "source": sources.get(e.doc_id, ""),
+                    "chars": len(e.text),
+                    "truncated": len(text) < len(e.text),
+                },
+            )
+        )
+    return found
+
+
+def workspace_of(value: Union[PathLike, Workspace]) -> Workspace:
     """A ``Workspace`` for a workspace or its path."""
     return value if isinstance(value, Workspace) else Workspace(value)

@@ -213,6 +213,10 @@ pub(super) fn run_jobs(
                 let Some((i, pending)) = next_write else {
                     break;
                 };
+                if progress.cancelled() {
+                    // Nothing of a cancelled run is committed: its writes are dropped.
+                    continue;
+                }
                 push(i, pending.commit(writer));
             });
         }
@@ -222,6 +226,9 @@ pub(super) fn run_jobs(
                 let to_writers = to_writers;
                 let mut statter = SourceStatter::default();
                 loop {
+                    if progress.cancelled() {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
                     let previous = job.previous.map(|p| p.row(rows, aliases));

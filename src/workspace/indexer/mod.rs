@@ -105,6 +105,13 @@ pub trait IndexProgress: Sync {
     /// Every file is done, and the run is at a later step that may take a while (`step`: what
     /// it does, for a person, such as "merging the search index").
     fn phase(&self, _step: &str) {}
+    /// Whether the run should stop. Asked before each file and once before the commit; when it
+    /// says so, the files not yet begun are skipped and nothing is committed (the run returns
+    /// [`WorkspaceError::Cancelled`], the workspace is as it was: a tree file already written
+    /// is named by no catalog and removed by the next run).
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// No progress output.
@@ -145,7 +152,8 @@ impl Workspace {
     /// Unchanged documents (same size and mtime, or same sha256) are skipped; a failing input is
     /// reported and counted, its previous state kept, and the rest of the run goes on. The catalog is
     /// replaced atomically at the end. Errors: only workspace-level failures (cannot create the
-    /// directory, take the lock, or write the catalog); per-file failures are in the report.
+    /// directory, take the lock, or write the catalog), and [`WorkspaceError::Cancelled`] when
+    /// `progress` cancels the run; per-file failures are in the report.
     pub fn index(
         dir: &Path,
         args: &[String],
@@ -204,6 +212,9 @@ impl Workspace {
         };
         laps.lap("jobs planned");
         let (outcomes, unchanged) = build::run_jobs(&jobs, &catalog, &context, &writer, progress);
+        if progress.cancelled() {
+            return Err(WorkspaceError::Cancelled(dir.to_path_buf()));
+        }
         report.unchanged = unchanged;
         laps.lap("jobs run");
         let tally = rows::tally(&jobs, outcomes, &catalog, &writer, &mut report, &mut errors);
