@@ -24,17 +24,12 @@ use crate::errors::Error;
 use crate::session::Session;
 
 /// Most results of one search (as the MCP `search` tool).
-const MAX_K: usize = 50;
-
-/// `Ok` for a `k` of 1 to [`MAX_K`]; a `ValueError` naming it otherwise.
+/// `Ok` for a `k` of 1 to [`docnav::agent::search::MAX_K`] (the limit every face shares); a
+/// `ValueError` naming it otherwise.
 fn check_k(k: usize) -> PyResult<()> {
-    if (1..=MAX_K).contains(&k) {
-        Ok(())
-    } else {
-        Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "k must be 1 to {MAX_K}, not {k}"
-        )))
-    }
+    docnav::agent::search::check_k(k)
+        .map(|_| ())
+        .map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
 /// A docnav workspace (the `.docnav` folder `docnav index` writes).
