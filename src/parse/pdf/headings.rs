@@ -807,7 +807,13 @@ fn bold_label(lines: &[&TextLine], page: &[usize], b: &Block, body: Body) -> boo
     // [`MAX_HEADING_CHARS`]): `ITEM 7. MANAGEMENT’S DISCUSSION AND ANALYSIS OF FINANCIAL
     // CONDITION AND RESULTS OF OPERATIONS` is 95 chars.
     let division = b.number.as_ref().is_some_and(|n| n.scheme.rank().is_some());
-    if b.text.chars().count() > MAX_BOLD_LABEL_CHARS && !division {
+    // A one-line title with a note set apart on its right (Corning's `Consolidated Statements
+    // of Cash Flows` … `Corning Incorporated and Subsidiary Companies`) is as long as its title.
+    let label_chars = match lines.get(b.at).map(|l| l.cells.as_slice()) {
+        Some([first, _, ..]) if b.lines == 1 => first.text.chars().count(),
+        _ => b.text.chars().count(),
+    };
+    if label_chars > MAX_BOLD_LABEL_CHARS && !division {
         return false;
     }
     if b.number.is_none()
@@ -1001,5 +1007,59 @@ mod tests {
             ]
         );
         assert_eq!(run(&lines[..3]), None);
+    }
+
+    /// Corning's statements: a body-size bold title with the issuer's name set apart on its
+    /// right; the line is 83 chars, the title 37.
+    #[test]
+    fn a_bold_title_with_a_note_on_its_right_is_as_long_as_its_title() {
+        let titled = |y: f32, title: &str| {
+            let note = "Corning Incorporated and Subsidiary Companies";
+            let mut l = line(y, 17.0, 8.7, true, &format!("{title} {note}"));
+            l.x_end = 593.0;
+            l.cells = vec![
+                super::super::text::Cell {
+                    text: title.into(),
+                    x0: 17.0,
+                    x1: 164.0,
+                },
+                super::super::text::Cell {
+                    text: note.into(),
+                    x0: 408.0,
+                    x1: 593.0,
+                },
+            ];
+            l
+        };
+        let body = |y: f32| {
+            line(
+                y,
+                17.0,
+                8.7,
+                false,
+                "The accompanying notes are an integral part.",
+            )
+        };
+        let lines = vec![
+            titled(720.0, "Consolidated Statements of Income"),
+            body(700.0),
+            body(690.0),
+            titled(660.0, "Consolidated Statements of Cash Flows"),
+            body(640.0),
+            body(630.0),
+            titled(600.0, "Consolidated Balance Sheets"),
+            body(580.0),
+            body(570.0),
+        ];
+        let d = run(&lines).unwrap();
+        let found: Vec<&str> = titles(&d).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(
+            found,
+            vec![
+                "Consolidated Statements of Income Corning Incorporated and Subsidiary Companies",
+                "Consolidated Statements of Cash Flows Corning Incorporated and Subsidiary Companies",
+                "Consolidated Balance Sheets Corning Incorporated and Subsidiary Companies",
+            ]
+        );
     }
 }

@@ -500,10 +500,15 @@ fn table_at(
         // A title in capitals above the columns (`CONSOLIDATED STATEMENTS OF INCOME`,
         // `FEDEX CORPORATION`) is the table's caption: it and what is above it stay text.
         // So is a bold title in words (`Consolidated Balance Sheets`) that ends before the
-        // first value column.
-        let before_values = cols.get(1).is_none_or(|c| l.x_end < c.x0);
-        let caption = pieces[candidate].len() == 1
-            && (is_caption(&l.text) || (l.bold && before_values && is_title(&l.text)));
+        // first value column, alone or with more titles on its line (Corning's `Consolidated
+        // Statements of Cash Flows` with the issuer's name on the right). A bold row of column
+        // group titles (`Pension Benefits`, `Other Benefits`) starts over the values instead.
+        let line_pieces = &pieces[candidate];
+        let before_values = line_pieces
+            .first()
+            .is_some_and(|first| cols.get(1).is_none_or(|c| first.x1 < c.x0));
+        let caption = (line_pieces.len() == 1 && is_caption(&l.text))
+            || (l.bold && before_values && line_pieces.iter().all(|p| is_title(&p.text)));
         if l.in_table
             || larger
             || caption
@@ -906,6 +911,71 @@ mod tests {
         ] {
             assert!(!is_caption(h), "{h}");
         }
+    }
+
+    /// Corning's 2020 cash-flow statement: its bold title shares its line with the issuer's
+    /// name, right above the period header.
+    #[test]
+    fn a_bold_title_beside_the_issuers_name_is_the_caption_not_a_header_cell() {
+        let mut title = line(
+            722.1,
+            &[
+                (17.0, 164.0, "Consolidated Statements of Cash Flows"),
+                (
+                    408.0,
+                    593.0,
+                    "Corning Incorporated and Subsidiary Companies",
+                ),
+            ],
+        );
+        title.bold = true;
+        let mut lines = vec![
+            title,
+            line(705.3, &[(454.0, 538.0, "Year ended December 31,")]),
+            line(
+                694.6,
+                &[
+                    (17.0, 58.0, "(In millions)"),
+                    (421.0, 437.0, "2020"),
+                    (490.0, 506.0, "2019"),
+                    (556.0, 572.0, "2018"),
+                ],
+            ),
+            line(
+                673.1,
+                &[
+                    (28.0, 65.0, "Net income"),
+                    (399.0, 403.0, "$"),
+                    (445.0, 457.0, "512"),
+                    (468.0, 472.0, "$"),
+                    (513.0, 525.0, "960"),
+                    (536.0, 540.0, "$"),
+                    (573.0, 591.0, "1,066"),
+                ],
+            ),
+            line(
+                651.6,
+                &[
+                    (38.0, 80.0, "Depreciation"),
+                    (439.0, 457.0, "1,399"),
+                    (507.0, 525.0, "1,390"),
+                    (573.0, 591.0, "1,199"),
+                ],
+            ),
+        ];
+        assert_eq!(rewrite_tables(&mut lines), 1);
+        assert_eq!(
+            lines[0].text,
+            "Consolidated Statements of Cash Flows Corning Incorporated and Subsidiary Companies"
+        );
+        assert!(!lines[0].in_table);
+        assert!(
+            lines[1]
+                .text
+                .starts_with("| (In millions) | Year ended December 31, 2020"),
+            "{:?}",
+            texts(&lines)
+        );
     }
 
     #[test]
