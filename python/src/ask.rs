@@ -92,22 +92,21 @@ pub struct AskRequest {
 }
 
 /// The agent options of `knobs` and `doc_ids`, each brought into its range as the CLI does
-/// (as the CLI's `AgentArgs::options`).
+/// ([`AgentOptions::within_limits`], as the CLI).
 fn agent_options(knobs: &AgentKnobs, doc_ids: Vec<String>) -> AgentOptions {
     AgentOptions {
-        max_steps: knobs.max_steps.max(1),
-        rounds: knobs.rounds.max(1),
-        max_cards: knobs
-            .max_cards
-            .clamp(1, docnav::agent::orchestrator::PRE_RANK_DOCS),
-        max_docs: knobs.max_docs.max(1),
-        concurrency: knobs.concurrency.max(1),
-        evidence_chars: knobs.evidence_chars.max(1),
-        prompt_cap_tokens: knobs.prompt_cap.max(1_000),
-        output_budget: knobs.output_budget.max(1),
+        max_steps: knobs.max_steps,
+        rounds: knobs.rounds,
+        max_cards: knobs.max_cards,
+        max_docs: knobs.max_docs,
+        concurrency: knobs.concurrency,
+        evidence_chars: knobs.evidence_chars,
+        prompt_cap_tokens: knobs.prompt_cap,
+        output_budget: knobs.output_budget,
         doc_ids,
         answer: knobs.answer,
     }
+    .within_limits()
 }
 
 /// The model for the request: arguments first, then the CLI's environment variables. Errors:

@@ -79,6 +79,26 @@ impl Default for AgentOptions {
     }
 }
 
+impl AgentOptions {
+    /// The options with every budget brought into its range, as every face takes them from a
+    /// user: counts at least 1, `max_cards` at most the pre-rank's depth
+    /// ([`orchestrator::PRE_RANK_DOCS`]), `prompt_cap_tokens` at least 1,000 (a smaller cap
+    /// cannot hold a prompt's fixed part).
+    pub fn within_limits(self) -> Self {
+        AgentOptions {
+            max_steps: self.max_steps.max(1),
+            rounds: self.rounds.max(1),
+            max_cards: self.max_cards.clamp(1, orchestrator::PRE_RANK_DOCS),
+            max_docs: self.max_docs.max(1),
+            concurrency: self.concurrency.max(1),
+            evidence_chars: self.evidence_chars.max(1),
+            prompt_cap_tokens: self.prompt_cap_tokens.max(1_000),
+            output_budget: self.output_budget.max(1),
+            ..self
+        }
+    }
+}
+
 /// Why an `ask` failed as a whole.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {

@@ -94,18 +94,17 @@ impl AgentArgs {
     /// Agent options for these flags and `--doc` ids.
     pub fn options(&self, doc_ids: &[String]) -> AgentOptions {
         AgentOptions {
-            max_steps: self.max_steps.max(1),
-            rounds: self.rounds.max(1),
-            max_cards: self
-                .max_cards
-                .clamp(1, crate::agent::orchestrator::PRE_RANK_DOCS),
-            max_docs: self.max_docs.max(1),
-            evidence_chars: self.evidence_chars.max(1),
-            prompt_cap_tokens: self.prompt_cap.max(1_000),
+            max_steps: self.max_steps,
+            rounds: self.rounds,
+            max_cards: self.max_cards,
+            max_docs: self.max_docs,
+            evidence_chars: self.evidence_chars,
+            prompt_cap_tokens: self.prompt_cap,
             doc_ids: doc_ids.to_vec(),
             answer: self.answer,
             ..AgentOptions::default()
         }
+        .within_limits()
     }
 }
 
