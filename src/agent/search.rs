@@ -85,18 +85,29 @@ impl DocEntry {
     }
 }
 
+impl DocsPage {
+    /// The page of `cards` found at `offset` (asked for `limit`) among `total` documents.
+    fn of(
+        total: usize,
+        cards: &[std::sync::Arc<DocCard>],
+        offset: usize,
+        limit: usize,
+    ) -> DocsPage {
+        let end = offset.min(total) + cards.len();
+        DocsPage {
+            total,
+            offset,
+            next_offset: (end < total && limit > 0).then_some(end),
+            documents: cards.iter().map(|c| DocEntry::of(c)).collect(),
+        }
+    }
+}
+
 /// The documents `offset..offset + limit` of `library` (catalog order: by doc id). An `offset`
 /// past the end gives an empty page with the right `total`; `limit` 0 gives an empty page.
 pub fn docs_page(library: &dyn Library, offset: usize, limit: usize) -> DocsPage {
     let total = library.document_count();
-    let cards = library.cards_page(offset, limit);
-    let end = offset.min(total) + cards.len();
-    DocsPage {
-        total,
-        offset,
-        next_offset: (end < total && limit > 0).then_some(end),
-        documents: cards.iter().map(|c| DocEntry::of(c)).collect(),
-    }
+    DocsPage::of(total, &library.cards_page(offset, limit), offset, limit)
 }
 
 /// The documents `offset..offset + limit` of those whose id or title contains `needle` (ASCII
@@ -105,13 +116,7 @@ pub fn docs_page(library: &dyn Library, offset: usize, limit: usize) -> DocsPage
 /// An `offset` past the end gives an empty page with the right `total`.
 pub fn docs_matching(library: &dyn Library, needle: &str, offset: usize, limit: usize) -> DocsPage {
     let (total, cards) = library.cards_matching(needle, offset, limit);
-    let end = offset.min(total) + cards.len();
-    DocsPage {
-        total,
-        offset,
-        next_offset: (end < total && limit > 0).then_some(end),
-        documents: cards.iter().map(|c| DocEntry::of(c)).collect(),
-    }
+    DocsPage::of(total, &cards, offset, limit)
 }
 
 /// Ranked sections for a query.
