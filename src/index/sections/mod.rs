@@ -10,7 +10,8 @@
 //! holds.
 //!
 //! Fields (one schema, two kinds of entries):
-//! - sections: `kind` = `section`, `doc_id`, `node`, `rank` (reading order), `ancestor` (every
+//! - sections: `kind` = `section`, `doc_id`, `node` and `rank` (reading order; columns that
+//!   only entries from builder 11 and before fill, later ones keep both in `record`), `ancestor` (every
 //!   ancestor's node id, to search one subtree), `text` (the terms of the node's own content,
 //!   then its title's three times: title terms weigh [`TITLE_WEIGHT`] in tf and in length
 //!   alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5), and a stored `record`
@@ -106,8 +107,6 @@ pub enum SectionIndexError {
 pub(crate) struct Fields {
     kind: Field,
     doc_id: Field,
-    node: Field,
-    rank: Field,
     ancestor: Field,
     identity: Field,
     text: Field,
@@ -125,11 +124,16 @@ fn text_options(tokenizer: &str) -> TextOptions {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
+    // Field order is the on-disk schema's: never reorder.
+    let kind = b.add_text_field("kind", STRING);
+    let doc_id = b.add_text_field(DOC_ID_FIELD, STRING | FAST);
+    // Columns only entries from builder 11 and before fill (searches read them by name when a
+    // record lacks its node id and rank); kept so one schema opens every index.
+    b.add_u64_field("node", FAST);
+    b.add_u64_field("rank", FAST);
     let fields = Fields {
-        kind: b.add_text_field("kind", STRING),
-        doc_id: b.add_text_field(DOC_ID_FIELD, STRING | FAST),
-        node: b.add_u64_field("node", FAST),
-        rank: b.add_u64_field("rank", FAST),
+        kind,
+        doc_id,
         ancestor: b.add_u64_field("ancestor", INDEXED),
         identity: b.add_text_field("identity", STRING | FAST),
         text: b.add_text_field("text", text_options(TERM_LIST_TOKENIZER_NAME)),

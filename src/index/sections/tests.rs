@@ -562,3 +562,29 @@ fn a_bulk_run_merges_the_segments_into_one_and_a_small_run_does_not() {
     // Nor is any run over one segment a bulk run.
     assert!(!worth_merging(100, 100, 1));
 }
+
+#[test]
+fn a_large_document_sits_in_one_segment_in_reading_order() {
+    // 3,000 sections indexed by two threads: one indexing thread takes the document whole, so
+    // the run leaves one segment (nothing to merge) and its tied sections in reading order.
+    let sections: Vec<(String, String)> = (1..=3000)
+        .map(|i| (format!("Heading {i}"), format!("kiwi {i}")))
+        .collect();
+    let t = tree(
+        &sections
+            .iter()
+            .map(|(title, content)| (1, title.as_str(), content.as_str()))
+            .collect::<Vec<_>>(),
+    );
+    let index = SectionIndex::create_in_ram().unwrap();
+    let writer = index.writer(2).unwrap();
+    let card = DocCard::new("big", "x", 1, "f", &t);
+    writer.replace(index.entries(&card, &t, "big")).unwrap();
+    let committed = writer.commit(1).unwrap();
+    index.reload().unwrap();
+    assert_eq!(index.segment_count().unwrap(), 1);
+    assert!(committed.bulk_merge().unwrap().is_none());
+    let search = index.prepare("kiwi", Scope::All).unwrap();
+    let ranks: Vec<u32> = search.top(1500).unwrap().iter().map(|h| h.rank).collect();
+    assert_eq!(ranks, (1..=1500).collect::<Vec<u32>>());
+}

@@ -23,12 +23,6 @@ use crate::tree::{NodeId, Tree};
 /// thread's budget is used; more memory means fewer, larger segments).
 pub const WRITER_MEMORY_BYTES: usize = 48 << 20;
 
-/// At most this many entries go to tantivy as one batch (one [`IndexWriter::run`]): a
-/// document's entries go together, so its vocabulary lands in one segment writer instead of
-/// every indexing thread's (corpus Markdown: 305 instead of 320 ms of CPU), while a document of
-/// 100,000 headings is still spread over both indexing threads.
-pub const BATCH_ENTRIES: usize = 1024;
-
 /// Bytes of term lists (the `text` field) handed to tantivy and not yet taken by its indexing
 /// threads above which a writer waits ([`Backlog`]); queued entries hold about twice this (the
 /// stored record besides the terms).
@@ -49,8 +43,8 @@ pub struct SectionWriter {
 pub struct DocumentEntries {
     doc_id: String,
     entries: Vec<TantivyDocument>,
-    /// Bytes of each entry's `text` value (0 for the card), for the [`Backlog`].
-    text_bytes: Vec<usize>,
+    /// Bytes of the entries' `text` values, for the [`Backlog`].
+    text_bytes: usize,
 }
 
 #[cfg(test)]
@@ -178,7 +172,7 @@ fn entries(
     identity: &str,
 ) -> DocumentEntries {
     let mut entries = Vec::with_capacity(tree.len() + 1);
-    let mut text_bytes = Vec::with_capacity(tree.len() + 1);
+    let mut text_bytes = 0;
     if !tree.is_empty() {
         for (rank, id) in tree.preorder(NodeId::ROOT).into_iter().enumerate() {
             let node = tree.node(id);
@@ -188,10 +182,10 @@ fn entries(
             let mut doc = TantivyDocument::new();
             doc.add_text(f.kind, KIND_SECTION);
             doc.add_text(f.doc_id, &card.doc_id);
-            doc.add_u64(f.node, u64::from(id.0));
-            doc.add_u64(f.rank, rank as u64);
+            // Node id and rank go in the record only: the `node` and `rank` columns are read for
+            // entries whose record lacks them (written by builder 11 and before).
             let text = weighted_terms(terms, id.index());
-            text_bytes.push(text.len());
+            text_bytes += text.len();
             doc.add_text(f.text, text);
             let mut ancestors = tree.ancestors_and_self(id);
             ancestors.pop();
@@ -227,7 +221,6 @@ fn entries(
     };
     doc.add_text(f.record, record.encode());
     entries.push(doc);
-    text_bytes.push(0);
     DocumentEntries {
         doc_id: card.doc_id.clone(),
         entries,
@@ -277,8 +270,12 @@ pub(super) fn card_text(card: &DocCard) -> String {
 
 impl SectionWriter {
     /// Replace every entry of `entries`' document by these: delete by `doc_id`, then add the
-    /// entries in batches of [`BATCH_ENTRIES`] (tantivy orders operations by opstamp, and
-    /// readers see all of it or none after the next commit). Before each batch it waits while
+    /// entries as one batch (one [`IndexWriter::run`]), which one indexing thread takes whole.
+    /// A document's entries thus sit in one segment in reading order, as searches assume
+    /// (tantivy's sort by `doc_id` is stable within a segment; a merge of segments sorted by a
+    /// text field interleaves equal ids), and a run of one large document leaves one segment
+    /// instead of one per thread that a shuffling merge must then rewrite entry by entry.
+    /// Readers see all of it or none after the next commit. Before the batch it waits while
     /// more than [`BACKLOG_BYTES`] of term lists are queued for the indexing threads: tantivy's
     /// own queue is bounded in batches, and 10,000 whole documents queued behind a busy
     /// indexing thread once held 2.3 GB.
@@ -293,21 +290,14 @@ impl SectionWriter {
         self.delete(&doc_id);
         self.entries_added
             .fetch_add(entries.len() as u64, Ordering::Relaxed);
-        let mut entries = entries.into_iter();
-        for sizes in text_bytes.chunks(BATCH_ENTRIES) {
-            let batch: Vec<_> = entries
-                .by_ref()
-                .take(sizes.len())
-                .map(UserOperation::Add)
-                .collect();
-            self.backlog.reserve(sizes.iter().sum(), BACKLOG_BYTES);
-            self.writer
-                .run(batch)
-                .map_err(|source| SectionIndexError::Tantivy {
-                    place: self.place.clone(),
-                    source,
-                })?;
-        }
+        let batch: Vec<_> = entries.into_iter().map(UserOperation::Add).collect();
+        self.backlog.reserve(text_bytes, BACKLOG_BYTES);
+        self.writer
+            .run(batch)
+            .map_err(|source| SectionIndexError::Tantivy {
+                place: self.place.clone(),
+                source,
+            })?;
         Ok(())
     }
 
