@@ -11,15 +11,18 @@ pub fn segment(text: &str) -> String {
     percent_encoding::utf8_percent_encode(text, crate::nav::path::DOC_ID_IN_URI).to_string()
 }
 
-/// The Reader's URL for `evidence`: its section, with the evidence's span of the section's text
-/// marked (`?mark=A-B`, chars) when it is found there verbatim (always, unless the document was
-/// re-indexed since).
+/// The Reader's URL for `evidence`: its section (`?s=2.1`, and `#2.1` for the page's script),
+/// with the evidence's span of the section's text marked (`&mark=A-B`, chars) when it is found
+/// there verbatim (always, unless the document was re-indexed since).
 pub fn evidence_link(library: &dyn Library, evidence: &Evidence) -> String {
     let base = format!("/doc/{}/", segment(&evidence.doc_id));
-    let fragment = if evidence.structure.is_empty() {
-        String::new()
+    let (section, fragment) = if evidence.structure.is_empty() {
+        (String::new(), String::new())
     } else {
-        format!("#{}", evidence.structure)
+        (
+            format!("s={}", segment(&evidence.structure)),
+            format!("#{}", segment(&evidence.structure)),
+        )
     };
     let mark = library.document(&evidence.doc_id).ok().and_then(|doc| {
         let tree = &doc.tree;
@@ -33,8 +36,11 @@ pub fn evidence_link(library: &dyn Library, evidence: &Evidence) -> String {
         let start = text[..at].chars().count();
         Some((start, start + evidence.text.chars().count()))
     });
-    match mark {
-        Some((a, b)) => format!("{base}?mark={a}-{b}{fragment}"),
-        None => format!("{base}{fragment}"),
-    }
+    let query = match (mark, section.is_empty()) {
+        (Some((a, b)), true) => format!("?mark={a}-{b}"),
+        (Some((a, b)), false) => format!("?{section}&mark={a}-{b}"),
+        (None, true) => String::new(),
+        (None, false) => format!("?{section}"),
+    };
+    format!("{base}{query}{fragment}")
 }

@@ -3,10 +3,14 @@
 //!
 //! Why per block: each block is wrapped in `<div class="block" data-line="A" data-last="B"
 //! data-from="C" data-to="D">` (source lines `A..=B` of the section's whole text, the
-//! `path:N` numbering `grep` prints, and its chars `C..D`), so a `#2.1@N` link or a grep hit
-//! scrolls to the block holding line N and an evidence span (`?mark=`) marks the blocks it
-//! covers. The wrapper's attributes are numbers written here; only a block's inside comes from
-//! the document, and that inside always goes through ammonia.
+//! `path:N` numbering `grep` prints, and its chars `C..D`). Inside, each source line's first
+//! text is preceded by an empty `<span id="LN">`, so `#LN` lands on line N. A highlighted
+//! line (a grep hit, [`Placement::line`]) or evidence span ([`Placement::mark`]) gets its own
+//! text wrapped in `<mark>` and its block the class `target` or `marked`: the text itself where
+//! the rendered text is the source's verbatim (most text), the whole piece where Markdown
+//! changed it (an entity, inline code with its backticks). The wrapper's attributes, the
+//! anchors and the marks are written here from numbers; only text comes from the document, and
+//! all of it goes through ammonia (which keeps an `id` only on a `span` and only as `LN`).
 //!
 //! Never raw HTML from a document: raw HTML (blocks and inline) is turned into text before
 //! rendering, so `<script>` shows as `<script>`; images become their alt text (a document
@@ -26,7 +30,8 @@ use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd}
 use crate::nav::render::for_display;
 use crate::tree::DocFormat;
 
-/// Where a section's text page sits in the whole text, and the page marks to show.
+/// Where a section's text page sits in the whole text, the page marks to show, and what to
+/// highlight.
 #[derive(Debug, Clone, Default)]
 pub struct Placement {
     /// 1-based line of the whole text the page starts on.
@@ -36,18 +41,120 @@ pub struct Placement {
     /// `(line, label)`: a heading on that line of the whole text gets the label (`pages 3–5`)
     /// shown before it.
     pub page_marks: Vec<(usize, String)>,
+    /// Chars `A..B` of the whole text to mark (an evidence span): their text in `<mark>`, their
+    /// blocks (or source lines) the class `marked`.
+    pub mark: Option<Range<usize>>,
+    /// 1-based line of the whole text to mark as the target (a grep hit): its text in `<mark>`,
+    /// its block (or source line) the class `target`.
+    pub line: Option<usize>,
+}
+
+/// Byte ranges of one page's text to highlight, from a [`Placement`].
+#[derive(Debug, Default)]
+struct Highlights {
+    mark: Option<Range<usize>>,
+    target: Option<Range<usize>>,
+}
+
+impl Highlights {
+    fn of(text: &str, lines: &LineIndex, at: &Placement) -> Highlights {
+        let byte_of_char = |c: usize| {
+            let c = c.saturating_sub(at.first_char);
+            text.char_indices().nth(c).map_or(text.len(), |(b, _)| b)
+        };
+        let mark = at
+            .mark
+            .as_ref()
+            .filter(|m| m.end > at.first_char && m.start < m.end)
+            .map(|m| byte_of_char(m.start)..byte_of_char(m.end))
+            .filter(|r| r.start < r.end);
+        let target = at
+            .line
+            .and_then(|n| n.checked_sub(at.first_line))
+            .and_then(|i| lines.range_of(text, i));
+        Highlights { mark, target }
+    }
+
+    /// `(class, range)` of each highlight overlapping `range`.
+    fn over(&self, range: &Range<usize>) -> Vec<(&'static str, Range<usize>)> {
+        [("marked", &self.mark), ("target", &self.target)]
+            .into_iter()
+            .filter_map(|(class, r)| {
+                let r = r.as_ref()?;
+                let (a, b) = (r.start.max(range.start), r.end.min(range.end));
+                (a < b || (r.start == r.end && range.contains(&r.start))).then_some((class, a..b))
+            })
+            .collect()
+    }
+}
+
+/// One piece of the document's text as HTML: anchors for the lines it starts (`<span
+/// id="LN">`, `next_line` the first line not yet anchored, 0-based within the page), then the
+/// text escaped with the highlighted bytes in `<mark>`. `shown` is what the page shows for the
+/// source bytes `range`; when it differs from them (Markdown changed the text) a highlight
+/// marks the whole piece. Returns (anchors, text).
+fn piece_html(
+    text: &str,
+    range: Range<usize>,
+    shown: &str,
+    lines: &LineIndex,
+    first_line: usize,
+    next_line: &mut usize,
+    hl: &Highlights,
+) -> (String, String) {
+    let mut anchors = String::new();
+    let line = lines.line_of(range.start);
+    while *next_line <= line {
+        anchors.push_str(&format!(
+            "<span id=\"L{}\"></span>",
+            first_line + *next_line
+        ));
+        *next_line += 1;
+    }
+    let verbatim = text.get(range.clone()) == Some(shown);
+    let mut cuts: Vec<usize> = Vec::new();
+    let mut whole = false;
+    for (_, r) in hl.over(&range) {
+        if verbatim {
+            cuts.extend([r.start - range.start, r.end - range.start]);
+        } else {
+            whole = true;
+        }
+    }
+    let body = if whole || cuts.len() > 2 {
+        // Two highlights in one piece, or a changed text: the piece is marked as one.
+        format!("<mark>{}</mark>", escape(shown))
+    } else if let [a, b] = cuts[..] {
+        format!(
+            "{}<mark>{}</mark>{}",
+            escape(&shown[..a]),
+            escape(&shown[a..b]),
+            escape(&shown[b..])
+        )
+    } else {
+        escape(shown)
+    };
+    (anchors, body)
 }
 
 /// `text` (one page of a section's text, as `cat` reads it) as sanitized HTML blocks, each
 /// wrapped as the module describes. `format` is the document's: it picks Markdown, PDF or
 /// plain-text rendering. Never fails: any input renders, at worst as escaped text.
 pub fn section_html(text: &str, format: DocFormat, at: &Placement) -> String {
-    let blocks = match format {
-        DocFormat::Text => plain_blocks(text),
-        DocFormat::Pdf => markdown_blocks(text, true),
-        _ => markdown_blocks(text, false),
-    };
     let lines = LineIndex::new(text);
+    let hl = Highlights::of(text, &lines, at);
+    let mut pieces = Pieces {
+        text,
+        lines: &lines,
+        first_line: at.first_line,
+        next_line: 0,
+        hl: &hl,
+    };
+    let blocks = match format {
+        DocFormat::Text => plain_blocks(&mut pieces),
+        DocFormat::Pdf => markdown_blocks(&mut pieces, true),
+        _ => markdown_blocks(&mut pieces, false),
+    };
     let sanitizer = sanitizer();
     let mut out = String::with_capacity(text.len() * 3 / 2);
     let mut chars = CharCursor::default();
@@ -56,10 +163,15 @@ pub fn section_html(text: &str, format: DocFormat, at: &Placement) -> String {
         let last = at.first_line + lines.line_of(range.end.saturating_sub(1).max(range.start));
         let from = at.first_char + chars.chars_to(text, range.start);
         let to = at.first_char + chars.chars_to(text, range.end);
-        let (class, html) = match html.strip_prefix(ROWS) {
-            Some(rest) => ("block rows", rest),
-            None => ("block", html.as_str()),
-        };
+        let mut class = String::from("block");
+        if html.starts_with(ROWS) {
+            class.push_str(" rows");
+        }
+        for (name, _) in hl.over(&range) {
+            class.push(' ');
+            class.push_str(name);
+        }
+        let html = html.strip_prefix(ROWS).unwrap_or(&html);
         out.push_str(&format!(
             "<div class=\"{class}\" data-line=\"{first}\" data-last=\"{last}\" data-from=\"{from}\" data-to=\"{to}\">"
         ));
@@ -76,6 +188,70 @@ pub fn section_html(text: &str, format: DocFormat, at: &Placement) -> String {
     out
 }
 
+/// `text` (one page of a section's text) as numbered source lines, the `?view=source` view:
+/// `<div class="line" id="LN" data-line="N">` with a gutter and the line's text, escaped, the
+/// highlights of `at` marked as in [`section_html`]. Never fails.
+pub fn source_html(text: &str, at: &Placement) -> String {
+    let lines = LineIndex::new(text);
+    let hl = Highlights::of(text, &lines, at);
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut start = 0;
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    for (i, line) in body.split('\n').enumerate() {
+        let range = start..start + line.len();
+        start = range.end + 1;
+        let n = at.first_line + i;
+        let mut class = String::from("line");
+        let line_range = range.start..(range.end + 1).min(text.len()).max(range.end);
+        for (name, _) in hl.over(&line_range) {
+            class.push(' ');
+            class.push_str(name);
+        }
+        let mut next = i + 1; // the row carries the anchor itself
+        let shown = for_display(line);
+        let html = if line.is_empty() {
+            "\u{200b}".to_string()
+        } else {
+            piece_html(text, range, &shown, &lines, at.first_line, &mut next, &hl).1
+        };
+        out.push_str(&format!(
+            "<div class=\"{class}\" id=\"L{n}\" data-line=\"{n}\"><span class=\"gutter\" aria-hidden=\"true\">{n}</span><span class=\"src\">{html}</span></div>\n"
+        ));
+    }
+    out
+}
+
+/// What turns the document's text pieces into HTML for one page: the page's text and lines,
+/// the next line to anchor, and the highlights.
+struct Pieces<'a> {
+    text: &'a str,
+    lines: &'a LineIndex,
+    first_line: usize,
+    next_line: usize,
+    hl: &'a Highlights,
+}
+
+impl Pieces<'_> {
+    /// The piece at `range` shown as `shown`: its anchors and its text ([`piece_html`]).
+    fn parts(&mut self, range: Range<usize>, shown: &str) -> (String, String) {
+        piece_html(
+            self.text,
+            range,
+            shown,
+            self.lines,
+            self.first_line,
+            &mut self.next_line,
+            self.hl,
+        )
+    }
+
+    /// The piece at `range` shown as `shown`, as HTML: anchors then text.
+    fn html(&mut self, range: Range<usize>, shown: &str) -> String {
+        let (anchors, body) = self.parts(range, shown);
+        anchors + &body
+    }
+}
+
 /// Marks a PDF paragraph of columns (preformatted; its wrapper gets the class `rows`).
 const ROWS: &str = "\u{0}rows";
 
@@ -83,6 +259,16 @@ fn sanitizer() -> ammonia::Builder<'static> {
     let mut b = ammonia::Builder::default();
     b.add_tag_attributes("th", ["align"])
         .add_tag_attributes("td", ["align"])
+        .add_tag_attributes("span", ["id"])
+        .attribute_filter(|element, attribute, value| {
+            let line_anchor = value
+                .strip_prefix('L')
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            match (element, attribute) {
+                ("span", "id") if !line_anchor => None,
+                _ => Some(value.into()),
+            }
+        })
         .url_relative(ammonia::UrlRelative::Deny)
         .rm_tags(["img"])
         .link_rel(Some("noopener noreferrer"));
@@ -104,40 +290,62 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// Top-level Markdown blocks of `text`: byte range and unsanitized HTML.
-fn markdown_blocks(text: &str, pdf: bool) -> Vec<(Range<usize>, String)> {
+/// Top-level Markdown blocks of the page: byte range and unsanitized HTML.
+fn markdown_blocks(pieces: &mut Pieces<'_>, pdf: bool) -> Vec<(Range<usize>, String)> {
+    let text = pieces.text;
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut blocks = Vec::new();
     let mut depth = 0usize;
     let mut start = 0usize;
     let mut paragraph = false;
-    let mut events: Vec<Event> = Vec::new();
+    let mut in_code = false;
+    // The block's events with their source ranges and whether they are in a code block.
+    let mut events: Vec<(Event, Range<usize>, bool)> = Vec::new();
     for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
         let opens = matches!(event, Event::Start(_));
         let closes = matches!(event, Event::End(_));
         if depth == 0 {
             start = range.start;
             paragraph = matches!(event, Event::Start(Tag::Paragraph));
+            // Blank lines between blocks get no anchor.
+            pieces.next_line = pieces.next_line.max(pieces.lines.line_of(start));
         }
         if opens {
             depth += 1;
         } else if closes {
             depth = depth.saturating_sub(1);
         }
-        events.extend(inert(event));
+        match &event {
+            Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock) => in_code = true,
+            Event::End(TagEnd::CodeBlock | TagEnd::HtmlBlock) => in_code = false,
+            _ => {}
+        }
+        events.extend(
+            inert(event)
+                .into_iter()
+                .map(|e| (e, range.clone(), in_code)),
+        );
         if depth == 0 {
             // A block's range ends at its last char, not at the blank lines after it.
             let end = start + text[start..range.end.max(start)].trim_end().len();
             let source = &text[start..end];
             let html = if pdf && paragraph && is_columns(source) {
-                format!("{ROWS}<pre>{}</pre>", escape(&for_display(source)))
+                let mut html = format!("{ROWS}<pre>");
+                let mut at = start;
+                for line in source.split_inclusive('\n') {
+                    html.push_str(&pieces.html(at..at + line.len(), &for_display(line)));
+                    at += line.len();
+                }
+                html.push_str("</pre>");
+                html
             } else {
                 if pdf {
                     pdf_line_breaks(&mut events);
                 }
                 let mut html = String::new();
-                pulldown_cmark::html::push_html(&mut html, events.drain(..));
+                let shown = pieces_html(pieces, events.drain(..));
+                pulldown_cmark::html::push_html(&mut html, shown.into_iter());
                 // The page's CSP refuses style attributes: a column's alignment as `align`.
                 for side in ["left", "center", "right"] {
                     html = html.replace(
@@ -152,6 +360,38 @@ fn markdown_blocks(text: &str, pdf: bool) -> Vec<(Range<usize>, String)> {
         }
     }
     blocks
+}
+
+/// A block's events with each text piece (already inert) as HTML of its own: its line
+/// anchors and its text, highlighted ([`Pieces`]).
+fn pieces_html<'a>(
+    pieces: &mut Pieces<'_>,
+    events: impl Iterator<Item = (Event<'a>, Range<usize>, bool)>,
+) -> Vec<Event<'a>> {
+    let text = pieces.text;
+    let mut out = Vec::new();
+    for (event, range, in_code) in events {
+        match event {
+            // A code block's text is one piece per line, so each line gets its anchor.
+            Event::Text(t) if in_code && text.get(range.clone()) == Some(&*t) => {
+                let mut at = range.start;
+                for line in t.split_inclusive('\n') {
+                    let html = pieces.html(at..at + line.len(), line);
+                    out.push(Event::InlineHtml(html.into()));
+                    at += line.len();
+                }
+            }
+            Event::Text(t) => out.push(Event::InlineHtml(pieces.html(range, &t).into())),
+            Event::Code(t) => {
+                let (anchors, body) = pieces.parts(range, &t);
+                out.push(Event::InlineHtml(
+                    format!("{anchors}<code>{body}</code>").into(),
+                ));
+            }
+            e => out.push(e),
+        }
+    }
+    out
 }
 
 /// `event` with nothing of the document's own markup left live: raw HTML as text (an HTML
@@ -179,25 +419,25 @@ fn shown(text: CowStr<'_>) -> CowStr<'_> {
 /// A PDF paragraph's line ends: where a line starts a bullet or the line before ends a
 /// sentence, the break is kept (a hard break); elsewhere the visual line is joined to the next,
 /// so wrapped sentences read as one.
-fn pdf_line_breaks(events: &mut [Event<'_>]) {
+fn pdf_line_breaks(events: &mut [(Event<'_>, Range<usize>, bool)]) {
     const BULLETS: &[char] = &['•', '●', '▪', '◦', '■', '–', '-', '*', '·'];
     const ENDS: &[char] = &['.', ':', '!', '?', '”', '"', ';'];
     for i in 0..events.len() {
-        if !matches!(events[i], Event::SoftBreak) {
+        if !matches!(events[i].0, Event::SoftBreak) {
             continue;
         }
-        let before = events[..i].iter().rev().find_map(|e| match e {
+        let before = events[..i].iter().rev().find_map(|(e, _, _)| match e {
             Event::Text(t) | Event::Code(t) => t.trim_end().chars().last(),
             _ => None,
         });
-        let after = events[i + 1..].iter().find_map(|e| match e {
+        let after = events[i + 1..].iter().find_map(|(e, _, _)| match e {
             Event::Text(t) | Event::Code(t) => t.trim_start().chars().next(),
             _ => None,
         });
         let keep = after.is_some_and(|c| BULLETS.contains(&c))
             || before.is_some_and(|c| ENDS.contains(&c));
         if keep {
-            events[i] = Event::HardBreak;
+            events[i].0 = Event::HardBreak;
         }
     }
 }
@@ -214,7 +454,8 @@ fn is_columns(source: &str) -> bool {
 
 /// Plain text: blank-line separated paragraphs with their line breaks; a paragraph that is one
 /// `#` line (the headings the tree writes) is a heading.
-fn plain_blocks(text: &str) -> Vec<(Range<usize>, String)> {
+fn plain_blocks(pieces: &mut Pieces<'_>) -> Vec<(Range<usize>, String)> {
+    let text = pieces.text;
     let mut blocks = Vec::new();
     let mut para: Option<Range<usize>> = None;
     let mut at = 0;
@@ -222,7 +463,7 @@ fn plain_blocks(text: &str) -> Vec<(Range<usize>, String)> {
         if line.trim().is_empty() {
             if let Some(range) = para.take() {
                 let end = range.start + text[range.clone()].trim_end().len();
-                blocks.push((range.start..end, plain_html(&text[range.start..end])));
+                blocks.push((range.start..end, plain_html(pieces, range.start..end)));
             }
         } else {
             para = Some(para.map_or(at..at + line.len(), |p| p.start..at + line.len()));
@@ -232,18 +473,25 @@ fn plain_blocks(text: &str) -> Vec<(Range<usize>, String)> {
     blocks
 }
 
-fn plain_html(body: &str) -> String {
+fn plain_html(pieces: &mut Pieces<'_>, range: Range<usize>) -> String {
+    let body = &pieces.text[range.clone()];
+    pieces.next_line = pieces.next_line.max(pieces.lines.line_of(range.start));
     let hashes = body.bytes().take_while(|&b| b == b'#').count();
     if !body.trim_end().contains('\n')
         && (1..=6).contains(&hashes)
         && body[hashes..].starts_with(' ')
     {
-        return format!(
-            "<h{hashes}>{}</h{hashes}>",
-            escape(&for_display(body[hashes..].trim()))
-        );
+        let title = body[hashes..].trim();
+        let from = range.start + (title.as_ptr() as usize - body.as_ptr() as usize);
+        let html = pieces.html(from..from + title.len(), &for_display(title));
+        return format!("<h{hashes}>{html}</h{hashes}>");
     }
-    let lines: Vec<String> = body.lines().map(|l| escape(&for_display(l))).collect();
+    let mut lines = Vec::new();
+    let mut at = range.start;
+    for line in body.split('\n') {
+        lines.push(pieces.html(at..at + line.len(), &for_display(line)));
+        at += line.len() + 1;
+    }
     format!("<p>{}</p>", lines.join("<br>\n"))
 }
 
@@ -263,6 +511,16 @@ impl LineIndex {
 
     fn line_of(&self, byte: usize) -> usize {
         self.0.partition_point(|&nl| nl < byte)
+    }
+
+    /// Bytes of 0-based line `i` of `text`, without its newline; `None` past the end.
+    fn range_of(&self, text: &str, i: usize) -> Option<Range<usize>> {
+        let start = match i {
+            0 => 0,
+            _ => self.0.get(i - 1)? + 1,
+        };
+        let end = self.0.get(i).copied().unwrap_or(text.len());
+        (start < text.len() || (start == 0 && i == 0)).then_some(start..end)
     }
 }
 
@@ -304,21 +562,21 @@ mod tests {
         assert_eq!(
             blocks,
             [
-                "<div class=\"block\" data-line=\"10\" data-last=\"10\" data-from=\"0\" data-to=\"7\"><h1>Title</h1>",
+                "<div class=\"block\" data-line=\"10\" data-last=\"10\" data-from=\"0\" data-to=\"7\"><h1><span id=\"L10\"></span>Title</h1>",
                 "</div>",
-                "<div class=\"block\" data-line=\"12\" data-last=\"13\" data-from=\"9\" data-to=\"26\"><p>A <em>para</em>",
-                "wrapped.</p>",
+                "<div class=\"block\" data-line=\"12\" data-last=\"13\" data-from=\"9\" data-to=\"26\"><p><span id=\"L12\"></span>A <em>para</em>",
+                "<span id=\"L13\"></span>wrapped.</p>",
                 "</div>",
                 "<div class=\"block\" data-line=\"15\" data-last=\"16\" data-from=\"28\" data-to=\"39\"><ul>",
-                "<li>one</li>",
-                "<li>two</li>",
+                "<li><span id=\"L15\"></span>one</li>",
+                "<li><span id=\"L16\"></span>two</li>",
                 "</ul>",
                 "</div>",
-                "<div class=\"block\" data-line=\"18\" data-last=\"20\" data-from=\"41\" data-to=\"70\"><table><thead><tr><th>a</th><th>b</th></tr></thead><tbody>",
-                "<tr><td>1</td><td>2</td></tr>",
+                "<div class=\"block\" data-line=\"18\" data-last=\"20\" data-from=\"41\" data-to=\"70\"><table><thead><tr><th><span id=\"L18\"></span>a</th><th>b</th></tr></thead><tbody>",
+                "<tr><td><span id=\"L19\"></span><span id=\"L20\"></span>1</td><td>2</td></tr>",
                 "</tbody></table>",
                 "</div>",
-                "<div class=\"block\" data-line=\"22\" data-last=\"24\" data-from=\"72\" data-to=\"88\"><pre><code>code &lt;x&gt;",
+                "<div class=\"block\" data-line=\"22\" data-last=\"24\" data-from=\"72\" data-to=\"88\"><pre><code><span id=\"L22\"></span><span id=\"L23\"></span>code &lt;x&gt;",
                 "</code></pre>",
                 "</div>",
             ]
@@ -348,7 +606,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("<pre><code>&lt;div onclick=alert(2)&gt;raw block&lt;/div&gt;"),
+            html.contains("<pre><code><span id=\"L3\"></span>&lt;div onclick=alert(2)&gt;raw block&lt;/div&gt;"),
             "{html}"
         );
         assert!(
@@ -370,26 +628,29 @@ mod tests {
             first_line: 1,
             first_char: 0,
             page_marks: vec![(1, "pages 2–3".to_string())],
+            ..Placement::default()
         };
         let html = section_html(text, DocFormat::Pdf, &at);
         assert!(
-            html.contains("<p class=\"page-mark\">pages 2–3</p><h1>Results</h1>"),
+            html.contains(
+                "<p class=\"page-mark\">pages 2–3</p><h1><span id=\"L1\"></span>Results</h1>"
+            ),
             "{html}"
         );
         // A wrapped line joins the next; a sentence's end or a bullet keeps its break.
         assert!(
             html.contains(
-                "<p>First line\nsecond line.<br>\n• A bullet<br>\n• wrapped\nover two</p>"
+                "<p><span id=\"L3\"></span>First line\n<span id=\"L4\"></span>second line.<br>\n<span id=\"L5\"></span>• A bullet<br>\n<span id=\"L6\"></span>• wrapped\n<span id=\"L7\"></span>over two</p>"
             ),
             "{html}"
         );
         assert!(
-            html.contains("<div class=\"block rows\" data-line=\"9\" data-last=\"10\" data-from=\"66\" data-to=\"111\"><pre>Quarters Ended  2023  2022\nRevenue  10.3  9.7</pre></div>"),
+            html.contains("<div class=\"block rows\" data-line=\"9\" data-last=\"10\" data-from=\"66\" data-to=\"111\"><pre><span id=\"L9\"></span>Quarters Ended  2023  2022\n<span id=\"L10\"></span>Revenue  10.3  9.7</pre></div>"),
             "{html}"
         );
         // Alignment kept as `align` (the page's CSP refuses style attributes).
         assert!(
-            html.contains("<tr><td>x</td><td align=\"right\">1</td></tr>"),
+            html.contains("<tr><td><span id=\"L13\"></span><span id=\"L14\"></span>x</td><td align=\"right\">1</td></tr>"),
             "{html}"
         );
     }
@@ -400,9 +661,72 @@ mod tests {
         let html = section_html(text, DocFormat::Text, &at_line(1));
         assert_eq!(
             html,
-            "<div class=\"block\" data-line=\"1\" data-last=\"1\" data-from=\"0\" data-to=\"7\"><h1>Notes</h1></div>\n\
-             <div class=\"block\" data-line=\"3\" data-last=\"4\" data-from=\"9\" data-to=\"32\"><p>line one<br>\n*not emphasis*</p></div>\n\
-             <div class=\"block\" data-line=\"7\" data-last=\"7\" data-from=\"35\" data-to=\"51\"><p>    indented &lt;b&gt;</p></div>\n"
+            "<div class=\"block\" data-line=\"1\" data-last=\"1\" data-from=\"0\" data-to=\"7\"><h1><span id=\"L1\"></span>Notes</h1></div>\n\
+             <div class=\"block\" data-line=\"3\" data-last=\"4\" data-from=\"9\" data-to=\"32\"><p><span id=\"L3\"></span>line one<br>\n<span id=\"L4\"></span>*not emphasis*</p></div>\n\
+             <div class=\"block\" data-line=\"7\" data-last=\"7\" data-from=\"35\" data-to=\"51\"><p><span id=\"L7\"></span>    indented &lt;b&gt;</p></div>\n"
         );
+    }
+
+    #[test]
+    fn a_target_line_marks_its_own_text_and_an_evidence_span_its_chars() {
+        let text = "# T\n\none line\nthe *hit* line\nlast line\n\n```\ncode a\ncode b\n```\n";
+        let at = Placement {
+            first_line: 1,
+            line: Some(4),
+            ..Placement::default()
+        };
+        let html = section_html(text, DocFormat::Markdown, &at);
+        assert!(
+            html.contains("<div class=\"block target\" data-line=\"3\" data-last=\"5\""),
+            "{html}"
+        );
+        // Line 4's pieces, emphasis and all, and nothing of lines 3 and 5.
+        assert!(
+            html.contains("<span id=\"L3\"></span>one line\n<span id=\"L4\"></span><mark>the </mark><em><mark>hit</mark></em><mark> line</mark>\n<span id=\"L5\"></span>last line"),
+            "{html}"
+        );
+        // A code block's lines are anchored one by one.
+        assert!(
+            html.contains("<pre><code><span id=\"L7\"></span><span id=\"L8\"></span>code a\n<span id=\"L9\"></span>code b\n</code></pre>"),
+            "{html}"
+        );
+        // Chars 12..21 of the whole text ("e\nthe *hi"), on a page starting at char 0: the
+        // text inside, cut at the span's ends; `*` is markup, not text.
+        let at = Placement {
+            first_line: 1,
+            mark: Some(12..21),
+            ..Placement::default()
+        };
+        let html = section_html(text, DocFormat::Markdown, &at);
+        assert!(
+            html.contains("one lin<mark>e</mark>\n<span id=\"L4\"></span><mark>the </mark><em><mark>hi</mark>t</em>"),
+            "{html}"
+        );
+        assert_eq!(html.matches("block marked").count(), 1, "{html}");
+    }
+
+    #[test]
+    fn the_source_view_numbers_lines_with_anchors_and_marks() {
+        let text = "# T\n\na <b>\n";
+        let at = Placement {
+            first_line: 10,
+            first_char: 100,
+            mark: Some(108..110),
+            ..Placement::default()
+        };
+        assert_eq!(
+            source_html(text, &at),
+            "<div class=\"line\" id=\"L10\" data-line=\"10\"><span class=\"gutter\" aria-hidden=\"true\">10</span><span class=\"src\"># T</span></div>\n\
+             <div class=\"line\" id=\"L11\" data-line=\"11\"><span class=\"gutter\" aria-hidden=\"true\">11</span><span class=\"src\">\u{200b}</span></div>\n\
+             <div class=\"line marked\" id=\"L12\" data-line=\"12\"><span class=\"gutter\" aria-hidden=\"true\">12</span><span class=\"src\">a &lt;<mark>b&gt;</mark></span></div>\n"
+        );
+    }
+
+    #[test]
+    fn only_line_anchors_keep_an_id() {
+        let html = sanitizer()
+            .clean("<span id=\"L12\"></span><span id=\"section-title\">x</span><p id=\"L1\">y</p>")
+            .to_string();
+        assert_eq!(html, "<span id=\"L12\"></span><span>x</span><p>y</p>");
     }
 }

@@ -237,6 +237,179 @@ pub fn load(dir: &Path, name: &str) -> Result<Trace, ApiError> {
     read_trace(&path).map_err(|e| ApiError::cannot_replay(e.to_string()))
 }
 
+/// How much of a trace file one timeline page reads: the page's memory is bounded by these,
+/// whatever the file's size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageBounds {
+    /// Events read at most (more than a page shows: the rest are counted, not parsed).
+    pub events: usize,
+    /// Bytes of event lines read at most.
+    pub bytes: usize,
+    /// Bytes of one line at most; a longer line ends the reading there.
+    pub line_bytes: usize,
+}
+
+impl Default for PageBounds {
+    /// [`PAGE_STEPS`](crate::serve::pages::timeline::PAGE_STEPS) events, 8 MiB, 2 MiB a line.
+    fn default() -> Self {
+        PageBounds {
+            events: crate::serve::pages::timeline::PAGE_STEPS,
+            bytes: 8 << 20,
+            line_bytes: 2 << 20,
+        }
+    }
+}
+
+/// The start of a trace, read for one page.
+#[derive(Debug)]
+pub struct TracePage {
+    /// The header and the events read (`truncated_at_line` set only when the last line of the
+    /// file was reached and was cut).
+    pub trace: Trace,
+    /// Events after those read, counted (non-empty lines) but not parsed.
+    pub unread_events: usize,
+}
+
+/// Trace `name` of `dir` read line by line for a page: the header, then events up to `bounds`
+/// (the rest counted by streaming through the file in fixed-size chunks), so the memory one
+/// view takes is bounded by `bounds`, not by the file.
+///
+/// Errors: as [`load`] (a bad line before the bound is an error as there; a line after it is
+/// not read).
+pub fn load_page(dir: &Path, name: &str, bounds: PageBounds) -> Result<TracePage, ApiError> {
+    use std::io::{BufRead, BufReader, Read};
+
+    let path = trace_path(dir, name)?;
+    let unreadable =
+        |e: String| ApiError::cannot_replay(format!("trace `{}`: {e}", path.display()));
+    let file = std::fs::File::open(&path).map_err(|e| unreadable(e.to_string()))?;
+    let mut reader = BufReader::new(file);
+    // One line into `buf`, at most `limit` bytes of it: (bytes read, whether it ended with a
+    // newline, whether it was longer than the limit).
+    fn read_line(
+        reader: &mut impl BufRead,
+        buf: &mut Vec<u8>,
+        limit: usize,
+    ) -> std::io::Result<(usize, bool, bool)> {
+        buf.clear();
+        let n = reader
+            .by_ref()
+            .take(limit as u64 + 1)
+            .read_until(b'\n', buf)?;
+        let newline = buf.last() == Some(&b'\n');
+        Ok((n, newline, !newline && n > limit))
+    }
+    let mut buf = Vec::new();
+    let mut line_no = 0usize;
+    // The header: the first non-empty line.
+    let header = loop {
+        let (n, _, long) = read_line(&mut reader, &mut buf, bounds.line_bytes)
+            .map_err(|e| unreadable(e.to_string()))?;
+        line_no += 1;
+        if long {
+            return Err(unreadable(format!(
+                "its header line is over {} bytes",
+                bounds.line_bytes
+            )));
+        }
+        if n == 0 || !buf.trim_ascii().is_empty() {
+            break String::from_utf8_lossy(&buf).into_owned();
+        }
+    };
+    let mut trace =
+        parse_trace(&path, &header).map_err(|e| ApiError::cannot_replay(e.to_string()))?;
+    let mut read_bytes = 0usize;
+    let mut stopped = false;
+    loop {
+        if trace.events.len() >= bounds.events || read_bytes >= bounds.bytes {
+            stopped = true;
+            break;
+        }
+        let (n, newline, long) = read_line(&mut reader, &mut buf, bounds.line_bytes)
+            .map_err(|e| unreadable(e.to_string()))?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        read_bytes += n;
+        if long {
+            // This event and the rest are counted, not read: the line's tail is skipped first.
+            let rest = skip_line(&mut reader)
+                .and_then(|()| count_lines(&mut reader))
+                .map_err(|e| unreadable(e.to_string()))?;
+            return Ok(TracePage {
+                trace,
+                unread_events: 1 + rest,
+            });
+        }
+        if buf.trim_ascii().is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<crate::agent::EventRecord>(&buf) {
+            Ok(e) => trace.events.push(e),
+            Err(_) if !newline => trace.truncated_at_line = Some(line_no),
+            Err(e) => {
+                return Err(ApiError::cannot_replay(format!(
+                    "trace `{}` line {line_no}: {e}",
+                    path.display()
+                )))
+            }
+        }
+    }
+    let unread_events = if stopped {
+        count_lines(&mut reader).map_err(|e| unreadable(e.to_string()))?
+    } else {
+        0
+    };
+    Ok(TracePage {
+        trace,
+        unread_events,
+    })
+}
+
+/// Skips `reader` past the next newline (or to its end), in fixed-size chunks.
+fn skip_line(reader: &mut impl std::io::BufRead) -> std::io::Result<()> {
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = chunk.len();
+                reader.consume(n);
+            }
+        }
+    }
+}
+
+/// Non-empty lines left in `reader`, read in fixed-size chunks (a line with only spaces counts:
+/// a trace has none).
+fn count_lines(reader: &mut impl std::io::BufRead) -> std::io::Result<usize> {
+    let mut lines = 0;
+    let mut in_line = false;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(lines + usize::from(in_line));
+        }
+        for &b in chunk {
+            if b == b'\n' {
+                lines += usize::from(in_line);
+                in_line = false;
+            } else {
+                in_line = true;
+            }
+        }
+        let n = chunk.len();
+        reader.consume(n);
+    }
+}
+
 /// The default of `docnav serve --max-uploads`.
 pub const DEFAULT_MAX_UPLOADS: usize = 100;
 
@@ -408,5 +581,69 @@ mod tests {
     #[test]
     fn utc_minutes() {
         assert_eq!(utc_minute(1_795_622_671_000), "2026-11-25 16:04 UTC");
+    }
+
+    /// A trace of `events` command events, each line about `pad` bytes, its last line cut
+    /// when `cut`.
+    fn big_trace(events: usize, pad: usize, cut: bool) -> String {
+        let mut text = serde_json::json!({
+            "type": "header", "format_version": 4, "docnav_version": "0.1.0",
+            "question": "q", "model": "m", "options": {}, "documents": [],
+            "started_unix_ms": 1u64,
+        })
+        .to_string();
+        text.push('\n');
+        for i in 0..events {
+            let line = format!("cat {i} {}", "x".repeat(pad));
+            text.push_str(
+                &serde_json::json!({"actor": "r1-w1-d", "seq": i, "type": "command", "line": line})
+                    .to_string(),
+            );
+            text.push('\n');
+        }
+        if cut {
+            text.push_str("{\"actor\": \"r1-w1-d\", \"seq\"");
+        }
+        text
+    }
+
+    #[test]
+    fn a_page_reads_a_trace_only_as_far_as_its_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("t.jsonl"), big_trace(1_000, 1_000, false)).unwrap();
+        let bounds = |events, bytes, line_bytes| PageBounds {
+            events,
+            bytes,
+            line_bytes,
+        };
+        // By events: the first 100 parsed, the other 900 counted.
+        let page = load_page(dir.path(), "t.jsonl", bounds(100, usize::MAX, 1 << 20)).unwrap();
+        assert_eq!((page.trace.events.len(), page.unread_events), (100, 900));
+        // By bytes: lines are about 1,070 bytes, so 10 KB is 10 of them.
+        let page = load_page(dir.path(), "t.jsonl", bounds(usize::MAX, 10_000, 1 << 20)).unwrap();
+        assert_eq!((page.trace.events.len(), page.unread_events), (10, 990));
+        // A line over the line bound ends the reading there; it is counted, not read.
+        let page = load_page(dir.path(), "t.jsonl", bounds(usize::MAX, usize::MAX, 500)).unwrap();
+        assert_eq!((page.trace.events.len(), page.unread_events), (0, 1_000));
+        // Within the bounds, the whole trace, as `load` reads it.
+        let page = load_page(dir.path(), "t.jsonl", PageBounds::default()).unwrap();
+        let whole = load(dir.path(), "t.jsonl").unwrap();
+        assert_eq!(
+            (page.trace.events.len(), page.unread_events),
+            (whole.events.len(), 0)
+        );
+        // A cut last line is reported as `load` reports it; a bad line in the middle is an error.
+        std::fs::write(dir.path().join("c.jsonl"), big_trace(3, 10, true)).unwrap();
+        let page = load_page(dir.path(), "c.jsonl", PageBounds::default()).unwrap();
+        assert_eq!(page.trace.truncated_at_line, Some(5));
+        assert_eq!(
+            load(dir.path(), "c.jsonl").unwrap().truncated_at_line,
+            Some(5)
+        );
+        let mut bad = big_trace(3, 10, false);
+        bad.insert_str(bad.find("\n").unwrap() + 1, "not json\n");
+        std::fs::write(dir.path().join("b.jsonl"), bad).unwrap();
+        let e = load_page(dir.path(), "b.jsonl", PageBounds::default()).unwrap_err();
+        assert!(e.detail.contains("line 2"), "{}", e.detail);
     }
 }

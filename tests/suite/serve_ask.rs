@@ -160,7 +160,10 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
     assert_eq!(without_wall_time(answer.clone()), without_wall_time(cli));
     let done: Value = serde_json::from_str(&events[events.len() - 1].1).unwrap();
     let link = done["reader_links"][0].as_str().unwrap();
-    assert!(link.starts_with("/doc/ripgrep-faq/?mark=0-"), "{link}");
+    assert!(
+        link.starts_with("/doc/ripgrep-faq/?s=1.8&mark=0-"),
+        "{link}"
+    );
     assert!(link.ends_with("#1.8"), "{link}");
     let trace = done["trace"].as_str().unwrap().to_string();
 

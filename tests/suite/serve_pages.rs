@@ -1,5 +1,6 @@
-//! The web app's pages over real HTTP on 127.0.0.1: the icon every browser asks for, and the
-//! Library's count, filter and pages, kept in the URL.
+//! The web app's pages over real HTTP on 127.0.0.1: the icon every browser asks for, the
+//! Library's count, filter and pages, kept in the URL, the Reader's section as the server
+//! renders it (no script), and a big trace's page read only as far as it shows.
 
 use pretty_assertions::assert_eq;
 
@@ -345,6 +346,92 @@ async fn the_reader_links_to_its_source_view_and_back_without_script() {
     assert_eq!(status, 200);
 }
 
+/// The texts inside `<mark>` in `html`, in order.
+fn marked(html: &str) -> Vec<&str> {
+    html.split("<mark>")
+        .skip(1)
+        .map(|m| m.split("</mark>").next().unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_reader_renders_a_section_its_grep_line_and_evidence_without_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &["ripgrep__FAQ.md"]);
+    let served = Served::start(&ws, &[], &[]);
+
+    // A section by its URL: heading, place, neighbours and the formatted text, in the page.
+    let (status, _, page) = fetch(&served, "/doc/ripgrep-faq/?s=1.8").await;
+    assert_eq!(status, 200);
+    let pane = between(&page, "<article id=\"section\"", "</article>");
+    for part in [
+        "<h2 id=\"section-title\">§1.8 How do I search compressed files?</h2>",
+        "<p class=\"meta\">lines 163–176 · 501 chars</p>",
+        "<a href=\"?s=1.9#1.9\" data-s=\"1.9\" rel=\"next\">",
+        "<a href=\"?s=1.7#1.7\" data-s=\"1.7\" rel=\"prev\">",
+        "<div class=\"section-body rendered\" role=\"document\">",
+        "<h1><span id=\"L1\"></span>How do I search compressed files?</h1>",
+        "<code>-z/--search-zip</code>",
+    ] {
+        assert!(pane.contains(part), "{part} not in {pane}");
+    }
+    assert!(marked(pane).is_empty(), "{pane}");
+    assert!(page.contains("data-s=\"1.8\" aria-selected=\"true\""));
+    // Raw HTML of the document is text, never markup.
+    assert!(!pane.contains("<h3 name="), "{pane}");
+
+    // A grep hit (line 3): that line's own text is marked, its block is the target, and #L3
+    // lands on it.
+    let (_, _, hit) = fetch(&served, "/doc/ripgrep-faq/?s=1.8&line=3").await;
+    let pane = between(&hit, "<article id=\"section\"", "</article>");
+    assert_eq!(
+        marked(pane),
+        [
+            "ripgrep's ",
+            "-z/--search-zip",
+            " flag will cause it to search compressed files"
+        ]
+    );
+    assert!(pane.contains("<div class=\"block target\" data-line=\"3\" data-last=\"7\""));
+    assert!(pane.contains("<p><span id=\"L3\"></span><mark>ripgrep's </mark>"));
+    let toggle = between(&hit, "<a id=\"view-toggle\" href=\"", "\"");
+    assert_eq!(toggle, "?view=source&#38;s=1.8&#38;line=3#L3");
+
+    // The same in the source view: numbered lines, line 3 the target, its text marked.
+    let (_, _, source) = fetch(&served, "/doc/ripgrep-faq/?view=source&s=1.8&line=3").await;
+    let pane = between(&source, "<article id=\"section\"", "</article>");
+    assert!(pane.contains("<div class=\"line target\" id=\"L3\" data-line=\"3\"><span class=\"gutter\" aria-hidden=\"true\">3</span><span class=\"src\"><mark>ripgrep&#39;s `-z/--search-zip` flag will cause it to search compressed files</mark></span></div>"), "{pane}");
+    // Its links keep the view.
+    assert!(
+        pane.contains("<a href=\"?view=source&#38;s=1.9#1.9\" data-s=\"1.9\" rel=\"next\">"),
+        "{pane}"
+    );
+
+    // An evidence span (chars 75..110 of the section's text, inside line 3): just those chars.
+    let (_, _, evidence) = fetch(&served, "/doc/ripgrep-faq/?s=1.8&mark=75-110").await;
+    let pane = between(&evidence, "<article id=\"section\"", "</article>");
+    assert_eq!(marked(pane), ["cause it to search compressed files"]);
+    assert_eq!(pane.matches("class=\"block marked\"").count(), 1);
+
+    // The pane alone, for the script.
+    let (status, _, part) = fetch(&served, "/doc/ripgrep-faq/?s=1.8&part=section").await;
+    assert_eq!(status, 200);
+    assert!(
+        part.starts_with("<div class=\"pane\" data-s=\"1.8\""),
+        "{part}"
+    );
+    assert!(!part.contains("<html"));
+    // Errors are pages that say what is wrong.
+    let (status, _, missing) = fetch(&served, "/doc/ripgrep-faq/?s=9.9").await;
+    assert_eq!(status, 404);
+    assert!(
+        missing.contains("ripgrep-faq has no section 9.9"),
+        "{missing}"
+    );
+    let (status, _, _) = fetch(&served, "/doc/ripgrep-faq/?s=x.1").await;
+    assert_eq!(status, 400);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_big_traces_page_stays_bounded_and_says_what_it_left_out() {
     let dir = tempfile::tempdir().unwrap();
@@ -387,7 +474,8 @@ async fn a_big_traces_page_stays_bounded_and_says_what_it_left_out() {
     // The first observations whole; the note says what is left out and where it is.
     assert!(html.contains(&format!("obs0000 {}", "x".repeat(3992))));
     assert!(
-        html.contains("6001 steps after the first 2000 are not shown, and 750 texts are cut."),
+        // The page read the first 2,000 events (about 4 MB) and counted the other 6,001.
+        html.contains("6001 later events of the file are not read, 750 texts are cut."),
         "{}",
         &html[..4000]
     );

@@ -14,7 +14,7 @@ use crate::nav::commands::cat::{see_also_targets, SeeAlso};
 use crate::nav::lexer::quote_word;
 use crate::nav::render::page;
 use crate::serve::error::ApiError;
-use crate::serve::render::{section_html, Placement};
+use crate::serve::render::{section_html, source_html, Placement};
 use crate::serve::state::AppState;
 use crate::tree::outline::OutlineNode;
 use crate::tree::{NodeId, Tree};
@@ -183,78 +183,119 @@ pub async fn section(
     Path(doc_id): Path<String>,
     ApiQuery(q): ApiQuery<SectionQuery>,
 ) -> Result<Json<SectionView>, ApiError> {
-    let budget = q.budget.unwrap_or(SECTION_PAGE_CHARS);
+    let opened = state.opened().await?;
+    let view = state
+        .blocking(move || {
+            let html = q.html.then(SectionHtml::default);
+            read_section(
+                opened.workspace.as_ref(),
+                &doc_id,
+                &q.structure,
+                q.offset,
+                q.budget,
+                html.as_ref(),
+            )
+        })
+        .await?;
+    Ok(Json(view))
+}
+
+/// How [`read_section`] renders [`SectionView::html`].
+#[derive(Debug, Clone, Default)]
+pub struct SectionHtml {
+    /// The numbered source lines ([`source_html`]) instead of the formatted blocks.
+    pub source: bool,
+    /// Chars `A..B` of the section's whole text to mark (an evidence span).
+    pub mark: Option<std::ops::Range<usize>>,
+    /// 1-based line of the section's whole text to mark as the target (a grep hit).
+    pub line: Option<usize>,
+}
+
+/// Section `structure` (`""`: the root) of `doc_id` in `library`, its text from char `offset`
+/// within `budget` chars (default [`SECTION_PAGE_CHARS`]), with the page as HTML when `html`
+/// says how: what `/section` answers and the Reader shows. Blocking (reads the document).
+///
+/// Errors: 400 for a bad structure number, `budget` out of range or `offset` past the end; 404
+/// for an unknown document or section.
+pub fn read_section(
+    library: &dyn Library,
+    doc_id: &str,
+    structure: &str,
+    offset: usize,
+    budget: Option<usize>,
+    html: Option<&SectionHtml>,
+) -> Result<SectionView, ApiError> {
+    let budget = budget.unwrap_or(SECTION_PAGE_CHARS);
     if budget == 0 || budget > MAX_SECTION_PAGE_CHARS {
         return Err(ApiError::bad_request(format!(
             "budget must be 1 to {MAX_SECTION_PAGE_CHARS} chars, not {budget}"
         )));
     }
-    let opened = state.opened().await?;
-    let view = state
-        .blocking(move || {
-            let ws = opened.workspace.as_ref();
-            if ws.card(&doc_id).is_none() {
-                return Err(ApiError::not_found(unknown_document(&doc_id)));
+    if library.card(doc_id).is_none() {
+        return Err(ApiError::not_found(unknown_document(doc_id)));
+    }
+    let doc = library.document(doc_id)?;
+    let tree = &doc.tree;
+    let id = find_node(tree, doc_id, structure)?;
+    let node = tree.node(id);
+    let text = tree.text_of(id);
+    let p = page(&text, offset, budget);
+    if offset > 0 && offset >= p.total {
+        return Err(ApiError::bad_request(format!(
+            "offset {offset} is past the end of the section ({} chars)",
+            p.total
+        )));
+    }
+    let first_line = 1 + text
+        .chars()
+        .take(p.chars.start)
+        .filter(|&c| c == '\n')
+        .count();
+    let order = tree.preorder(NodeId::ROOT);
+    let at = order.iter().position(|&n| n == id).unwrap_or(0);
+    let lines = inclusive(&tree.subtree_span(id, |n| n.lines.clone()));
+    let pages = inclusive(&tree.subtree_span(id, |n| n.pages.clone()));
+    let html = html.map(|how| {
+        let placement = Placement {
+            first_line,
+            first_char: p.chars.start,
+            page_marks: page_marks(tree, id),
+            mark: how.mark.clone(),
+            line: how.line,
+        };
+        if how.source {
+            source_html(p.body, &placement)
+        } else {
+            section_html(p.body, tree.format, &placement)
+        }
+    });
+    Ok(SectionView {
+        doc_id: doc_id.to_string(),
+        doc_title: tree.title().to_string(),
+        structure: node.structure.clone(),
+        title: node.title.clone(),
+        titles: tree.title_path(id),
+        lines,
+        pages,
+        // A Word document's `lines` are paragraphs: the tree's own label says so.
+        location: match tree.format {
+            crate::tree::DocFormat::Docx => {
+                crate::nav::render::location_label(tree, id).unwrap_or_default()
             }
-            let doc = ws.document(&doc_id)?;
-            let tree = &doc.tree;
-            let id = find_node(tree, &doc_id, &q.structure)?;
-            let node = tree.node(id);
-            let text = tree.text_of(id);
-            let p = page(&text, q.offset, budget);
-            if q.offset > 0 && q.offset >= p.total {
-                return Err(ApiError::bad_request(format!(
-                    "offset {} is past the end of the section ({} chars)",
-                    q.offset, p.total
-                )));
-            }
-            let first_line = 1 + text
-                .chars()
-                .take(p.chars.start)
-                .filter(|&c| c == '\n')
-                .count();
-            let order = tree.preorder(NodeId::ROOT);
-            let at = order.iter().position(|&n| n == id).unwrap_or(0);
-            let lines = inclusive(&tree.subtree_span(id, |n| n.lines.clone()));
-            let pages = inclusive(&tree.subtree_span(id, |n| n.pages.clone()));
-            let html = q.html.then(|| {
-                let placement = Placement {
-                    first_line,
-                    first_char: p.chars.start,
-                    page_marks: page_marks(tree, id),
-                };
-                section_html(p.body, tree.format, &placement)
-            });
-            Ok(SectionView {
-                doc_id: doc_id.clone(),
-                doc_title: tree.title().to_string(),
-                structure: node.structure.clone(),
-                title: node.title.clone(),
-                titles: tree.title_path(id),
-                lines,
-                pages,
-                // A Word document's `lines` are paragraphs: the tree's own label says so.
-                location: match tree.format {
-                    crate::tree::DocFormat::Docx => {
-                        crate::nav::render::location_label(tree, id).unwrap_or_default()
-                    }
-                    _ => location_label(lines, pages),
-                },
-                text: p.body.to_string(),
-                offset: p.chars.start,
-                next_offset: (p.chars.end < p.total).then_some(p.chars.end),
-                text_chars: p.total,
-                first_line,
-                parent: node.parent.map(|p| node_ref(tree, p)),
-                previous: at.checked_sub(1).map(|i| node_ref(tree, order[i])),
-                next: order.get(at + 1).map(|&n| node_ref(tree, n)),
-                children: node.children.iter().map(|&c| node_ref(tree, c)).collect(),
-                see_also: see_also_targets(ws, &doc_id, tree, id),
-                html,
-            })
-        })
-        .await?;
-    Ok(Json(view))
+            _ => location_label(lines, pages),
+        },
+        text: p.body.to_string(),
+        offset: p.chars.start,
+        next_offset: (p.chars.end < p.total).then_some(p.chars.end),
+        text_chars: p.total,
+        first_line,
+        parent: node.parent.map(|p| node_ref(tree, p)),
+        previous: at.checked_sub(1).map(|i| node_ref(tree, order[i])),
+        next: order.get(at + 1).map(|&n| node_ref(tree, n)),
+        children: node.children.iter().map(|&c| node_ref(tree, c)).collect(),
+        see_also: see_also_targets(library, doc_id, tree, id),
+        html,
+    })
 }
 
 /// `(line, "pages A–B")` for each heading in the text of `id` whose node has pages (PDFs).

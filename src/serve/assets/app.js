@@ -203,10 +203,10 @@
     const pane = $('#section');
     const tree = $('.tree');
     const items = () => $$('li[role=treeitem]', tree).filter((li) => li.offsetParent !== null);
-    let current = null; // the SectionView shown
     const params = new URLSearchParams(location.search);
+    // The mark (?mark=A-B, an evidence span) belongs to the section the page opened on.
+    const opened = params.get('s') ?? parseHash().structure;
     const markParam = (params.get('mark') || '').match(/^(\d+)-(\d+)$/);
-    const mark = markParam ? { from: +markParam[1], to: +markParam[2], structure: location.hash.slice(1).split('@')[0] } : null;
     // ?view=source: the numbered source lines; otherwise the section formatted.
     const sourceView = params.get('view') === 'source';
     const viewToggle = $('#view-toggle');
@@ -288,67 +288,11 @@
       return { structure: /^[0-9.]*$/.test(structure) ? structure : '', line: +line || 0 };
     }
 
-    function ancestors(structure) {
-      const parts = structure ? structure.split('.') : [];
-      return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
-    }
+    /** Whether the fragment names a section (`#2.1`, `#2.1@N`, none), not a line (`#LN`). */
+    const sectionHash = () => /^(#[0-9.]*(@\d+)?)?$/.test(location.hash);
 
-    /** The page's text as numbered lines, the chars [from, to) of the whole text marked. */
-    function textNode(view, markRange) {
-      const box = el('div', { class: 'text', role: 'document' });
-      const lines = view.text.split('\n');
-      if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-      let at = view.offset; // chars of the whole text before this line
-      lines.forEach((line, i) => {
-        const number = view.first_line + i;
-        const row = el('div', { class: 'line', 'data-line': number });
-        row.append(el('span', { class: 'gutter', 'aria-hidden': 'true' }, String(number)));
-        const code = Array.from(line);
-        const body = el('span', { class: 'src' });
-        if (markRange && markRange.to > at && markRange.from < at + code.length + 1) {
-          const a = Math.max(0, markRange.from - at);
-          const b = Math.min(code.length, markRange.to - at);
-          body.append(visible(code.slice(0, a).join('')));
-          if (b > a) body.append(el('mark', { class: 'evidence' }, code.slice(a, b).join('')));
-          body.append(visible(code.slice(Math.max(a, b)).join('')));
-          row.classList.add('marked');
-        } else {
-          body.append(visible(line));
-        }
-        if (!line) body.append('\u200b');
-        row.append(body);
-        box.append(row);
-        at += code.length + 1;
-      });
-      return box;
-    }
-
-    /** The page's text as the server's formatted blocks, those overlapping the chars [from, to)
-     * of the whole text marked. */
-    function renderedNode(view, markRange) {
-      const box = el('div', { class: 'rendered', role: 'document' });
-      const template = document.createElement('template');
-      template.innerHTML = view.html || '';
-      box.append(template.content);
-      if (markRange) {
-        for (const block of $$('.block', box)) {
-          if (+block.dataset.from < markRange.to && +block.dataset.to > markRange.from) block.classList.add('marked');
-        }
-      }
-      return box;
-    }
-
-    const textOf = (view, markRange) => (sourceView ? textNode(view, markRange) : renderedNode(view, markRange));
-
-    /** The block (or source line) holding line `line` of the section's text. */
-    function lineTarget(line) {
-      if (sourceView) return $(`.line[data-line="${line}"]`, pane);
-      let best = null;
-      for (const block of $$('.block', pane)) {
-        if (+block.dataset.line > line) break;
-        best = block;
-      }
-      return best;
+    function linkTo(structure, label) {
+      return el('a', { href: structure ? `#${structure}` : '#', 'data-s': structure }, label);
     }
 
     /** The URL of this view's other one (formatted ⇄ source), keeping the mark and section. */
@@ -360,65 +304,42 @@
       return `${location.pathname}${query ? '?' + query : ''}${location.hash}`;
     }
 
-    function linkTo(structure, label) {
-      return el('a', { href: structure ? `#${structure}` : '#' }, label);
+    /** The section pane the server renders for `structure` (line `line` marked), as a node. */
+    async function paneFor(structure, line, offset) {
+      const q = new URLSearchParams({ part: 'section', s: structure });
+      if (sourceView) q.set('view', 'source');
+      if (markParam && structure === opened) q.set('mark', `${markParam[1]}-${markParam[2]}`);
+      if (line) q.set('line', line);
+      if (offset) q.set('offset', offset);
+      const response = await fetch(`${location.pathname}?${q}`, { credentials: 'same-origin' });
+      const template = document.createElement('template');
+      template.innerHTML = await response.text();
+      const pane = $('.pane', template.content);
+      if (!response.ok || !pane) throw new Error($('.error-detail', template.content)?.textContent || `HTTP ${response.status}`);
+      return pane;
+    }
+
+    /** After a pane is in place: the outline, the title, the toggle, the scroll. */
+    function shown(line) {
+      const shownPane = $('.pane', pane);
+      if (!shownPane) return;
+      selectInOutline(shownPane.dataset.s);
+      document.title = `${shownPane.dataset.title} · docnav`;
+      if (viewToggle) viewToggle.setAttribute('href', toggleHref());
+      const target = $('.target', pane) || (line ? null : $('.marked', pane));
+      if (target) target.scrollIntoView({ block: 'center' });
+      else if (!location.hash.startsWith('#L')) {
+        pane.scrollTop = 0;
+        window.scrollTo({ top: 0 });
+      }
     }
 
     async function show() {
       const { structure, line } = parseHash();
       pane.setAttribute('aria-busy', 'true');
       try {
-        const url = `/api/v1/docs/${encodeURIComponent(docId)}/section?structure=${encodeURIComponent(structure)}${sourceView ? '' : '&html=true'}`;
-        const view = await getJson(url);
-        current = view;
-        const markRange = mark && mark.structure === structure ? mark : null;
-        const crumbs = el('nav', { class: 'crumbs', 'aria-label': 'Section path' }, linkTo('', view.doc_title));
-        ancestors(structure).forEach((s, i) => {
-          crumbs.append(' › ');
-          crumbs.append(i + 1 === view.titles.length ? el('span', {}, view.titles[i]) : linkTo(s, view.titles[i]));
-        });
-        const header = el('header', { class: 'section-head' },
-          crumbs,
-          el('h2', { id: 'section-title' }, structure ? `§${structure} ` : '', view.title || view.doc_title),
-          el('p', { class: 'meta' }, [view.location, `${view.text_chars} chars`].filter(Boolean).join(' · ')));
-        const nav = el('nav', { class: 'neighbours', 'aria-label': 'Neighbouring sections' },
-          view.previous ? el('a', { href: view.previous.structure ? `#${view.previous.structure}` : '#', rel: 'prev' }, '← ', view.previous.title) : '',
-          view.next ? el('a', { href: `#${view.next.structure}`, rel: 'next' }, view.next.title, ' →') : '');
-        const parts = [header, nav, textOf(view, markRange)];
-        if (view.next_offset !== null) {
-          const more = el('button', { type: 'button', class: 'more' }, `Read on (${view.text_chars - view.next_offset} more chars)`);
-          let next = view.next_offset;
-          more.addEventListener('click', async () => {
-            const page = await getJson(`${url}&offset=${next}`);
-            more.before(textOf(page, markRange));
-            if (page.next_offset === null) more.remove();
-            else next = page.next_offset;
-          });
-          parts.push(more);
-        }
-        if (view.children.length) {
-          parts.push(el('h3', {}, 'Subsections'),
-            el('ul', { class: 'children' }, view.children.map((c) => el('li', {}, linkTo(c.structure, `${c.structure} ${c.title}`)))));
-        }
-        if (view.see_also.length) {
-          parts.push(el('h3', {}, 'See also'),
-            el('ul', { class: 'see-also' }, view.see_also.map((t) => el('li', {},
-              t.doc_id === docId
-                ? linkTo(t.structure, `${t.structure ? '#' + t.structure + ' ' : ''}${t.title}`)
-                : el('a', { href: docUrl(t.doc_id, t.structure) }, `${t.doc_id}${t.structure ? ' #' + t.structure : ''} ${t.title}`)))));
-        }
-        pane.replaceChildren(...parts);
-        selectInOutline(structure);
-        document.title = `${visible(view.title || view.doc_title)} · docnav`;
-        if (viewToggle) viewToggle.setAttribute('href', toggleHref());
-        const target = line ? lineTarget(line) : (markRange ? $('.marked', pane) : null);
-        if (target) {
-          target.classList.add('target');
-          target.scrollIntoView({ block: 'center' });
-        } else {
-          pane.scrollTop = 0;
-          window.scrollTo({ top: 0 });
-        }
+        pane.replaceChildren(await paneFor(structure, line));
+        shown(line);
       } catch (e) {
         pane.replaceChildren(el('p', { class: 'error-detail', role: 'alert' }, e.message));
       } finally {
@@ -426,8 +347,38 @@
       }
     }
 
-    window.addEventListener('hashchange', show);
-    show();
+    // Links to a section of this document move by the fragment, without a reload; "Read on"
+    // appends the next page of the text.
+    root.addEventListener('click', async (event) => {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+      const more = event.target.closest('a.more');
+      if (more) {
+        event.preventDefault();
+        const offset = new URL(more.href).searchParams.get('offset');
+        const next = await paneFor($('.pane', pane).dataset.s, parseHash().line, offset);
+        more.before($('.section-body', next));
+        const further = $('a.more', next);
+        if (further) more.replaceWith(further);
+        else more.remove();
+        return;
+      }
+      const link = event.target.closest('a[data-s]');
+      if (!link || event.target.closest('.twisty')) return;
+      event.preventDefault();
+      location.hash = link.dataset.s;
+      if (link.dataset.s === '' && location.hash === '') show();
+    });
+
+    window.addEventListener('hashchange', () => { if (sectionHash()) show(); });
+    // The server rendered the section the query names; a fragment naming another section or a
+    // line (`#2.1`, `#2.1@N`, from the Library and Ask) is fetched.
+    if (/^#[0-9.]*(@\d+)?$/.test(location.hash) && location.hash !== '#') {
+      const { structure, line } = parseHash();
+      if (structure !== ($('.pane', pane)?.dataset.s ?? '') || line) show();
+      else shown(0);
+    } else {
+      shown(0);
+    }
 
     const hits = $('#hits');
     $('#find-form').addEventListener('submit', async (event) => {
@@ -462,8 +413,8 @@
       switch (event.key) {
         case '/': $('#find-q').focus(); return true;
         case 'g': $('#grep-q').focus(); return true;
-        case 'j': if (current && current.next) location.hash = current.next.structure; return true;
-        case 'k': if (current && current.previous) location.hash = current.previous.structure; return true;
+        case 'j': { const a = $('.neighbours a[rel=next]', pane); if (a) location.hash = a.dataset.s; return true; }
+        case 'k': { const a = $('.neighbours a[rel=prev]', pane); if (a) location.hash = a.dataset.s; return true; }
         case 't': {
           const li = $('li[tabindex="0"]', tree) || items()[0];
           if (li) focusItem(li);

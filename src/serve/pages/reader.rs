@@ -1,18 +1,21 @@
-//! The Reader (`/doc/DOC_ID/`, a section at `/doc/DOC_ID/#2.1`): the outline as a collapsible
-//! tree with `tree`'s numbers beside the selected section's verbatim text and its source lines
-//! or pages; the section comes from `/api/v1/docs/DOC_ID/section` when the fragment changes, so
-//! every section has a shareable URL. `?mark=A-B` marks chars `A..B` of the section's text (an
-//! evidence span, linked from Ask); `#2.1@N` scrolls to line N of it (a `grep` match). The
-//! section is shown formatted (the server's sanitized HTML, [`crate::serve::render`]: each
-//! block carries its source lines and chars, so `@N` lands on the block holding line N and a
-//! mark covers whole blocks); `?view=source` shows the numbered source lines instead.
+//! The Reader (`/doc/DOC_ID/`, a section at `/doc/DOC_ID/?s=2.1`): the outline as a collapsible
+//! tree with `tree`'s numbers beside the selected section, rendered here on the server so it
+//! reads without a script. `?mark=A-B` marks chars `A..B` of the section's text (an evidence
+//! span, linked from Ask); `?line=N` marks line N of it (a `grep` match) and `#LN` lands on it;
+//! `?offset=K` shows the page of the text from char K; `?view=source` shows the numbered source
+//! lines instead of the formatted text ([`crate::serve::render`]). Every link in the page is
+//! such a URL. `?part=section` answers the section pane alone, which the page's script uses to
+//! move between sections without reloading: its `#2.1` and `#2.1@N` fragments (the links the
+//! Library and Ask make) name a section and a line the same way.
 
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
 
 use super::{api_error_page, human_bytes, render_page, shown};
+use crate::serve::api::documents::{read_section, SectionHtml, SectionView};
 use crate::serve::error::ApiError;
+use crate::serve::links::segment;
 use crate::serve::state::AppState;
 use crate::tree::outline::location;
 use crate::tree::{NodeId, Tree};
@@ -74,32 +77,253 @@ struct ReaderPage {
     size: String,
     sections: usize,
     source: String,
-    summary: String,
     outline: Vec<OutlineRow>,
     /// `?view=source`: the section as numbered source lines, not formatted.
     source_view: bool,
+    /// `view=source&` or nothing: the start of every section link's query.
+    view_query: &'static str,
+    /// The document root's URL in this view.
+    root_href: String,
+    /// The other view's URL (formatted ⇄ source) of the same section and marks.
+    toggle_href: String,
+    /// The section pane, rendered ([`SectionPane`]).
+    pane_html: String,
+    /// The pane's structure number, for the script.
+    pane_structure: String,
 }
 
-/// The Reader's query: `view=source` shows the numbered source lines (the section's text as
-/// `cat` reads it) instead of the formatted section; `mark` is read by the page's script.
-#[derive(Debug, Default, serde::Deserialize)]
+/// A link the section pane shows.
+pub struct PaneLink {
+    /// The URL (built from a doc id and a structure number, never from a document).
+    pub href: String,
+    /// The structure number it opens in this document, for the script (`""`: the root);
+    /// `None` for another document or another page of the text.
+    pub s: Option<String>,
+    /// The text, shown.
+    pub label: String,
+}
+
+/// The section pane: what `/doc/DOC_ID/?s=…` shows beside the outline, and all that
+/// `?part=section` answers.
+#[derive(Template)]
+#[template(path = "section.html")]
+pub struct SectionPane {
+    /// The section's structure number (`""`: the root).
+    pub structure: String,
+    /// `§2.1 Title`, or the document's title for the root.
+    pub heading: String,
+    /// The page title (the section's or the document's title).
+    pub page_title: String,
+    /// The path from the document down to the section's parent, as links.
+    pub crumbs: Vec<PaneLink>,
+    /// The section's own title in the path (none for the root).
+    pub crumb_here: Option<String>,
+    /// `lines 163–176 · 501 chars`.
+    pub meta: String,
+    /// The section before and after in reading order.
+    pub previous: Option<PaneLink>,
+    pub next: Option<PaneLink>,
+    /// The page's text as sanitized HTML ([`crate::serve::render`]).
+    pub body: String,
+    /// Numbered source lines rather than formatted blocks.
+    pub source_view: bool,
+    /// The next page of a long section, with how many chars are left.
+    pub more: Option<PaneLink>,
+    /// Subsections and the sections the text refers to.
+    pub children: Vec<PaneLink>,
+    pub see_also: Vec<PaneLink>,
+}
+
+/// The Reader's query (unknown fields are ignored: a URL may carry more).
+#[derive(Debug, Default, Clone, serde::Deserialize)]
 pub struct ReaderQuery {
-    /// `source`, or absent for the formatted view.
+    /// `source` for the numbered source lines; absent for the formatted view.
     #[serde(default)]
     pub view: Option<String>,
+    /// The section's structure number (absent or empty: the document's root).
+    #[serde(default)]
+    pub s: String,
+    /// `A-B`: chars of the section's text to mark (anything else is ignored).
+    #[serde(default)]
+    pub mark: Option<String>,
+    /// A 1-based line of the section's text to mark as the target.
+    #[serde(default)]
+    pub line: Option<usize>,
+    /// The first char of the page of the section's text to show.
+    #[serde(default)]
+    pub offset: usize,
+    /// `section`: answer the section pane alone.
+    #[serde(default)]
+    pub part: Option<String>,
 }
 
-/// `GET /doc/{doc_id}` and `GET /doc/{doc_id}/` (`?view=source` for the source lines).
+impl ReaderQuery {
+    fn source_view(&self) -> bool {
+        self.view.as_deref() == Some("source")
+    }
+
+    fn mark_range(&self) -> Option<std::ops::Range<usize>> {
+        let (a, b) = self.mark.as_deref()?.split_once('-')?;
+        let (a, b) = (a.parse().ok()?, b.parse().ok()?);
+        (a < b).then_some(a..b)
+    }
+
+    /// This query's URL (relative to the Reader's path) with `view` as given.
+    fn href(&self, source: bool) -> String {
+        let mut parts = Vec::new();
+        if source {
+            parts.push("view=source".to_string());
+        }
+        if !self.s.is_empty() {
+            parts.push(format!("s={}", segment(&self.s)));
+        }
+        if let Some(m) = self.mark_range() {
+            parts.push(format!("mark={}-{}", m.start, m.end));
+        }
+        if let Some(line) = self.line {
+            parts.push(format!("line={line}"));
+        }
+        if self.offset > 0 {
+            parts.push(format!("offset={}", self.offset));
+        }
+        let fragment = match self.line {
+            Some(line) => format!("#L{line}"),
+            None if !self.s.is_empty() => format!("#{}", self.s),
+            None => String::new(),
+        };
+        format!("?{}{fragment}", parts.join("&"))
+    }
+}
+
+/// The Reader's URL of section `structure` of `doc_id` (`None`: this document, a relative URL),
+/// keeping the source view when `view_query` is `view=source&`.
+fn section_href(doc_id: Option<&str>, structure: &str, view_query: &str) -> String {
+    let base = doc_id.map_or(String::new(), |d| format!("/doc/{}/", segment(d)));
+    match structure {
+        "" if view_query.is_empty() => {
+            if base.is_empty() {
+                "?".to_string()
+            } else {
+                base
+            }
+        }
+        "" => format!("{base}?{}", view_query.trim_end_matches('&')),
+        s => format!("{base}?{view_query}s={}#{}", segment(s), segment(s)),
+    }
+}
+
+/// The pane of `view` (read with `query`'s highlights).
+fn pane_of(view: &SectionView, query: &ReaderQuery, doc_id: &str) -> SectionPane {
+    let source_view = query.source_view();
+    let vq = if source_view { "view=source&" } else { "" };
+    let link = |structure: &str, label: String| PaneLink {
+        href: section_href(None, structure, vq),
+        s: Some(structure.to_string()),
+        label: shown(&label),
+    };
+    let ancestors: Vec<String> = {
+        let parts: Vec<&str> = view
+            .structure
+            .split('.')
+            .filter(|p| !p.is_empty())
+            .collect();
+        (1..=parts.len()).map(|i| parts[..i].join(".")).collect()
+    };
+    let mut crumbs = vec![link("", view.doc_title.clone())];
+    for (s, title) in ancestors
+        .iter()
+        .zip(&view.titles)
+        .take(ancestors.len().saturating_sub(1))
+    {
+        crumbs.push(link(s, title.clone()));
+    }
+    let own_title = if view.title.is_empty() {
+        view.doc_title.clone()
+    } else {
+        view.title.clone()
+    };
+    let more = view.next_offset.map(|next| {
+        let mut q = query.clone();
+        q.offset = next;
+        PaneLink {
+            href: q.href(source_view),
+            s: None,
+            label: format!("Read on ({} more chars)", view.text_chars - next),
+        }
+    });
+    SectionPane {
+        structure: view.structure.clone(),
+        heading: shown(&if view.structure.is_empty() {
+            own_title.clone()
+        } else {
+            format!("§{} {}", view.structure, own_title)
+        }),
+        page_title: shown(&own_title),
+        crumb_here: (!view.structure.is_empty())
+            .then(|| shown(view.titles.last().unwrap_or(&own_title))),
+        crumbs,
+        meta: [view.location.clone(), format!("{} chars", view.text_chars)]
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join(" · "),
+        previous: view
+            .previous
+            .as_ref()
+            .map(|p| link(&p.structure, format!("← {}", p.title))),
+        next: view
+            .next
+            .as_ref()
+            .map(|n| link(&n.structure, format!("{} →", n.title))),
+        body: view.html.clone().unwrap_or_default(),
+        source_view,
+        more,
+        children: view
+            .children
+            .iter()
+            .map(|c| link(&c.structure, format!("{} {}", c.structure, c.title)))
+            .collect(),
+        see_also: view
+            .see_also
+            .iter()
+            .map(|t| {
+                if t.doc_id == doc_id {
+                    let label = if t.structure.is_empty() {
+                        t.title.clone()
+                    } else {
+                        format!("#{} {}", t.structure, t.title)
+                    };
+                    link(&t.structure, label)
+                } else {
+                    let label = if t.structure.is_empty() {
+                        format!("{} {}", t.doc_id, t.title)
+                    } else {
+                        format!("{} #{} {}", t.doc_id, t.structure, t.title)
+                    };
+                    PaneLink {
+                        href: section_href(Some(&t.doc_id), &t.structure, vq),
+                        s: None,
+                        label: shown(&label),
+                    }
+                }
+            })
+            .collect(),
+    }
+}
+
+/// `GET /doc/{doc_id}` and `GET /doc/{doc_id}/` with a [`ReaderQuery`]: the page, or with
+/// `part=section` the section pane alone. Errors (an unknown document or section, a bad
+/// structure number, an offset past the end) are the error page with their status.
 pub async fn page(
     State(state): State<AppState>,
     Path(doc_id): Path<String>,
     Query(query): Query<ReaderQuery>,
 ) -> Response {
-    let source_view = query.view.as_deref() == Some("source");
     let opened = match state.opened().await {
         Ok(o) => o,
         Err(e) => return api_error_page(&e),
     };
+    let pane_only = query.part.as_deref() == Some("section");
     let built = state
         .blocking(move || {
             let ws = opened.workspace.as_ref();
@@ -109,9 +333,20 @@ pub async fn page(
                     doc_id.chars().take(200).collect::<String>()
                 ))
             })?;
+            let how = SectionHtml {
+                source: query.source_view(),
+                mark: query.mark_range(),
+                line: query.line,
+            };
+            let view = read_section(ws, &doc_id, &query.s, query.offset, None, Some(&how))?;
+            let pane = pane_of(&view, &query, &doc_id);
+            if pane_only {
+                return Ok(Err(pane));
+            }
             let doc = ws.document(&doc_id)?;
             let tree = &doc.tree;
-            Ok(ReaderPage {
+            let source_view = query.source_view();
+            Ok(Ok(ReaderPage {
                 active: "library",
                 doc_id_shown: shown(&doc_id),
                 title: shown(tree.title()),
@@ -119,15 +354,22 @@ pub async fn page(
                 size: human_bytes(card.bytes),
                 sections: tree.len().saturating_sub(1),
                 source: shown(&card.source),
-                summary: shown(&card.summary),
                 outline: outline_rows(tree),
                 source_view,
+                view_query: if source_view { "view=source&" } else { "" },
+                root_href: section_href(None, "", if source_view { "view=source&" } else { "" }),
+                toggle_href: query.href(!source_view),
+                pane_html: pane.render().map_err(|e| {
+                    ApiError::internal(format!("the section could not be rendered: {e}"))
+                })?,
+                pane_structure: pane.structure,
                 doc_id,
-            })
+            }))
         })
         .await;
     match built {
-        Ok(page) => render_page(&page),
+        Ok(Ok(page)) => render_page(&page),
+        Ok(Err(pane)) => render_page(&pane),
         Err(e) => api_error_page(&e),
     }
 }

@@ -176,6 +176,8 @@ pub struct TimelineView {
     pub hidden_steps: usize,
     /// Texts cut to the page's bounds.
     pub cut_texts: usize,
+    /// Events of the file after those the page read (counted, not read; 0 from [`timeline`]).
+    pub unread_events: usize,
 }
 
 fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
@@ -496,6 +498,7 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
         truncated_at_line: trace.truncated_at_line,
         phases,
         hidden_steps: budget.hidden_steps,
+        unread_events: 0,
         cut_texts: budget.cut_texts,
     }
 }

@@ -11,7 +11,7 @@ use super::timeline::{timeline, TimelineView};
 use super::{api_error_page, human_bytes, render_page, shown};
 use crate::serve::links::segment;
 use crate::serve::state::AppState;
-use crate::serve::traces::load;
+use crate::serve::traces::{load_page, PageBounds};
 
 /// One row of the list.
 pub struct TraceRow {
@@ -131,9 +131,16 @@ pub async fn trace_page(
     let built = state
         .blocking(move || {
             let dir = opened.workspace.traces_dir();
-            let mut views = vec![timeline(&name, &load(&dir, &name)?)];
+            // Each trace is read only as far as a page shows ([`PageBounds`]).
+            let view = |name: &str| -> Result<TimelineView, crate::serve::error::ApiError> {
+                let page = load_page(&dir, name, PageBounds::default())?;
+                let mut view = timeline(name, &page.trace);
+                view.unread_events = page.unread_events;
+                Ok(view)
+            };
+            let mut views = vec![view(&name)?];
             if let Some(other) = q.compare.filter(|o| !o.is_empty()) {
-                views.push(timeline(&other, &load(&dir, &other)?));
+                views.push(view(&other)?);
             }
             Ok(views)
         })
