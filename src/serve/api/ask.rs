@@ -44,8 +44,7 @@ use crate::nav::render::one_line;
 use crate::serve::error::ApiError;
 use crate::serve::links::evidence_link;
 use crate::serve::state::AppState;
-use crate::trace::cache::{AnswerCache, CacheKey};
-use crate::trace::record::{ask_recorded, AskFailure, Asked, TraceDestination};
+use crate::trace::record::{Ask, AskFailure, CachePolicy, Catalog, Started, TraceDestination};
 use crate::workspace::Library;
 
 /// Longest question, in chars.
@@ -305,64 +304,45 @@ pub async fn ask(
         options.rounds = n.clamp(1, options.rounds);
     }
     options.answer = req.answer;
-    let memory = Conversation::from_turns(req.memory).turns().to_vec();
-    // A question asked on its own whose answer was recorded over unchanged documents comes back
-    // at once: no model call, so no ask permit either.
-    let cache = AnswerCache::new(opened.workspace.dir());
-    let key = CacheKey::new(&question, model.model_id(), &options);
-    let reusable = state.record_traces && memory.is_empty();
-    if reusable && !req.no_cache {
-        let (cache, key, asked, workspace) = (
-            cache.clone(),
-            key.clone(),
-            question.clone(),
-            opened.workspace.clone(),
-        );
-        let reused = state
-            .blocking(move || {
-                Ok(cache.reuse(&key, &asked, |cache, entry| {
-                    cache.confirm(entry, workspace.as_ref(), workspace.index_generation())
-                }))
-            })
-            .await?;
-        if let Some(answer) = reused {
-            return reused_response(opened.workspace.clone(), answer, stream).await;
+    let ask = Ask {
+        catalog: Catalog::workspace(opened.workspace.clone()),
+        model,
+        options,
+        question,
+        memory: Conversation::from_turns(req.memory).turns().to_vec(),
+        trace: state
+            .record_traces
+            .then(|| TraceDestination::NewIn(opened.workspace.traces_dir())),
+        // Answers are reused from recorded runs only.
+        cache: if state.record_traces {
+            CachePolicy::unless(req.no_cache)
+        } else {
+            CachePolicy::Off
+        },
+        permits: Some(state.asks.clone()),
+    };
+    // A reused answer needs no model call, so no ask permit either.
+    let ready = match ask.start().await {
+        Ok(Started::Reused(reused)) => {
+            return reused_response(opened.workspace.clone(), reused.answer, stream).await
         }
-    }
-    let permit = state
-        .asks
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| ApiError::too_many_asks(state.max_asks, RETRY_AFTER_SECS))?;
-    let trace_dir = state
-        .record_traces
-        .then(|| TraceDestination::NewIn(opened.workspace.traces_dir()));
+        Ok(Started::Ready(ready)) => ready,
+        Err(AskFailure::Busy) => {
+            return Err(ApiError::too_many_asks(state.max_asks, RETRY_AFTER_SECS))
+        }
+        Err(failure) => return Err(run_failed(&failure)),
+    };
     let library: Arc<dyn Library> = opened.workspace.clone();
-    let generation = opened.workspace.index_generation();
 
     if !stream {
         // Dropping this future (the client went away) drops the run with it.
-        let result = ask_recorded(
-            library.clone(),
-            model,
-            &options,
-            Asked {
-                question: &question,
-                memory: &memory,
-            },
-            Arc::new(NullSink),
-            trace_dir,
-            std::future::pending(),
-        )
-        .await;
-        drop(permit);
-        if let (Ok(done), true) = (&result, reusable) {
-            keep_for_reuse(&cache, key, done, opened.workspace.as_ref(), generation);
-        }
-        return match result {
-            Ok(done) => render(&done.run.answer, AnswerFormat::Json)
-                .map(json_response)
-                .map_err(|e| ApiError::internal(e.to_string())),
+        return match ready.run(Arc::new(NullSink), std::future::pending()).await {
+            Ok(done) => {
+                warn(&done.warnings);
+                render(&done.run.answer, AnswerFormat::Json)
+                    .map(json_response)
+                    .map_err(|e| ApiError::internal(e.to_string()))
+            }
             Err(failure) => Err(run_failed(&failure)),
         };
     }
@@ -370,26 +350,10 @@ pub async fn ask(
     let (tx, rx) = unbounded_channel::<Event>();
     let sink = Arc::new(StreamSink(tx.clone()));
     tokio::spawn(async move {
-        let _permit = permit;
         let closed = tx.clone();
-        let result = ask_recorded(
-            library.clone(),
-            model,
-            &options,
-            Asked {
-                question: &question,
-                memory: &memory,
-            },
-            sink,
-            trace_dir,
-            async move { closed.closed().await },
-        )
-        .await;
-        match result {
+        match ready.run(sink, async move { closed.closed().await }).await {
             Ok(done) => {
-                if reusable {
-                    keep_for_reuse(&cache, key, &done, library.as_ref(), generation);
-                }
+                warn(&done.warnings);
                 let trace = done.trace.as_deref().and_then(file_name);
                 let answer = render(&done.run.answer, AnswerFormat::Json).unwrap_or_default();
                 let _ = tx.send(Event::default().event("answer").data(answer));
@@ -420,29 +384,10 @@ pub async fn ask(
         .into_response())
 }
 
-/// Keep a finished run's answer for reuse ([`AnswerCache::store`]) when it was recorded and no
-/// Worker failed; `generation` is the index generation of the catalog the run read (a re-index
-/// during the run must not make its answer look current). Best effort: a failure is logged, the answer stands.
-fn keep_for_reuse(
-    cache: &AnswerCache,
-    key: CacheKey,
-    done: &crate::trace::record::RecordedRun,
-    library: &dyn Library,
-    generation: u64,
-) {
-    let (Some(trace), true) = (&done.trace, done.run.worker_errors.is_empty()) else {
-        return;
-    };
-    let kept = cache.store(
-        key,
-        &done.run.answer,
-        trace,
-        done.started_unix_ms,
-        library,
-        generation,
-    );
-    if let Err(e) = kept {
-        tracing::warn!("the answer is not kept for reuse: {e}");
+/// Log what went wrong without stopping a run (an answer that could not be kept for reuse).
+fn warn(warnings: &[String]) {
+    for warning in warnings {
+        tracing::warn!("{warning}");
     }
 }
 
@@ -479,13 +424,14 @@ async fn reused_response(
 }
 
 fn run_failed(failure: &AskFailure) -> ApiError {
-    match failure {
-        AskFailure::Failed { message, trace, .. } => ApiError::internal(match trace {
-            Some(p) => format!("{message} (trace: {})", file_name(p).unwrap_or_default()),
-            None => message.clone(),
-        }),
-        AskFailure::Cancelled { .. } => ApiError::internal("ask: cancelled"),
+    let message = failure.message();
+    if let AskFailure::Cancelled { .. } = failure {
+        return ApiError::internal(message);
     }
+    ApiError::internal(match failure.trace() {
+        Some(p) => format!("{message} (trace: {})", file_name(p).unwrap_or_default()),
+        None => message,
+    })
 }
 
 async fn lexical(
