@@ -63,6 +63,7 @@ class Workspace:
         prompt_cap: int = 12_000,
         output_budget: int = 4_000,
         answer: bool = False,
+        no_cache: bool = False,
     ) -> AskHandle: ...
 
 class Session:

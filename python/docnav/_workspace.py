@@ -212,6 +212,7 @@ class Workspace:
         prompt_cap: int = 12_000,
         output_budget: int = 4_000,
         answer: bool = False,
+        no_cache: bool = False,
     ) -> Answer:
         """Ask the agent, as ``docnav ask --json``: ranked evidence, the verdict, failed
         Workers, stats.
@@ -231,6 +232,11 @@ class Workspace:
         (12,000, at least 1,000), and ``answer=True``: one more call writes an answer whose
         citations docnav verifies (``Answer.answer``, as ``docnav ask --answer``); also
         ``concurrency`` Workers at once (4) and ``output_budget`` chars per command (4,000).
+
+        The same question (up to case, spaces and end punctuation) with the same options, asked
+        before over documents unchanged since and recorded, is answered from that recording at
+        once, without a model call, as ``docnav ask`` does: ``Answer.trace`` is that recording
+        (copied to ``trace`` when it is a file path). ``no_cache=True`` asks afresh (``--no-cache``).
 
         Runs with the GIL released; Ctrl-C (``KeyboardInterrupt``) cancels the run within
         0.1 s and finishes its trace. Raises ``ModelError`` when no model is configured (the
@@ -271,6 +277,7 @@ class Workspace:
         prompt_cap: int = 12_000,
         output_budget: int = 4_000,
         answer: bool = False,
+        no_cache: bool = False,
     ) -> Answer:
         """``ask`` for asyncio: awaits the run without blocking the event loop; cancelling the
         awaiting task cancels the run (its trace is finished). Same arguments and errors."""
@@ -306,6 +313,7 @@ _ASK_OPTIONS = (
     "prompt_cap",
     "output_budget",
     "answer",
+    "no_cache",
 )
 
 

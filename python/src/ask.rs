@@ -1,5 +1,6 @@
-//! `Workspace.ask` underneath: the agent run on a shared tokio runtime, recorded like `docnav ask`
-//! ([`ask_recorded`]), behind a handle Python waits on with the GIL released and can cancel
+//! `Workspace.ask` underneath: the question asked as every face asks it ([`Ask::run`]: a recorded
+//! answer to the same question over unchanged documents comes back at once, else the agent runs
+//! and is recorded like `docnav ask`) on a shared tokio runtime, behind a handle Python waits on with the GIL released and can cancel
 //! (Ctrl-C in Python, or an asyncio task's cancellation) — the trace is finished either way.
 
 use std::path::PathBuf;
@@ -11,8 +12,8 @@ use tokio::sync::oneshot;
 
 use docnav::agent::{AgentOptions, NullSink};
 use docnav::llm::{ChatModel, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
-use docnav::trace::record::{ask_recorded, AskFailure, Asked, TraceDestination};
-use docnav::workspace::{Library, Workspace};
+use docnav::trace::record::{Ask, AskFailure, CachePolicy, Catalog, TraceDestination};
+use docnav::workspace::Workspace;
 
 use crate::errors::Error;
 
@@ -89,6 +90,8 @@ pub struct AskRequest {
     pub trace: Option<PathBuf>,
     /// Record the trace as a new file in this folder.
     pub trace_dir: Option<PathBuf>,
+    /// Ask the model afresh even when the same question was answered over unchanged documents.
+    pub no_cache: bool,
 }
 
 /// The agent options of `knobs` and `doc_ids`, each brought into its range as the CLI does
@@ -178,8 +181,16 @@ pub fn start_ask(request: AskRequest) -> PyResult<AskHandle> {
     };
     let shared = Arc::new(Shared::default());
     let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
-    let library: Arc<dyn Library> = request.library.clone();
-    let question = request.question.clone();
+    let ask = Ask {
+        catalog: Catalog::workspace(request.library.clone()),
+        model,
+        options,
+        question: request.question.clone(),
+        memory: Vec::new(),
+        trace,
+        cache: CachePolicy::unless(request.no_cache),
+        permits: None,
+    };
     let done = shared.clone();
     runtime()?.spawn(async move {
         let cancelled = async move {
@@ -188,47 +199,36 @@ pub fn start_ask(request: AskRequest) -> PyResult<AskHandle> {
                 std::future::pending::<()>().await;
             }
         };
-        let result = ask_recorded(
-            library,
-            model,
-            &options,
-            Asked::alone(&question),
-            Arc::new(NullSink),
-            trace,
-            cancelled,
-        )
-        .await;
-        let ended = match result {
-            Ok(done) => {
-                let mut value = match serde_json::to_value(&done.run.answer) {
+        let ended = match ask.run(Arc::new(NullSink), cancelled).await {
+            Ok(outcome) => {
+                let mut value = match serde_json::to_value(outcome.answer()) {
                     Ok(v) => v,
                     Err(e) => serde_json::json!({ "error": e.to_string() }),
                 };
                 if let Some(obj) = value.as_object_mut() {
                     obj.insert(
                         "trace".into(),
-                        done.trace
+                        outcome
+                            .trace()
                             .map(|p| serde_json::Value::String(p.display().to_string()))
                             .unwrap_or(serde_json::Value::Null),
                     );
                 }
                 Ended::Answered(value.to_string())
             }
-            Err(AskFailure::Failed {
-                message,
-                model_failed,
-                trace,
-            }) => {
-                let note = trace
+            Err(AskFailure::Cancelled { trace }) => Ended::Cancelled(trace),
+            Err(failure) => {
+                let note = failure
+                    .trace()
                     .map(|p| format!(" (trace: `{}`)", p.display()))
                     .unwrap_or_default();
-                if model_failed {
-                    Ended::Model(format!("{message}{note}"))
+                let message = format!("{}{note}", failure.message());
+                if failure.model_failed() {
+                    Ended::Model(message)
                 } else {
-                    Ended::Failed(format!("{message}{note}"))
+                    Ended::Failed(message)
                 }
             }
-            Err(AskFailure::Cancelled { trace }) => Ended::Cancelled(trace),
         };
         *lock(&done.ended) = Some(ended);
         done.signal.notify_all();

@@ -346,7 +346,7 @@ impl Workspace {
         retries = None, max_requests = None, json_schema = true, doc_ids = None, trace = None,
         trace_dir = None, max_steps = 12, rounds = 3, max_cards = 50, max_docs = 4,
         concurrency = 4, evidence_chars = 12_000, prompt_cap = 12_000, output_budget = 4_000,
-        answer = false
+        answer = false, no_cache = false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn start_ask(
@@ -372,6 +372,7 @@ impl Workspace {
         prompt_cap: usize,
         output_budget: usize,
         answer: bool,
+        no_cache: bool,
     ) -> PyResult<AskHandle> {
         let opened = py.detach(|| self.opened())?;
         start_ask(AskRequest {
@@ -400,6 +401,7 @@ impl Workspace {
             doc_ids: doc_ids.unwrap_or_default(),
             trace,
             trace_dir,
+            no_cache,
         })
     }
 

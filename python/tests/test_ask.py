@@ -54,6 +54,30 @@ def test_ask_returns_the_evidence_the_agent_read_and_its_trace_replays(
     assert report.message.startswith("replay identical: ")
 
 
+def test_a_repeated_question_is_answered_from_its_recording_without_a_model_call(
+    own_workspace: docnav.Workspace, fake_model, tmp_path: Path
+) -> None:
+    fake = fake_model(script())
+    first = own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, trace=True)
+    assert fake.all_served() and first.stats.llm_calls == 4 and first.trace
+    asked = len(fake.requests)
+    # The same question up to case, spaces and end punctuation: no request reaches the model.
+    again = own_workspace.ask(
+        "  how do I search compressed files with RIPGREP ", model="fake", base_url=fake.base_url
+    )
+    assert len(fake.requests) == asked
+    assert again.stats.llm_calls == 0 and again.evidence == first.evidence
+    assert again.verdict == first.verdict and again.trace == first.trace
+    # With a trace file, the recording is copied there.
+    copy = tmp_path / "copy.jsonl"
+    own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, trace=copy)
+    assert len(fake.requests) == asked and copy.read_text() == Path(first.trace).read_text()
+    # no_cache=True asks afresh, as --no-cache.
+    fresh = fake_model(script())
+    answer = own_workspace.ask(QUESTION, model="fake", base_url=fresh.base_url, no_cache=True)
+    assert fresh.all_served() and answer.stats.llm_calls == 4
+
+
 def test_model_settings_come_from_the_cli_environment(
     own_workspace: docnav.Workspace, fake_model, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -105,7 +129,8 @@ def test_ask_takes_every_model_and_agent_option_of_the_cli_with_its_defaults() -
     help_text = subprocess.run([cli, "ask", "--help"], capture_output=True, text=True, check=True).stdout
     params = inspect.signature(docnav.Workspace.ask).parameters
     for flag in ("timeout", "retries", "max-requests", "max-steps", "rounds", "max-cards",
-                 "max-docs", "evidence-chars", "prompt-cap", "answer", "model", "base-url"):
+                 "max-docs", "evidence-chars", "prompt-cap", "answer", "model", "base-url",
+                 "no-cache"):
         assert flag in help_text, flag
         name = flag.replace("-", "_")
         assert name in params, name
@@ -116,7 +141,7 @@ def test_ask_takes_every_model_and_agent_option_of_the_cli_with_its_defaults() -
         elif default:
             assert params[name].default == int(default.group(1)), flag
     assert "--no-json-schema" in help_text and params["json_schema"].default is True
-    assert params["answer"].default is False
+    assert params["answer"].default is False and params["no_cache"].default is False
     # ask_async takes the same.
     assert list(inspect.signature(docnav.Workspace.ask_async).parameters) == list(params)
 

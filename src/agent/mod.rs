@@ -19,6 +19,7 @@ pub mod prompt_evidence;
 pub mod prompts;
 pub mod rerank;
 pub mod search;
+pub mod steps;
 pub mod worker;
 
 use std::sync::Arc;

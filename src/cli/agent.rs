@@ -7,15 +7,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::output;
-use crate::agent::events::{progress_line, FanOut};
-use anyhow::Context as _;
-
+use crate::agent::events::progress_line;
 use crate::agent::evidence::{render, AnswerFormat};
-use crate::agent::{AgentOptions, AgentRun, EventRecord, EventSink, NullSink, SharedModel};
+use crate::agent::{AgentOptions, AgentRun, EventRecord, EventSink, NullSink};
 use crate::llm::{ChatModel, LlmError, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
-use crate::trace::cache::{AnswerCache, CacheKey};
-use crate::trace::{TraceHeader, TraceWriter};
-use crate::workspace::{Library, Workspace};
+use crate::trace::record::{
+    Ask, AskError, AskFailure, CachePolicy, Catalog, Outcome, TraceDestination,
+};
 
 /// Which model to talk to (OpenAI chat-completions protocol).
 #[derive(Debug, Clone, clap::Args)]
@@ -124,26 +122,16 @@ impl EventSink for ProgressSink {
     }
 }
 
-/// Where to write the trace.
-enum TraceTarget {
-    /// `--trace FILE` (overwritten).
-    File(PathBuf),
-    /// `DOCNAV_TRACE_DIR`: a new `<time>-<question>.jsonl` in it, never an existing one.
-    Dir(PathBuf),
-    /// By default, the workspace's `traces/` (as the shell and the server record): a new file
-    /// there, whose answer the next identical `ask` can reuse. Failing to create it is a
-    /// warning, not an error — the question is still answered.
-    Workspace(PathBuf),
-}
-
-/// `--trace FILE`, else `DOCNAV_TRACE_DIR`, else the workspace's `traces/`.
-fn trace_target(flag: &Option<PathBuf>, workspace: &std::path::Path) -> TraceTarget {
+/// `--trace FILE`, else `DOCNAV_TRACE_DIR`, else (best effort) the workspace's `traces/`, as the
+/// shell and the server record: a new file there, whose answer the next identical `ask` can
+/// reuse.
+fn trace_destination(flag: &Option<PathBuf>, workspace: &std::path::Path) -> TraceDestination {
     if let Some(p) = flag {
-        return TraceTarget::File(p.clone());
+        return TraceDestination::File(p.clone());
     }
     match std::env::var_os("DOCNAV_TRACE_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => TraceTarget::Dir(PathBuf::from(dir)),
-        None => TraceTarget::Workspace(workspace.join("traces")),
+        Some(dir) => TraceDestination::NewIn(PathBuf::from(dir)),
+        None => TraceDestination::BestEffort(workspace.join("traces")),
     }
 }
 
@@ -156,22 +144,15 @@ pub fn exit_status(run: &AgentRun) -> u8 {
     u8::from(!run.worker_errors.is_empty() && !sufficient)
 }
 
-/// How `docnav ask` treats answers recorded before ([`crate::trace::cache`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheUse {
-    /// Reuse a recorded answer that still holds, and keep this run's for reuse.
-    Reuse,
-    /// `--no-cache`: ask afresh; this run's answer replaces the kept one.
-    Refresh,
-}
-
-/// Run the agent for one question and print the answer, its final verdict last. The run is
-/// recorded (`--trace FILE`, else `DOCNAV_TRACE_DIR`, else the workspace's `traces/`); with
-/// [`CacheUse::Reuse`], the answer of an identical recorded question over unchanged documents is
-/// printed instead, marked `from trace NAME (DATE)`, without a model call. Exit codes: 0
-/// answered (whatever the verdict); 1 when the orchestrator failed, or a Worker failed and the
-/// evidence was not judged sufficient ([`exit_status`]; the others' evidence is still printed,
-/// each failed Worker is one `warning:` line on stderr); 2 without a model; 130 on Ctrl-C.
+/// Run the agent for one question and print the answer, its final verdict last
+/// ([`crate::trace::record::Ask`]). The run is recorded (`--trace FILE`, else
+/// `DOCNAV_TRACE_DIR`, else the workspace's `traces/`); with [`CachePolicy::Reuse`], the answer
+/// of an identical recorded question over unchanged documents is printed instead, marked `from
+/// trace NAME (DATE)`, without a model call (and without opening the workspace unless it was
+/// re-indexed since). Exit codes: 0 answered (whatever the verdict); 1 when the orchestrator
+/// failed, or a Worker failed and the evidence was not judged sufficient ([`exit_status`]; the
+/// others' evidence is still printed, each failed Worker is one `warning:` line on stderr); 2
+/// without a model; 130 on Ctrl-C.
 #[allow(clippy::too_many_arguments)]
 pub fn run_agent(
     workspace: &std::path::Path,
@@ -181,7 +162,7 @@ pub fn run_agent(
     model_args: &ModelArgs,
     agent_args: &AgentArgs,
     trace: &Option<PathBuf>,
-    cache_use: CacheUse,
+    cache: CachePolicy,
 ) -> anyhow::Result<ExitCode> {
     let config = match model_args.config() {
         Ok(c) => c,
@@ -191,114 +172,41 @@ pub fn run_agent(
         }
         Err(e) => return Err(e.into()),
     };
-    let options = agent_args.options(doc_ids);
-    let key = CacheKey::new(question, &config.model, &options);
-    if cache_use == CacheUse::Reuse {
-        // Opened only when the workspace was re-indexed since the run.
-        let reused = AnswerCache::new(workspace).reuse(&key, question, |cache, entry| {
-            Workspace::open(workspace).is_ok_and(|ws| {
-                let generation = ws.index_generation();
-                cache.confirm(entry, &ws, generation)
-            })
-        });
-        if let Some(answer) = reused {
-            output::print_answer(&render(&answer, format)?, format)?;
-            if let Some(from) = &answer.from_trace {
-                let mut shown = from.trace.clone();
-                if let Some(copy) = trace {
-                    // `--trace FILE` gets the record of the run the answer comes from.
-                    std::fs::copy(&from.trace, copy).with_context(|| {
-                        format!("cannot copy trace `{}` to `{}`", from.trace, copy.display())
-                    })?;
-                    shown = copy.display().to_string();
-                }
-                eprintln!("trace: `{shown}`");
-            }
-            return Ok(ExitCode::SUCCESS);
-        }
-    }
-    let model: Arc<dyn ChatModel> = Arc::new(OpenAiCompatible::new(config)?);
-    let workspace_handle = Arc::new(Workspace::open(workspace)?);
-    let generation = workspace_handle.index_generation();
-    let library: Arc<dyn Library> = workspace_handle;
-    let unix_ms = crate::trace::now_unix_ms();
-    let header = TraceHeader::for_run(
-        library.as_ref(),
-        question,
-        model.model_id(),
-        &options,
-        unix_ms,
-    );
-    let writer = match trace_target(trace, workspace) {
-        TraceTarget::File(path) => Some(TraceWriter::create(&path, &header)?),
-        TraceTarget::Dir(dir) => Some(TraceWriter::create_in(&dir, &header)?),
-        TraceTarget::Workspace(dir) => match TraceWriter::create_in(&dir, &header) {
-            Ok(w) => Some(w),
-            Err(e) => {
-                eprintln!("warning: {e}; this run is not recorded");
-                None
-            }
-        },
-    }
-    .map(Arc::new);
-    let mut sinks: Vec<Arc<dyn EventSink>> = Vec::new();
-    if output::stderr_is_tty() {
-        sinks.push(Arc::new(ProgressSink));
-    }
-    if let Some(w) = &writer {
-        sinks.push(w.clone());
-    }
-    let sink: Arc<dyn EventSink> = if sinks.is_empty() {
-        Arc::new(NullSink)
-    } else {
-        Arc::new(FanOut(sinks))
+    let ask = Ask {
+        catalog: Catalog::Unopened(workspace.to_path_buf()),
+        model: Arc::new(OpenAiCompatible::new(config)?),
+        options: agent_args.options(doc_ids),
+        question: question.to_string(),
+        memory: Vec::new(),
+        trace: Some(trace_destination(trace, workspace)),
+        cache,
+        permits: None,
     };
-
+    let sink: Arc<dyn EventSink> = if output::stderr_is_tty() {
+        Arc::new(ProgressSink)
+    } else {
+        Arc::new(NullSink)
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let outcome = runtime.block_on(async {
-        tokio::select! {
-            result = crate::agent::ask(library.clone(), Arc::new(SharedModel(model)), sink, &options, question) => Some(result),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
+    let outcome = runtime.block_on(ask.run(sink, async {
+        let _ = tokio::signal::ctrl_c().await;
+    }));
     runtime.shutdown_timeout(Duration::from_millis(200));
-    let trace_note = writer.as_ref().map(|w| {
-        let _ = w.finish();
-        w.path().display().to_string()
-    });
-    let Some(result) = outcome else {
-        eprintln!(
-            "cancelled{}",
-            trace_note
-                .map(|p| format!("; trace so far in `{p}`"))
-                .unwrap_or_default()
-        );
-        return Ok(ExitCode::from(130));
-    };
-    let run: AgentRun = match result {
-        Ok(run) => run,
-        Err(e) => {
-            if let Some(p) = &trace_note {
-                eprintln!("trace: `{p}`");
-            }
-            return Err(e.into());
+    let done = match outcome {
+        Ok(Outcome::Reused(reused)) => {
+            output::print_answer(&render(&reused.answer, format)?, format)?;
+            eprintln!("trace: `{}`", reused.trace.display());
+            return Ok(ExitCode::SUCCESS);
         }
+        Ok(Outcome::Ran(done)) => done,
+        Err(failure) => return failed(failure),
     };
-    if let (Some(w), true) = (&writer, run.worker_errors.is_empty()) {
-        let kept = AnswerCache::new(workspace).store(
-            key,
-            &run.answer,
-            w.path(),
-            unix_ms,
-            library.as_ref(),
-            generation,
-        );
-        if let Err(e) = kept {
-            eprintln!("warning: the answer is not kept for reuse: {e}");
-        }
+    for warning in &done.warnings {
+        eprintln!("warning: {warning}");
     }
+    let run = &done.run;
     output::print_answer(&render(&run.answer, format)?, format)?;
     for (worker, message) in &run.worker_errors {
         let message: Vec<&str> = message.split_whitespace().collect();
@@ -307,7 +215,7 @@ pub fn run_agent(
             output::for_display(&message.join(" "))
         );
     }
-    let status = exit_status(&run);
+    let status = exit_status(run);
     if status != 0 {
         eprintln!(
             "error: {} worker(s) failed and the evidence was not judged sufficient ({})",
@@ -315,8 +223,37 @@ pub fn run_agent(
             run.verdict.verdict.as_str()
         );
     }
-    if let Some(p) = &trace_note {
-        eprintln!("trace: `{p}`");
+    if let Some(p) = &done.trace {
+        eprintln!("trace: `{}`", p.display());
     }
     Ok(ExitCode::from(status))
+}
+
+/// A failed or cancelled `ask`: where its trace is on stderr, then exit 130 (cancelled) or the
+/// error.
+fn failed(failure: AskFailure) -> anyhow::Result<ExitCode> {
+    let trace = failure.trace().map(|p| p.display().to_string());
+    match failure {
+        AskFailure::Cancelled { .. } => {
+            eprintln!(
+                "cancelled{}",
+                trace
+                    .map(|p| format!("; trace so far in `{p}`"))
+                    .unwrap_or_default()
+            );
+            Ok(ExitCode::from(130))
+        }
+        AskFailure::Failed { error, .. } => {
+            if let Some(p) = &trace {
+                eprintln!("trace: `{p}`");
+            }
+            Err(match error {
+                AskError::Agent(e) => e.into(),
+                AskError::Workspace(e) => e.into(),
+                AskError::Trace(e) => e.into(),
+                e @ AskError::CopyTrace { .. } => e.into(),
+            })
+        }
+        AskFailure::Busy => Err(anyhow::anyhow!(failure.message())),
+    }
 }

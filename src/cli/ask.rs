@@ -5,10 +5,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::agent::{run_agent, AgentArgs, CacheUse, ModelArgs};
+use super::agent::{run_agent, AgentArgs, ModelArgs};
 use super::{output, GlobalArgs};
 use crate::agent::evidence::{render, AnswerFormat};
 use crate::agent::lexical::{ask_lexical, DEFAULT_K};
+use crate::trace::record::CachePolicy;
 use crate::workspace::Workspace;
 
 /// Arguments of `docnav ask`.
@@ -82,11 +83,7 @@ pub fn run(global: &GlobalArgs, args: AskArgs) -> anyhow::Result<ExitCode> {
             &args.model,
             &agent,
             &args.trace,
-            if args.no_cache {
-                CacheUse::Refresh
-            } else {
-                CacheUse::Reuse
-            },
+            CachePolicy::unless(args.no_cache),
         );
     }
     let ws = Workspace::open(&global.workspace)?;

@@ -190,6 +190,9 @@ pub struct AskArgs {
     /// citation verified against the cited text; unsupported sentences are marked. One more
     /// model call.
     pub answer: Option<bool>,
+    /// Ask the model afresh even when the same question was answered over unchanged documents
+    /// (by default that recorded answer comes back at once, marked `from_trace`).
+    pub no_cache: Option<bool>,
 }
 
 /// A `budget` argument checked against its bounds: `Ok(default)` when absent.

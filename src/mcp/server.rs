@@ -26,7 +26,8 @@ use super::{tools, McpConfig};
 use crate::agent::AgentOptions;
 use crate::llm::ChatModel;
 use crate::nav::live::LiveLibrary;
-use crate::workspace::{Library, Workspace, WorkspaceError};
+use crate::trace::record::{Ask, CachePolicy, Catalog, TraceDestination};
+use crate::workspace::{Workspace, WorkspaceError};
 
 /// What the server tells the client (and its model) at `initialize`.
 const INSTRUCTIONS: &str = "docnav serves indexed documents (Markdown, PDF, text) as heading \
@@ -109,18 +110,6 @@ impl DocnavServer {
                 ))
             }
         };
-        let _permit = match &self.inner.ask_permits {
-            Some(permits) => match permits.clone().try_acquire_owned() {
-                Ok(permit) => Some(permit),
-                Err(_) => {
-                    return ToolText::error(
-                        "ask: the server is running as many asks as it allows; retry in a few \
-                         seconds (search, cat and the other tools answer meanwhile)",
-                    )
-                }
-            },
-            None => None,
-        };
         let mut options = self.inner.agent.clone();
         if let Some(ids) = a.doc_ids {
             options.doc_ids = ids;
@@ -134,7 +123,19 @@ impl DocnavServer {
         if let Some(answer) = a.answer {
             options.answer = answer;
         }
-        let trace_dir = self.inner.traces.then(|| ws.traces_dir());
+        let ask = Ask {
+            trace: self
+                .inner
+                .traces
+                .then(|| TraceDestination::NewIn(ws.traces_dir())),
+            catalog: Catalog::workspace(ws),
+            model,
+            options,
+            question: a.question,
+            memory: Vec::new(),
+            cache: CachePolicy::unless(a.no_cache.unwrap_or(false)),
+            permits: self.inner.ask_permits.clone(),
+        };
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
         let token = context.meta.get_progress_token();
         let peer = context.peer.clone();
@@ -149,18 +150,8 @@ impl DocnavServer {
                 }
             }
         });
-        let library: Arc<dyn Library> = ws;
         let ct = context.ct.clone();
-        let outcome = ask_agent(
-            library,
-            model,
-            options,
-            &a.question,
-            tx,
-            trace_dir,
-            ct.cancelled(),
-        )
-        .await;
+        let outcome = ask_agent(ask, tx, ct.cancelled()).await;
         match outcome {
             Ok(outcome) => {
                 // Every step's notification goes out before the result.
@@ -174,6 +165,13 @@ impl DocnavServer {
             Err(AskFailure::Failed(message)) => {
                 let _ = forward.await;
                 ToolText::error(message)
+            }
+            Err(AskFailure::Busy) => {
+                let _ = forward.await;
+                ToolText::error(
+                    "ask: the server is running as many asks as it allows; retry in a few \
+                     seconds (search, cat and the other tools answer meanwhile)",
+                )
             }
             Err(AskFailure::Cancelled) => {
                 forward.abort();

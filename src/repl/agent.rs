@@ -9,18 +9,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::agent::decisions::{nav_step_schema, NavStep};
-use crate::agent::events::{progress_line, FanOut, ORCHESTRATOR};
+use crate::agent::events::{progress_line, ORCHESTRATOR};
 use crate::agent::evidence::{render_text, Answer};
 use crate::agent::followup::Conversation;
 use crate::agent::prompts::{system_prompt, untrusted, Prompt};
-use crate::agent::{
-    ask_in_conversation, AgentEvent, AgentOptions, EventRecord, EventSink, SharedModel,
-};
+use crate::agent::{AgentEvent, AgentOptions, EventRecord, EventSink};
 use crate::llm::{decide, ChatMessage, ChatModel};
 use crate::nav::{Role, Session, Status};
-use crate::trace::cache::CacheKey;
+use crate::trace::read_trace;
+use crate::trace::record::{Ask, AskFailure, CachePolicy, Catalog, Outcome, TraceDestination};
 use crate::trace::show::transcript;
-use crate::trace::{read_trace, TraceHeader, TraceWriter};
 
 /// What the shell needs to run the agent.
 pub struct ShellAgent {
@@ -162,98 +160,71 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, line: &str) -> (S
         Ok(m) => m.clone(),
         Err(msg) => return (msg.clone(), Status::Error),
     };
-    let library = session.library().clone();
-    let generation = agent.index_generation;
-    let cache = agent
-        .traces_dir
-        .parent()
-        .filter(|_| generation.is_some())
-        .map(crate::trace::cache::AnswerCache::new);
-    let key = CacheKey::new(question, model.model_id(), &options);
-    if let (Some(cache), true, false) = (&cache, agent.memory.is_empty(), asked.no_cache) {
-        let reused = cache.reuse(&key, question, |cache, entry| {
-            generation.is_some_and(|g| cache.confirm(entry, library.as_ref(), g))
-        });
-        if let Some(answer) = reused {
-            let text = shown_answer(&answer, "");
-            agent.memory.remember(&answer);
-            agent.last_question = Some(question.to_string());
-            agent.last_trace = answer.from_trace.as_ref().map(|f| PathBuf::from(&f.trace));
-            agent.last_answer = Some(answer);
-            return (text, Status::Ok);
-        }
-    }
-    let unix_ms = crate::trace::now_unix_ms();
-    let header = TraceHeader::for_run(
-        library.as_ref(),
-        question,
-        model.model_id(),
-        &options,
-        unix_ms,
-    )
-    .with_memory(agent.memory.turns());
-    let writer = match TraceWriter::create_in(&agent.traces_dir, &header) {
-        Ok(w) => Some(Arc::new(w)),
-        Err(e) => {
-            eprintln!("warning: {e}; this run is not recorded");
-            None
-        }
+    let workspace = agent.traces_dir.parent().map(std::path::Path::to_path_buf);
+    let ask = Ask {
+        catalog: Catalog::Opened {
+            library: session.library().clone(),
+            workspace: workspace.clone().unwrap_or_default(),
+            generation: agent.index_generation.unwrap_or_default(),
+        },
+        model,
+        options,
+        question: question.to_string(),
+        memory: agent.memory.turns().to_vec(),
+        trace: Some(TraceDestination::BestEffort(agent.traces_dir.clone())),
+        // Without the generation the shell opened, a kept answer could not be checked.
+        cache: match (&workspace, agent.index_generation) {
+            (Some(_), Some(_)) => CachePolicy::unless(asked.no_cache),
+            _ => CachePolicy::Off,
+        },
+        permits: None,
     };
-    let mut sinks: Vec<Arc<dyn EventSink>> = vec![Arc::new(LiveSink)];
-    if let Some(w) = &writer {
-        sinks.push(w.clone());
-    }
-    let sink: Arc<dyn EventSink> = Arc::new(FanOut(sinks));
-    let memory = agent.memory.turns().to_vec();
     let runtime = match agent.runtime() {
         Ok(rt) => rt,
         Err(e) => return (e, Status::Error),
     };
-    let result = runtime.block_on(async {
-        tokio::select! {
-            r = ask_in_conversation(library.clone(), Arc::new(SharedModel(model)), sink, &options, &memory, question) => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
-    if let Some(w) = &writer {
-        let _ = w.finish();
-        agent.last_trace = Some(w.path().to_path_buf());
+    let outcome = runtime.block_on(ask.run(Arc::new(LiveSink), async {
+        let _ = tokio::signal::ctrl_c().await;
+    }));
+    let trace = match &outcome {
+        Ok(o) => o.trace(),
+        Err(failure) => failure.trace().map(PathBuf::as_path),
+    };
+    if let Some(trace) = trace {
+        agent.last_trace = Some(trace.to_path_buf());
     }
-    let recorded = writer
-        .as_ref()
-        .map(|w| format!("\ntrace: {}", w.path().display()))
-        .unwrap_or_default();
-    match result {
-        None => (format!("ask cancelled{recorded}"), Status::Error),
-        Some(Err(e)) => (format!("ask failed: {e}{recorded}"), Status::Error),
-        Some(Ok(run)) => {
-            // A question asked on its own, answered completely, is kept for reuse.
-            if let (Some(cache), Some(w), Some(generation), true, true) = (
-                &cache,
-                &writer,
-                generation,
-                memory.is_empty(),
-                run.worker_errors.is_empty(),
-            ) {
-                let kept = cache.store(
-                    key,
-                    &run.answer,
-                    w.path(),
-                    unix_ms,
-                    library.as_ref(),
-                    generation,
-                );
-                if let Err(e) = kept {
-                    eprintln!("warning: the answer is not kept for reuse: {e}");
-                }
+    let recorded = |trace: Option<&std::path::Path>| {
+        trace
+            .map(|p| format!("\ntrace: {}", p.display()))
+            .unwrap_or_default()
+    };
+    let (answer, text) = match outcome {
+        Ok(Outcome::Reused(reused)) => {
+            let text = shown_answer(&reused.answer, "");
+            (reused.answer, text)
+        }
+        Ok(Outcome::Ran(done)) => {
+            for warning in &done.warnings {
+                eprintln!("warning: {warning}");
             }
-            let text = shown_answer(&run.answer, &recorded);
-            agent.memory.remember(&run.answer);
-            agent.last_question = Some(question.to_string());
-            agent.last_answer = Some(run.answer);
-            (text, Status::Ok)
+            let text = shown_answer(&done.run.answer, &recorded(done.trace.as_deref()));
+            (done.run.answer, text)
         }
-    }
+        Err(failure @ AskFailure::Cancelled { .. }) => {
+            let trace = recorded(failure.trace().map(PathBuf::as_path));
+            return (format!("ask cancelled{trace}"), Status::Error);
+        }
+        Err(failure) => {
+            let trace = recorded(failure.trace().map(PathBuf::as_path));
+            let message = failure.message();
+            let message = message.strip_prefix("ask: ").unwrap_or(&message);
+            return (format!("ask failed: {message}{trace}"), Status::Error);
+        }
+    };
+    agent.memory.remember(&answer);
+    agent.last_question = Some(question.to_string());
+    agent.last_answer = Some(answer);
+    (text, Status::Ok)
 }
 
 /// The answer as the shell shows it: the evidence (the answer lists failed Workers and ends with

@@ -152,11 +152,13 @@ async fn ask_reports_each_step_as_progress_and_writes_only_its_trace() {
         (1..=steps.len()).map(|n| n as f64).collect::<Vec<_>>()
     );
 
-    // The trace is the only file written, and it replays.
+    // The trace (and beside it, its answer kept for reuse) is the only file written, and it
+    // replays.
     assert_eq!(files(&ws), before);
     let traces: Vec<_> = std::fs::read_dir(ws.join("traces"))
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .collect();
     assert_eq!(traces.len(), 1, "{traces:?}");
     assert!(
@@ -261,4 +263,64 @@ async fn cancelling_an_ask_stops_the_agent_and_the_server_goes_on() {
         .collect();
     assert_eq!(types, ["model_request"]);
     server.cancel().await.unwrap();
+}
+
+/// The `ask` tool reuses a recorded answer as the CLI does: the same question again (up to case
+/// and end punctuation) reaches no model and says which trace it comes from; `no_cache` asks
+/// afresh.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeated_ask_is_answered_from_its_trace_without_a_model_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &[]);
+    let script = || {
+        vec![
+            understand(&["workspace"]),
+            plan("notes", &["cat 1.1"], "cat '#1.1'"),
+            command("notes", "done"),
+            evaluation("sufficient", "", &[]),
+        ]
+    };
+    let fake = FakeModel::start(script()).await;
+    let (server, _client) = start(&ws, &["--traces"], &model_env(&fake)).await;
+    let asked = |question: &str, no_cache: bool| json!({"question": question, "doc_ids": ["notes"], "rounds": 1, "no_cache": no_cache});
+    let first = call(
+        &server,
+        "ask",
+        asked("How do I keep two indexes apart?", false),
+    )
+    .await;
+    assert_ne!(first.is_error, Some(true), "{}", text(&first));
+    assert_eq!(fake.received().len(), 4);
+    let first = first.structured_content.unwrap();
+    assert_eq!(first["stats"]["llm_calls"], 4);
+    assert_eq!(first.get("from_trace"), None);
+
+    let again = call(
+        &server,
+        "ask",
+        asked("how do i keep two indexes apart", false),
+    )
+    .await;
+    assert_ne!(again.is_error, Some(true), "{}", text(&again));
+    assert_eq!(fake.received().len(), 4, "the second ask reached the model");
+    let shown = text(&again);
+    let again = again.structured_content.unwrap();
+    assert_eq!(again["evidence"], first["evidence"]);
+    assert_eq!(again["stats"]["llm_calls"], 0);
+    assert_eq!(again["from_trace"]["llm_calls"], 4);
+    assert_eq!(again["from_trace"]["trace"], first["trace"]);
+    assert_eq!(again["trace"], first["trace"]);
+    assert!(shown.starts_with("from trace "), "{shown}");
+
+    let fresh_model = FakeModel::start(script()).await;
+    let (fresh_server, _fresh_client) = start(&ws, &["--traces"], &model_env(&fresh_model)).await;
+    let fresh = call(
+        &fresh_server,
+        "ask",
+        asked("How do I keep two indexes apart?", true),
+    )
+    .await;
+    assert_ne!(fresh.is_error, Some(true), "{}", text(&fresh));
+    fresh_model.verify().unwrap();
+    assert_eq!(fresh.structured_content.unwrap().get("from_trace"), None);
 }

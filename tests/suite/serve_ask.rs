@@ -6,7 +6,7 @@
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 
-use super::agent::{command, evaluation, plan, understand};
+use super::agent::{analysis, command, evaluation, plan, understand};
 use super::common::docnav;
 use super::mcp::workspace;
 use crate::support::fake_model::{FakeModel, Reply};
@@ -150,7 +150,8 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
         .any(|(k, t)| k == "evidence" && t.starts_with("ripgrep-faq #1.8")));
     assert!(steps.iter().any(|s| s["actor"] == "orchestrator"
         && s["kind"] == "decision"
-        && s["text"] == "evaluate"));
+        && s["decision"] == "evaluate"
+        && s["text"] == "evaluate: sufficient"));
     assert!(steps.iter().any(|s| s["kind"] == "model_call"));
 
     // Then the answer, exactly `ask --json`'s, and where the trace and the Reader are.
@@ -460,4 +461,110 @@ async fn the_same_question_again_is_answered_from_its_trace() {
     assert_eq!(fresh.get("from_trace"), None);
     assert_eq!(fake.received().len(), 8);
     fake.verify().unwrap();
+}
+
+/// Every decision reads the same on the Ask page's live steps and on the trace's timeline: one
+/// label per decision, made once in the core — including a follow-up's `standalone` rewrite and
+/// an analysis that asked for a catalog `search`.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_timeline_and_the_streamed_steps_label_each_decision_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path(), &["ripgrep__FAQ.md"]);
+    let fake = FakeModel::start(vec![
+        Reply::text(json!({"standalone": QUESTION}).to_string()).when("Follow-up question"),
+        Reply::text(
+            json!({"intent": "factual", "key_concepts": ["compressed files"],
+                   "strategy": "focused", "tasks": [], "search": ["compressed files", "zip"]})
+            .to_string(),
+        ),
+        analysis(
+            &["compressed files"],
+            &[("ripgrep-faq", "how to search compressed files")],
+        ),
+        plan("ripgrep-faq", &["cat 1.8"], "cat 1/8"),
+        command("ripgrep-faq", "done"),
+        evaluation("sufficient", "", &[]),
+    ])
+    .await;
+    let served = Served::start(&ws, &[], &model_env(&fake));
+    let memory = json!([{"question": "What is ripgrep?", "key_points": "a search tool"}]);
+    let stream = client()
+        .post(served.at("/api/v1/ask"))
+        .header("accept", "text/event-stream")
+        .json(&json!({"question": "and compressed ones?", "memory": memory, "rounds": 1}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let events = events(&stream);
+    fake.verify().unwrap();
+    let labels: Vec<(String, String)> = events
+        .iter()
+        .filter(|(e, _)| e == "step")
+        .map(|(_, d)| serde_json::from_str::<Value>(d).unwrap())
+        .filter(|s| s["kind"] == "decision")
+        .map(|s| {
+            (
+                s["decision"].as_str().unwrap().to_string(),
+                s["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let kinds: Vec<&str> = labels.iter().map(|(k, _)| k.as_str()).collect();
+    for kind in [
+        "standalone",
+        "analyze",
+        "catalog_search",
+        "plan",
+        "navigate",
+        "evaluate",
+        "verdict",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing: {labels:#?}");
+    }
+    let label = |kind: &str| -> Vec<&str> {
+        labels
+            .iter()
+            .filter(|(k, _)| k == kind)
+            .map(|(_, t)| t.as_str())
+            .collect()
+    };
+    assert_eq!(label("standalone"), [format!("standalone — {QUESTION}")]);
+    assert_eq!(
+        label("analyze"),
+        [
+            "analyze — compressed files — search compressed files; zip",
+            "analyze — compressed files → ripgrep-faq"
+        ]
+    );
+    assert_eq!(label("evaluate"), ["evaluate: sufficient"]);
+
+    // The timeline of the same run shows each of these labels, and no decision label the stream
+    // did not.
+    let done: Value = serde_json::from_str(&events[events.len() - 1].1).unwrap();
+    let page = served
+        .get_text(&format!("/trace/{}", done["trace"].as_str().unwrap()))
+        .await;
+    let shown: Vec<String> = page
+        .split("<li class=\"step decision")
+        .skip(1)
+        .map(|step| {
+            let label = step.split("<summary>").nth(1).unwrap();
+            let label = label.split("</summary>").next().unwrap();
+            label
+                .replace("&#34;", "\"")
+                .replace("&#39;", "'")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&")
+        })
+        .collect();
+    let streamed: Vec<String> = labels.iter().map(|(_, t)| t.clone()).collect();
+    let mut shown_sorted = shown.clone();
+    shown_sorted.sort();
+    let mut streamed_sorted = streamed.clone();
+    streamed_sorted.sort();
+    assert_eq!(shown_sorted, streamed_sorted, "{page}");
 }

@@ -222,3 +222,48 @@ async fn a_follow_up_is_rewritten_to_stand_alone_and_new_forgets() {
         .memory
         .is_empty());
 }
+
+/// The shell reuses a recorded answer as the CLI does: after `new`, the same question (up to
+/// case and end punctuation) is answered from its trace without a model call; `--no-cache` asks
+/// afresh.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeated_question_is_answered_from_its_trace_without_a_model_call() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    assert_eq!(
+        run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]).code,
+        0
+    );
+    let script = [
+        analysis(&["workspace"], &[("notes", "keep indexes apart")]),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        command("notes", "done"),
+        evaluation("sufficient", "", &[]),
+    ];
+    let fake = FakeModel::start(script.iter().chain(&script).cloned().collect()).await;
+    let t = shell_with_model(&ws, &fake);
+    t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
+    t.wait_for_prompt_after("verdict: sufficient", "docnav:/> ");
+    assert_eq!(fake.received().len(), 4);
+    // A follow-up is never reused, so `new` first.
+    t.keys(&["new", "Enter"]);
+    t.wait_for("new conversation: 1 earlier question(s) forgotten");
+    t.keys(&["ask How do I keep two indexes apart", "Enter"]);
+    let screen = t.wait_for_prompt_after("from trace ", "docnav:/> ");
+    assert!(
+        screen.contains("set DOCNAV_WORKSPACE to keep several indexes apart"),
+        "{screen}"
+    );
+    assert_eq!(fake.received().len(), 4, "the second ask reached the model");
+    t.keys(&[
+        "ask --new --no-cache how do I keep two indexes apart?",
+        "Enter",
+    ]);
+    t.wait_for_prompt_after("[r1-w1-notes] $ cat '#1.1'", "docnav:/> ");
+    t.keys(&["C-d"]);
+    t.wait_for("EXITED:0");
+    fake.verify().unwrap();
+}

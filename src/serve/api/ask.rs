@@ -1,9 +1,9 @@
 //! `POST /ask`: the agent over HTTP, live.
 //!
 //! With `Accept: text/event-stream` the answer is a Server-Sent Events stream: one `step` event
-//! per thing the agent does ([`StepView`]: a Worker starts, a command and a one-line
-//! observation, evidence collected, a model call's tokens and latency, the Orchestrator's
-//! analyze/check/evaluate/replan decisions), then `answer` (exactly what `docnav ask --json`
+//! per thing the agent does ([`Step`]: a Worker starts, a command and a one-line
+//! observation, evidence collected, a model call's tokens and latency, a decision with its
+//! label, as the trace's timeline shows it), then `answer` (exactly what `docnav ask --json`
 //! prints) and `done` (`{"trace", "reader_links", "turn"}`: the trace's name, per evidence item
 //! its place in the Reader with the span marked, and the turn to send back in `memory` with a
 //! follow-up), or `error` (`{"error","detail","trace"}`). Without
@@ -35,17 +35,15 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt as _;
 
 use super::ApiJson;
-use crate::agent::events::round_of;
 use crate::agent::evidence::{render, Answer, AnswerFormat};
 use crate::agent::followup::{Conversation, Turn};
 use crate::agent::lexical::{ask_lexical, DEFAULT_K};
-use crate::agent::{AgentEvent, EventRecord, EventSink, NullSink};
-use crate::nav::render::one_line;
+use crate::agent::steps::Step;
+use crate::agent::{EventRecord, EventSink, NullSink};
 use crate::serve::error::ApiError;
 use crate::serve::links::evidence_link;
 use crate::serve::state::AppState;
-use crate::trace::cache::{AnswerCache, CacheKey};
-use crate::trace::record::{ask_recorded, AskFailure, Asked, TraceDestination};
+use crate::trace::record::{Ask, AskFailure, CachePolicy, Catalog, Started, TraceDestination};
 use crate::workspace::Library;
 
 /// Longest question, in chars.
@@ -53,9 +51,6 @@ pub const MAX_QUESTION_CHARS: usize = 2_000;
 
 /// Seconds a client is told to wait after a 429.
 pub const RETRY_AFTER_SECS: u64 = 10;
-
-/// Chars of an observation's one-line view.
-pub const OBSERVATION_LINE_CHARS: usize = 160;
 
 /// The request.
 #[derive(Debug, Deserialize)]
@@ -91,116 +86,12 @@ pub struct AskRequest {
     pub no_cache: bool,
 }
 
-/// One agent event as the Ask page shows it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct StepView {
-    /// `orchestrator` or a Worker id (`r1-w2-doc_id`): the lane.
-    pub actor: String,
-    /// The actor's event number.
-    pub seq: u64,
-    /// The dispatch round of a Worker (`r2-…` → 2); `null` for the Orchestrator.
-    pub round: Option<u32>,
-    /// `worker_started`, `command`, `observation`, `evidence`, `decision`, `model_call`,
-    /// `model_error`, `worker_finished` or `error`.
-    pub kind: &'static str,
-    /// One line: the command, the observation's first line, the decision's kind, …
-    pub text: String,
-    /// Whether it reports a failure (a command's error output, a failed call or Worker).
-    pub error: bool,
-    /// The decision's value (`decision` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value: Option<serde_json::Value>,
-}
-
-/// `record` as the Ask page shows it; `None` for a model request (its reply carries the call's
-/// cost).
-pub fn step_view(record: &EventRecord) -> Option<StepView> {
-    let (kind, text, error, value) = match &record.event {
-        AgentEvent::WorkerStarted { doc_id, task } => {
-            ("worker_started", format!("{doc_id}: {task}"), false, None)
-        }
-        AgentEvent::ModelRequest { .. } => return None,
-        AgentEvent::ModelResponse {
-            usage, latency_ms, ..
-        } => (
-            "model_call",
-            format!(
-                "model: {} + {} tokens, {latency_ms} ms",
-                usage.prompt_tokens, usage.completion_tokens
-            ),
-            false,
-            None,
-        ),
-        AgentEvent::ModelError {
-            message,
-            latency_ms,
-        } => (
-            "model_error",
-            format!("model call failed after {latency_ms} ms: {message}"),
-            true,
-            None,
-        ),
-        AgentEvent::Decision { kind, value } => {
-            ("decision", kind.clone(), false, Some(value.clone()))
-        }
-        AgentEvent::Command { line } => ("command", line.clone(), false, None),
-        AgentEvent::Observation {
-            text, chars, error, ..
-        } => {
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            let mut line = one_line(first, OBSERVATION_LINE_CHARS);
-            if text.lines().filter(|l| !l.trim().is_empty()).count() > 1 {
-                line.push_str(&format!("  [{chars} chars]"));
-            }
-            ("observation", line, *error, None)
-        }
-        AgentEvent::EvidenceCollected {
-            doc_id,
-            structure,
-            chars,
-        } => (
-            "evidence",
-            format!("{doc_id} #{structure} ({chars} chars)"),
-            false,
-            None,
-        ),
-        AgentEvent::WorkerFinished {
-            steps,
-            evidence,
-            error,
-        } => match error {
-            Some(e) => (
-                "worker_finished",
-                format!("failed after {steps} steps: {e}"),
-                true,
-                None,
-            ),
-            None => (
-                "worker_finished",
-                format!("done: {steps} steps, {evidence} evidence"),
-                false,
-                None,
-            ),
-        },
-        AgentEvent::Error { message } => ("error", message.clone(), true, None),
-    };
-    Some(StepView {
-        actor: record.actor.clone(),
-        seq: record.seq,
-        round: round_of(&record.actor),
-        kind,
-        text,
-        error,
-        value,
-    })
-}
-
 /// Sends each event down the SSE stream.
 struct StreamSink(UnboundedSender<Event>);
 
 impl EventSink for StreamSink {
     fn record(&self, record: EventRecord) {
-        if let Some(view) = step_view(&record) {
+        if let Some(view) = Step::of(&record) {
             if let Ok(event) = Event::default().event("step").json_data(view) {
                 let _ = self.0.send(event);
             }
@@ -305,64 +196,45 @@ pub async fn ask(
         options.rounds = n.clamp(1, options.rounds);
     }
     options.answer = req.answer;
-    let memory = Conversation::from_turns(req.memory).turns().to_vec();
-    // A question asked on its own whose answer was recorded over unchanged documents comes back
-    // at once: no model call, so no ask permit either.
-    let cache = AnswerCache::new(opened.workspace.dir());
-    let key = CacheKey::new(&question, model.model_id(), &options);
-    let reusable = state.record_traces && memory.is_empty();
-    if reusable && !req.no_cache {
-        let (cache, key, asked, workspace) = (
-            cache.clone(),
-            key.clone(),
-            question.clone(),
-            opened.workspace.clone(),
-        );
-        let reused = state
-            .blocking(move || {
-                Ok(cache.reuse(&key, &asked, |cache, entry| {
-                    cache.confirm(entry, workspace.as_ref(), workspace.index_generation())
-                }))
-            })
-            .await?;
-        if let Some(answer) = reused {
-            return reused_response(opened.workspace.clone(), answer, stream).await;
+    let ask = Ask {
+        catalog: Catalog::workspace(opened.workspace.clone()),
+        model,
+        options,
+        question,
+        memory: Conversation::from_turns(req.memory).turns().to_vec(),
+        trace: state
+            .record_traces
+            .then(|| TraceDestination::NewIn(opened.workspace.traces_dir())),
+        // Answers are reused from recorded runs only.
+        cache: if state.record_traces {
+            CachePolicy::unless(req.no_cache)
+        } else {
+            CachePolicy::Off
+        },
+        permits: Some(state.asks.clone()),
+    };
+    // A reused answer needs no model call, so no ask permit either.
+    let ready = match ask.start().await {
+        Ok(Started::Reused(reused)) => {
+            return reused_response(opened.workspace.clone(), reused.answer, stream).await
         }
-    }
-    let permit = state
-        .asks
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| ApiError::too_many_asks(state.max_asks, RETRY_AFTER_SECS))?;
-    let trace_dir = state
-        .record_traces
-        .then(|| TraceDestination::NewIn(opened.workspace.traces_dir()));
+        Ok(Started::Ready(ready)) => ready,
+        Err(AskFailure::Busy) => {
+            return Err(ApiError::too_many_asks(state.max_asks, RETRY_AFTER_SECS))
+        }
+        Err(failure) => return Err(run_failed(&failure)),
+    };
     let library: Arc<dyn Library> = opened.workspace.clone();
-    let generation = opened.workspace.index_generation();
 
     if !stream {
         // Dropping this future (the client went away) drops the run with it.
-        let result = ask_recorded(
-            library.clone(),
-            model,
-            &options,
-            Asked {
-                question: &question,
-                memory: &memory,
-            },
-            Arc::new(NullSink),
-            trace_dir,
-            std::future::pending(),
-        )
-        .await;
-        drop(permit);
-        if let (Ok(done), true) = (&result, reusable) {
-            keep_for_reuse(&cache, key, done, opened.workspace.as_ref(), generation);
-        }
-        return match result {
-            Ok(done) => render(&done.run.answer, AnswerFormat::Json)
-                .map(json_response)
-                .map_err(|e| ApiError::internal(e.to_string())),
+        return match ready.run(Arc::new(NullSink), std::future::pending()).await {
+            Ok(done) => {
+                warn(&done.warnings);
+                render(&done.run.answer, AnswerFormat::Json)
+                    .map(json_response)
+                    .map_err(|e| ApiError::internal(e.to_string()))
+            }
             Err(failure) => Err(run_failed(&failure)),
         };
     }
@@ -370,26 +242,10 @@ pub async fn ask(
     let (tx, rx) = unbounded_channel::<Event>();
     let sink = Arc::new(StreamSink(tx.clone()));
     tokio::spawn(async move {
-        let _permit = permit;
         let closed = tx.clone();
-        let result = ask_recorded(
-            library.clone(),
-            model,
-            &options,
-            Asked {
-                question: &question,
-                memory: &memory,
-            },
-            sink,
-            trace_dir,
-            async move { closed.closed().await },
-        )
-        .await;
-        match result {
+        match ready.run(sink, async move { closed.closed().await }).await {
             Ok(done) => {
-                if reusable {
-                    keep_for_reuse(&cache, key, &done, library.as_ref(), generation);
-                }
+                warn(&done.warnings);
                 let trace = done.trace.as_deref().and_then(file_name);
                 let answer = render(&done.run.answer, AnswerFormat::Json).unwrap_or_default();
                 let _ = tx.send(Event::default().event("answer").data(answer));
@@ -420,29 +276,10 @@ pub async fn ask(
         .into_response())
 }
 
-/// Keep a finished run's answer for reuse ([`AnswerCache::store`]) when it was recorded and no
-/// Worker failed; `generation` is the index generation of the catalog the run read (a re-index
-/// during the run must not make its answer look current). Best effort: a failure is logged, the answer stands.
-fn keep_for_reuse(
-    cache: &AnswerCache,
-    key: CacheKey,
-    done: &crate::trace::record::RecordedRun,
-    library: &dyn Library,
-    generation: u64,
-) {
-    let (Some(trace), true) = (&done.trace, done.run.worker_errors.is_empty()) else {
-        return;
-    };
-    let kept = cache.store(
-        key,
-        &done.run.answer,
-        trace,
-        done.started_unix_ms,
-        library,
-        generation,
-    );
-    if let Err(e) = kept {
-        tracing::warn!("the answer is not kept for reuse: {e}");
+/// Log what went wrong without stopping a run (an answer that could not be kept for reuse).
+fn warn(warnings: &[String]) {
+    for warning in warnings {
+        tracing::warn!("{warning}");
     }
 }
 
@@ -479,13 +316,14 @@ async fn reused_response(
 }
 
 fn run_failed(failure: &AskFailure) -> ApiError {
-    match failure {
-        AskFailure::Failed { message, trace, .. } => ApiError::internal(match trace {
-            Some(p) => format!("{message} (trace: {})", file_name(p).unwrap_or_default()),
-            None => message.clone(),
-        }),
-        AskFailure::Cancelled { .. } => ApiError::internal("ask: cancelled"),
+    let message = failure.message();
+    if let AskFailure::Cancelled { .. } = failure {
+        return ApiError::internal(message);
     }
+    ApiError::internal(match failure.trace() {
+        Some(p) => format!("{message} (trace: {})", file_name(p).unwrap_or_default()),
+        None => message,
+    })
 }
 
 async fn lexical(
@@ -522,27 +360,4 @@ async fn lexical(
     }
     let stream = tokio_stream::iter(events.into_iter().map(Ok::<Event, Infallible>));
     Ok(Sse::new(stream).into_response())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_observation_is_its_first_line_and_its_size() {
-        let record = EventRecord {
-            actor: "r1-w1-guide".into(),
-            seq: 4,
-            event: AgentEvent::Observation {
-                text: "\n1. Intro  [3 leaves]\n2. Usage\n".into(),
-                chars: 30,
-                sha256: String::new(),
-                error: false,
-            },
-        };
-        let view = step_view(&record).unwrap_or_else(|| unreachable!());
-        assert_eq!(view.kind, "observation");
-        assert_eq!(view.text, "1. Intro [3 leaves]  [30 chars]");
-        assert_eq!(view.round, Some(1));
-    }
 }

@@ -457,20 +457,6 @@
     }
   }
 
-  function decisionText(step) {
-    const v = step.value || {};
-    let text = step.text;
-    if (v.verdict) text += `: ${v.verdict}${v.missing ? ' — missing: ' + v.missing : ''}`;
-    if (Array.isArray(v.key_concepts) && v.key_concepts.length) text += ` — ${v.key_concepts.join(', ')}`;
-    if (Array.isArray(v.tasks) && v.tasks.length) {
-      text += ` → ${v.tasks.map((t) => t.doc_id || '?').join(', ')}`;
-    }
-    if (v.command) text += ` — ${v.command}`;
-    if (typeof v.standalone === 'string') text += ` — ${v.standalone}`;
-    if (Array.isArray(v.search) && v.search.length) text += ` — search ${v.search.join('; ')}`;
-    return text;
-  }
-
   function ask() {
     const form = $('#ask-form');
     const status = $('#run-status');
@@ -513,7 +499,8 @@
     }
 
     function showStep(step) {
-      const text = step.kind === 'decision' ? decisionText(step) : step.text;
+      // The label is made by the server, as the trace timeline's.
+      const text = step.text;
       const prefix = step.kind === 'command' ? '$ ' : '';
       lane(step).append(el('li', { class: `step ${step.kind}${step.error ? ' failed' : ''}` }, prefix + text));
     }

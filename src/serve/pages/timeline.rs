@@ -13,6 +13,7 @@
 
 use crate::agent::events::round_of;
 use crate::agent::events::{actor_order_key, ORCHESTRATOR};
+use crate::agent::steps::Decision;
 use crate::agent::{AgentEvent, EventRecord};
 use crate::serve::pages::shown;
 use crate::serve::traces::{utc_minute, TraceSummary};
@@ -259,7 +260,7 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
                 }
             }
             AgentEvent::Decision { kind, value } => {
-                let mut s = step("decision", decision_label(kind, value));
+                let mut s = step("decision", Decision::of(kind, value).label());
                 s.body = serde_json::to_string_pretty(value)
                     .ok()
                     .map(|j| budget.text(&j));
@@ -313,52 +314,6 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
         }
     }
     steps
-}
-
-/// `evaluate: insufficient — missing: …`, `analyze — compressed files → guide, faq`,
-/// `navigate — cat 2.1`…
-fn decision_label(kind: &str, value: &serde_json::Value) -> String {
-    let text = |key: &str| {
-        value
-            .get(key)
-            .and_then(|v| v.as_str())
-            .filter(|s| !s.trim().is_empty())
-    };
-    let list = |key: &str, field: Option<&str>| -> Vec<String> {
-        value
-            .get(key)
-            .and_then(|v| v.as_array())
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|i| match field {
-                        Some(f) => i.get(f).and_then(|v| v.as_str()),
-                        None => i.as_str(),
-                    })
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut label = kind.to_string();
-    if let Some(v) = text("verdict") {
-        label.push_str(&format!(": {v}"));
-        if let Some(m) = text("missing") {
-            label.push_str(&format!(" — missing: {m}"));
-        }
-    }
-    let concepts = list("key_concepts", None);
-    if !concepts.is_empty() {
-        label.push_str(&format!(" — {}", concepts.join(", ")));
-    }
-    let tasks = list("tasks", Some("doc_id"));
-    if !tasks.is_empty() {
-        label.push_str(&format!(" → {}", tasks.join(", ")));
-    }
-    if let Some(c) = text("command") {
-        label.push_str(&format!(" — {c}"));
-    }
-    label
 }
 
 /// The timeline of `trace`, stored as `name`.
