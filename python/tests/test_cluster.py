@@ -7,6 +7,7 @@ holding the document, a re-run rebuilds only what changed, and a killed shard ac
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import random
@@ -43,11 +44,10 @@ from docnav import cluster  # noqa: E402
 RAY_BUDGET_S = 300
 
 
-@pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[Cluster]:
+@contextlib.contextmanager
+def loopback_cluster() -> Iterator[Cluster]:
     """Three Ray nodes (one CPU each) on 127.0.0.1, torn down at the end: only the processes
     this cluster started are stopped (``ray stop`` would stop every Ray of the machine)."""
-    started = time.monotonic()
     # Short: Ray's Unix sockets live under it (at most 107 bytes). Ray also writes the address
     # of its "current cluster" into `$RAY_TMPDIR/ray`, by default the machine's shared /tmp/ray.
     temp = tempfile.mkdtemp(prefix="dnray-", dir="/tmp")
@@ -74,6 +74,13 @@ def ray_cluster() -> Iterator[Cluster]:
         ray.shutdown()
         c.shutdown()
         shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[Cluster]:
+    started = time.monotonic()
+    with loopback_cluster() as c:
+        yield c
     elapsed = time.monotonic() - started
     assert elapsed < RAY_BUDGET_S, f"the Ray tests took {elapsed:.0f} s (budget {RAY_BUDGET_S} s)"
 
