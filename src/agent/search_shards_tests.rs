@@ -58,10 +58,16 @@ fn sharded(
 #[test]
 fn two_shards_with_merged_statistics_search_as_one_library() {
     let whole = library(NAMES);
-    let (odd, even): (Vec<(usize, &&str)>, Vec<(usize, &&str)>) =
-        NAMES.iter().enumerate().partition(|(i, _)| i % 2 == 1);
-    let odd = library(&odd.iter().map(|p| *p.1).collect::<Vec<_>>());
-    let even = library(&even.iter().map(|p| *p.1).collect::<Vec<_>>());
+    let half = |parity: usize| -> Vec<&str> {
+        NAMES
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 2 == parity)
+            .map(|(_, n)| *n)
+            .collect()
+    };
+    let odd = library(&half(1));
+    let even = library(&half(0));
     let scope: Vec<String> = ["ripgrep-guide", "nodejs-doc-fs", "clap-git", "notes"]
         .map(String::from)
         .to_vec();
