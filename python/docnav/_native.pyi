@@ -2,7 +2,7 @@
 ``--json`` output; ``docnav.Workspace`` parses them into the dataclasses of ``docnav._types``."""
 
 import os
-from typing import Callable, Dict, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 __version__: str
 
@@ -80,3 +80,24 @@ class AskHandle:
     def result(self) -> str: ...
 
 def replay_json(trace_path: str, workspace: str) -> str: ...
+
+# docnav.cluster: shard keys, a query's statistics, a search scored with merged statistics and
+# the merge of the shards' hits (JSON text as in ``search_json``).
+def shard_key_of_id(doc_id: str) -> str: ...
+def shard_key_of_source(path: str) -> str: ...
+def collect_sources(args: List[str]) -> Tuple[List[str], List[str]]: ...
+def query_statistics_json(
+    workspace: Workspace, query: str, doc_ids: Optional[List[str]] = None
+) -> str: ...
+def merge_statistics_json(parts: List[str]) -> str: ...
+def search_shard_json(
+    workspace: Workspace,
+    query: str,
+    stats: str,
+    k: int,
+    doc_ids: Optional[List[str]] = None,
+    budget: Optional[int] = None,
+) -> str: ...
+def merge_search_json(
+    query: str, shards: List[str], k: int, doc_ids: Optional[List[str]] = None
+) -> str: ...

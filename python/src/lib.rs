@@ -8,6 +8,7 @@
 use pyo3::prelude::*;
 
 mod ask;
+mod cluster;
 mod errors;
 mod replay;
 mod session;
@@ -17,6 +18,7 @@ mod workspace;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    cluster::register(m)?;
     m.add_class::<workspace::Workspace>()?;
     m.add_class::<session::Session>()?;
     m.add_class::<ask::AskHandle>()?;

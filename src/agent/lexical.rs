@@ -15,7 +15,7 @@
 use std::time::Instant;
 
 use super::evidence::{Answer, AskStats, Evidence, ScoreExplain};
-use crate::index::{PreparedSearch, Scope, SectionHit, SectionIndexError};
+use crate::index::{PreparedSearch, QueryStatistics, Scope, SectionHit, SectionIndexError};
 use crate::workspace::{Library, WorkspaceError};
 
 /// Evidence returned when the caller does not say (`-k`).
@@ -38,6 +38,23 @@ struct Hit {
     /// `true` when the node has no children (`false` also when the record does not say, as
     /// records written before builder 13 do not).
     leaf: bool,
+    /// The slot it holds in the ranking: its own, or that of the ancestor it replaced.
+    slot: Slot,
+}
+
+/// Where a kept hit sits in the ranking before [`dedup`] orders the kept hits by score: the
+/// score and reading-order rank of the hit that first took the slot (an ancestor a descendant
+/// replaced keeps its slot for it; the document is the hit's own). The first `k` slots of a
+/// search over several indexes are the first `k` of their slots together, in the order score
+/// (best first), scope order (`doc_id` for all documents), rank.
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+pub struct Slot {
+    /// The BM25 score of the hit that took the slot.
+    pub score: f32,
+    /// Its position in its document's reading order (pre-order).
+    pub rank: u32,
 }
 
 impl Hit {
@@ -69,7 +86,7 @@ pub fn ask_lexical(
     k: usize,
 ) -> Result<Answer, LexicalError> {
     let start = Instant::now();
-    let (prepared, kept, search) = search_deduplicated(library, question, doc_ids, k)?;
+    let (prepared, kept, search) = search_deduplicated(library, question, doc_ids, k, None)?;
     let mut evidence = Vec::with_capacity(kept.len());
     for h in kept {
         let doc = library.document(&h.hit.doc_id)?;
@@ -110,6 +127,8 @@ pub struct RankedSection {
     pub title: String,
     /// BM25 score.
     pub score: f32,
+    /// Its slot in the ranking (see [`Slot`]).
+    pub slot: Slot,
 }
 
 /// The sections [`ask_lexical`] would return for `question`, best first, from the section
@@ -123,7 +142,22 @@ pub fn rank_sections(
     doc_ids: Option<&[String]>,
     k: usize,
 ) -> Result<Vec<RankedSection>, LexicalError> {
-    let (prepared, kept, search) = search_deduplicated(library, question, doc_ids, k)?;
+    rank_sections_given(library, question, doc_ids, k, None)
+}
+
+/// [`rank_sections`] scored with `stats` when given: the statistics of a whole corpus of which
+/// `library` holds a part ([`crate::index::SectionIndex::prepare_given`]), so its sections score
+/// as in one library holding all of it; `None` scores with the library's own.
+///
+/// Errors: as [`rank_sections`].
+pub fn rank_sections_given(
+    library: &dyn Library,
+    question: &str,
+    doc_ids: Option<&[String]>,
+    k: usize,
+    stats: Option<&QueryStatistics>,
+) -> Result<Vec<RankedSection>, LexicalError> {
+    let (prepared, kept, search) = search_deduplicated(library, question, doc_ids, k, stats)?;
     let mut out = Vec::new();
     for h in kept {
         let record = prepared.record(&h.hit).map_err(&search)?;
@@ -133,9 +167,33 @@ pub fn rank_sections(
             structure: record.structure,
             title: record.title,
             score: h.hit.score,
+            slot: h.slot,
         });
     }
     Ok(out)
+}
+
+/// `library`'s part of the statistics a search for `question` over `doc_ids` (all documents
+/// when `None`; aliases name their documents, ids `library` does not hold count nothing) scores
+/// with; the parts of several libraries merged ([`QueryStatistics::merged`]) are those of one
+/// library holding all their documents, for [`rank_sections_given`].
+///
+/// Errors: [`LexicalError::Workspace`] for an unusable search index.
+pub fn query_statistics(
+    library: &dyn Library,
+    question: &str,
+    doc_ids: Option<&[String]>,
+) -> Result<QueryStatistics, LexicalError> {
+    let resolved: Option<Vec<String>> =
+        doc_ids.map(|ids| ids.iter().filter_map(|id| library.resolve_id(id)).collect());
+    let sections = library.sections()?;
+    let scope = resolved.as_deref().map_or(Scope::All, Scope::Documents);
+    Ok(sections
+        .query_statistics(question, scope)
+        .map_err(|e| WorkspaceError::Search {
+            dir: sections.place().into(),
+            reason: e.to_string(),
+        })?)
 }
 
 /// The search of [`ask_lexical`] and [`rank_sections`]: `doc_ids` resolved against the library
@@ -150,6 +208,7 @@ fn search_deduplicated(
     question: &str,
     doc_ids: Option<&[String]>,
     k: usize,
+    given: Option<&QueryStatistics>,
 ) -> Result<
     (
         PreparedSearch,
@@ -170,9 +229,12 @@ fn search_deduplicated(
         dir: place.clone().into(),
         reason: e.to_string(),
     };
-    let prepared = sections
-        .prepare(question, doc_ids.map_or(Scope::All, Scope::Documents))
-        .map_err(&search)?;
+    let scope = doc_ids.map_or(Scope::All, Scope::Documents);
+    let prepared = match given {
+        Some(stats) => sections.prepare_given(question, scope, stats),
+        None => sections.prepare(question, scope),
+    }
+    .map_err(&search)?;
     let kept = top_deduplicated(&prepared, k).map_err(&search)?;
     Ok((prepared, kept, search))
 }
@@ -189,6 +251,10 @@ fn top_deduplicated(prepared: &PreparedSearch, k: usize) -> Result<Vec<Hit>, Sec
     let with_ancestors = |hit: SectionHit| -> Result<Hit, SectionIndexError> {
         let record = prepared.record(&hit)?;
         Ok(Hit {
+            slot: Slot {
+                score: hit.score,
+                rank: hit.rank,
+            },
             hit,
             ancestors: record.ancestors,
             leaf: record.children == Some(0),
@@ -275,7 +341,10 @@ fn dedup_in_scan_order(hits: &[Hit], k: usize) -> (Vec<Hit>, bool) {
                 if kept[i].hit.node != hit.hit.node
                     && hit.hit.score >= DESCENDANT_REPLACES_AT * kept[i].hit.score =>
             {
-                kept[i] = hit.clone();
+                kept[i] = Hit {
+                    slot: kept[i].slot,
+                    ..hit.clone()
+                };
             }
             Some(_) => {}
             None if !descendant && !full => kept.push(hit.clone()),

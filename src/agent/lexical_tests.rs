@@ -214,6 +214,10 @@ fn paged_dedup_keeps_what_a_scan_of_the_whole_ranking_keeps() {
                 let record = prepared.record(&hit).unwrap();
                 let leaf = record.children == Some(0);
                 Hit {
+                    slot: Slot {
+                        score: hit.score,
+                        rank: hit.rank,
+                    },
                     hit,
                     ancestors: record.ancestors,
                     leaf,

@@ -5,12 +5,13 @@
 //! hit's text cut to a budget and a snippet whose query terms are marked.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::evidence::inclusive;
-use super::lexical::{rank_sections, LexicalError};
+use super::lexical::{rank_sections_given, LexicalError, Slot};
 use crate::index::tokenize::Tokenizer;
 use crate::index::DocCard;
+use crate::index::QueryStatistics;
 use crate::nav::path::section_uri;
 use crate::nav::render::page;
 use crate::workspace::Library;
@@ -120,7 +121,7 @@ pub fn docs_matching(library: &dyn Library, needle: &str, offset: usize, limit: 
 }
 
 /// Ranked sections for a query.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SearchResults {
     /// The query as given.
     pub query: String,
@@ -129,7 +130,7 @@ pub struct SearchResults {
 }
 
 /// One ranked section of [`SearchResults`].
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SearchHit {
     /// Document id.
     pub doc_id: String,
@@ -158,7 +159,7 @@ pub struct SearchHit {
 }
 
 /// A piece of a snippet.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SnippetPart {
     /// The text.
     pub text: String,
@@ -188,10 +189,105 @@ pub fn search_sections(
     k: usize,
     budget: usize,
 ) -> Result<SearchResults, LexicalError> {
+    let hits = search_slotted(library, query, doc_ids, k, budget, None)?;
+    Ok(SearchResults {
+        query: query.to_string(),
+        results: hits.into_iter().map(|h| h.hit).collect(),
+    })
+}
+
+/// One shard's part of a search over a corpus split into several libraries (each an ordinary
+/// workspace holding whole documents): its best hits scored with the whole corpus's statistics,
+/// each with its [`Slot`], for [`merge_shards`].
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ShardResults {
+    /// The query as given.
+    pub query: String,
+    /// The shard's best hits, best first.
+    pub results: Vec<SlottedHit>,
+}
+
+/// A hit of [`ShardResults`] and the slot it holds in its shard's ranking.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SlottedHit {
+    /// Where it sits in the ranking before hits are ordered by score.
+    pub slot: Slot,
+    /// The hit.
+    #[serde(flatten)]
+    pub hit: SearchHit,
+}
+
+/// [`search_sections`] over one shard, scored with `stats`, the merged statistics of every
+/// shard for this query and scope ([`super::lexical::query_statistics`] of each, then
+/// [`QueryStatistics::merged`]): the `k` best of the shard's sections, each scored as in one
+/// library holding every shard's documents. `doc_ids` may name documents of other shards
+/// (they are passed over); an id no shard holds is the caller's to refuse.
+///
+/// Errors: [`LexicalError`] for an unreadable tree file or an unusable search index.
+pub fn search_shard(
+    library: &dyn Library,
+    query: &str,
+    doc_ids: Option<&[String]>,
+    k: usize,
+    budget: usize,
+    stats: &QueryStatistics,
+) -> Result<ShardResults, LexicalError> {
+    let held: Option<Vec<String>> =
+        doc_ids.map(|ids| ids.iter().filter_map(|id| library.resolve_id(id)).collect());
+    let results = search_slotted(library, query, held.as_deref(), k, budget, Some(stats))?;
+    Ok(ShardResults {
+        query: query.to_string(),
+        results,
+    })
+}
+
+/// The `k` best hits of `shards` (each a [`search_shard`] of one shard with the same query,
+/// statistics, `doc_ids` and `k`): what [`search_sections`] gives over one library holding all
+/// their documents. The first `k` slots of all shards in ranking order (score, then position in
+/// `doc_ids` — by `doc_id` when `None` — then reading order), then ordered by score, ties kept
+/// in that order, as [`search_sections`] orders its hits.
+pub fn merge_shards(
+    query: &str,
+    shards: Vec<ShardResults>,
+    doc_ids: Option<&[String]>,
+    k: usize,
+) -> SearchResults {
+    let position = |id: &str| -> usize {
+        doc_ids
+            .and_then(|ids| ids.iter().position(|x| x == id))
+            .unwrap_or(0)
+    };
+    let mut all: Vec<SlottedHit> = shards.into_iter().flat_map(|s| s.results).collect();
+    all.sort_by(|a, b| {
+        b.slot
+            .score
+            .total_cmp(&a.slot.score)
+            .then_with(|| position(&a.hit.doc_id).cmp(&position(&b.hit.doc_id)))
+            .then_with(|| a.hit.doc_id.cmp(&b.hit.doc_id))
+            .then(a.slot.rank.cmp(&b.slot.rank))
+    });
+    all.truncate(k);
+    let mut results: Vec<SearchHit> = all.into_iter().map(|h| h.hit).collect();
+    results.sort_by(|a, b| b.score.total_cmp(&a.score));
+    SearchResults {
+        query: query.to_string(),
+        results,
+    }
+}
+
+/// The hits of [`search_sections`] with their slots, scored with `stats` when given.
+fn search_slotted(
+    library: &dyn Library,
+    query: &str,
+    doc_ids: Option<&[String]>,
+    k: usize,
+    budget: usize,
+    stats: Option<&QueryStatistics>,
+) -> Result<Vec<SlottedHit>, LexicalError> {
     // The ranking of `ask --lexical` without its per-hit score explanations, which a search
     // result does not show, and without building the whole text of a section that may be a
     // whole book: only its head is read.
-    let ranked = rank_sections(library, query, doc_ids, k)?;
+    let ranked = rank_sections_given(library, query, doc_ids, k, stats)?;
     let mut terms = Vec::new();
     Tokenizer::default().for_each(query, |t| terms.push(t.to_string()));
     let mut results = Vec::with_capacity(ranked.len());
@@ -206,7 +302,7 @@ pub fn search_sections(
         let (head, total) = tree.text_head(r.node, budget.max(SNIPPET_SCAN_CHARS) + 1);
         let p = page(&head, 0, budget);
         let structure = tree.node(r.node).structure.clone();
-        results.push(SearchHit {
+        let hit = SearchHit {
             uri: section_uri(&r.doc_id, &structure),
             path: if structure.is_empty() {
                 format!("/{}", r.doc_id)
@@ -222,15 +318,13 @@ pub fn search_sections(
             snippet: snippet(&head, &terms),
             structure,
             doc_id: r.doc_id,
-        });
+        };
+        results.push(SlottedHit { slot: r.slot, hit });
     }
     // Deduplication puts a subsection that replaces its parent at the parent's rank, with its
     // own (lower) score: ranks follow the scores the hits show.
-    results.sort_by(|a, b| b.score.total_cmp(&a.score));
-    Ok(SearchResults {
-        query: query.to_string(),
-        results,
-    })
+    results.sort_by(|a, b| b.hit.score.total_cmp(&a.hit.score));
+    Ok(results)
 }
 
 /// About [`SNIPPET_CHARS`] chars of `text` from a little before the first token in `terms`
@@ -313,6 +407,10 @@ pub fn snippet(text: &str, terms: &[String]) -> Vec<SnippetPart> {
     }
     parts
 }
+
+#[cfg(test)]
+#[path = "search_shards_tests.rs"]
+mod shards_tests;
 
 #[cfg(test)]
 mod tests {

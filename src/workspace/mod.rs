@@ -773,5 +773,27 @@ pub fn unique_slug(base: &str, taken: impl Fn(&str) -> bool) -> String {
         .unwrap_or_else(|| base.to_string())
 }
 
+/// The part of a document id that decides which shard of a sharded corpus holds it: the id
+/// without the `-2`, `-3`… suffixes [`unique_slug`] adds (repeatedly: `guide-2-2` → `guide`).
+/// Every id [`unique_slug`] can make from a base shares the base's key, so documents assigned
+/// to shards by a hash of the key of their id's base ([`doc_id_base`]) are made unique among
+/// the documents of their own shard only, and their ids are unique across shards — the same ids
+/// one workspace holding every document gives, when the sources are indexed in the same order.
+/// A suffix with a leading zero (`doc-007`) is kept: [`unique_slug`] never writes one.
+pub fn shard_key(doc_id: &str) -> &str {
+    let mut key = doc_id;
+    while let Some((head, n)) = key.rsplit_once('-') {
+        let numbered = !head.is_empty()
+            && !n.starts_with('0')
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && n.parse::<u64>().is_ok_and(|n| n >= 2);
+        if !numbered {
+            break;
+        }
+        key = head;
+    }
+    key
+}
+
 #[cfg(test)]
 mod tests;

@@ -8,6 +8,25 @@ fn unique_slug_appends_numbers() {
 }
 
 #[test]
+fn shard_key_is_shared_by_every_id_unique_slug_makes_of_a_base() {
+    assert_eq!(shard_key("guide"), "guide");
+    assert_eq!(shard_key("guide-2"), "guide");
+    assert_eq!(shard_key("guide-2-2"), "guide");
+    assert_eq!(shard_key("guide-10"), "guide");
+    // Not suffixes unique_slug writes: kept.
+    assert_eq!(shard_key("guide-1"), "guide-1");
+    assert_eq!(shard_key("doc-007"), "doc-007");
+    assert_eq!(shard_key("r-intro"), "r-intro");
+    assert_eq!(shard_key("2024"), "2024");
+    assert_eq!(shard_key("-3"), "-3");
+    for base in ["guide", "guide-1", "guide-2", "doc-007"] {
+        let taken: Vec<String> = vec![base.to_string(), format!("{base}-2")];
+        let id = unique_slug(base, |c| taken.iter().any(|t| t == c));
+        assert_eq!(shard_key(&id), shard_key(base), "{id}");
+    }
+}
+
+#[test]
 fn slugify_is_readable() {
     assert_eq!(slugify("nodejs-doc__fs"), "nodejs-doc-fs");
     assert_eq!(slugify("R-intro"), "r-intro");

@@ -4,6 +4,8 @@
 //! and llama-index-core. `.ci/run` makes that environment fresh on every run and exports
 //! `DOCNAV_PYTHON`; installing is its job, so this test touches no network. Without
 //! `DOCNAV_PYTHON` the test says so and passes on a developer's machine, and fails under CI.
+//! No test may be skipped, except `docnav.cluster`'s where Ray is not installed and
+//! `DOCNAV_REQUIRE_RAY` is not `1`.
 
 use std::process::Command;
 
@@ -28,6 +30,7 @@ fn the_python_package_passes_its_pytest_suite() {
             "-q",
             "-p",
             "no:cacheprovider",
+            "-rs",
             "python/tests",
         ])
         .current_dir(root)
@@ -42,8 +45,14 @@ fn the_python_package_passes_its_pytest_suite() {
         out.status.success(),
         "pytest python/tests failed:\n{stdout}\n{stderr}"
     );
+    // The one skip allowed: `docnav.cluster`'s tests where Ray is not installed and not
+    // required (`DOCNAV_REQUIRE_RAY=1`, set by `.ci/run`, makes them fail instead).
+    let only_ray_skipped = stdout
+        .lines()
+        .filter(|l| l.starts_with("SKIPPED"))
+        .all(|l| l.contains("test_cluster.py") && l.contains("ray is not installed"));
     assert!(
-        stdout.contains(" passed") && !stdout.contains(" skipped"),
+        stdout.contains(" passed") && (!stdout.contains(" skipped") || only_ray_skipped),
         "pytest ran nothing, or skipped tests:\n{stdout}"
     );
 }

@@ -31,6 +31,7 @@
 //! with the same [`super::analyzer::DocnavTokenizer`].
 
 mod backlog;
+mod corpus;
 mod directory;
 mod merge;
 mod search;
@@ -47,6 +48,7 @@ use tantivy::{Index, IndexReader, IndexSettings, IndexSortByField, Order, Reload
 use directory::BatchSyncDirectory;
 
 pub use backlog::Backlog;
+pub use corpus::QueryStatistics;
 pub use merge::{worth_merging, Committed, MergePlan, Merged, BULK_RUN_DENOMINATOR};
 pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};
 pub use write::{DocumentEntries, SectionWriter, WRITER_MEMORY_BYTES};

@@ -16,7 +16,7 @@ use tantivy::{DocAddress, Searcher, SegmentReader, TantivyDocument, Term};
 
 use super::stats::ScopeStats;
 use super::write::{stored_entry, stored_record};
-use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, MAX_QUERY_TERMS};
+use super::{Fields, QueryStatistics, SectionIndex, SectionIndexError, KIND_CARD, MAX_QUERY_TERMS};
 use crate::index::analyzer::DocnavTokenizer;
 use crate::index::bm25::{query_terms, Bm25Explanation, TermExplanation};
 use crate::tree::NodeId;
@@ -384,11 +384,37 @@ impl SectionIndex {
     ///
     /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
     pub fn prepare(&self, query: &str, scope: Scope) -> Result<PreparedSearch, SectionIndexError> {
+        self.prepare_with(query, scope, None)
+    }
+
+    /// [`SectionIndex::prepare`] scored with `stats`, the statistics of a whole corpus of which
+    /// this index holds a part ([`QueryStatistics::merged`] from each part's
+    /// [`SectionIndex::query_statistics`]): each section scores as in one index holding the
+    /// whole corpus, and a compound is searched when the corpus knows it. `scope` still says
+    /// which of this index's sections are searched.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
+    pub fn prepare_given(
+        &self,
+        query: &str,
+        scope: Scope,
+        stats: &QueryStatistics,
+    ) -> Result<PreparedSearch, SectionIndexError> {
+        self.prepare_with(query, scope, Some(stats))
+    }
+
+    fn prepare_with(
+        &self,
+        query: &str,
+        scope: Scope,
+        given: Option<&QueryStatistics>,
+    ) -> Result<PreparedSearch, SectionIndexError> {
         let searcher = self.reader.searcher();
         let f = self.fields;
-        let stats = match scope {
-            Scope::All => ScopeStats::all_sections(searcher.clone(), f),
-            Scope::Documents(ids) => ScopeStats::documents(searcher.clone(), f, ids),
+        let stats = match (given, scope) {
+            (Some(given), _) => Ok(ScopeStats::given(searcher.clone(), f, given)),
+            (None, Scope::All) => ScopeStats::all_sections(searcher.clone(), f),
+            (None, Scope::Documents(ids)) => ScopeStats::documents(searcher.clone(), f, ids),
         }
         .map_err(|e| self.error(e))?;
         let terms = search_terms(query, |t| {

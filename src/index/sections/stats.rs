@@ -2,13 +2,17 @@
 //! chosen documents they are those documents' sections only — `N`, the mean length and each
 //! term's document frequency counted over their live section entries — so a search inside one
 //! document scores exactly the same whatever else the workspace holds (traces recorded in one
-//! workspace replay in another).
+//! workspace replay in another). Statistics can also be given ([`ScopeStats::given`]): those of a
+//! corpus spread over several indexes ([`super::QueryStatistics`]), so each scores as one index
+//! holding all of it would.
+
+use std::collections::BTreeMap;
 
 use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Searcher, Term, TERMINATED};
 
-use super::{Fields, KIND_CARD, KIND_SECTION};
+use super::{Fields, QueryStatistics, KIND_CARD, KIND_SECTION};
 
 /// Statistics for one field (`text` for sections) over a scope.
 pub(super) struct ScopeStats {
@@ -18,6 +22,9 @@ pub(super) struct ScopeStats {
     num_tokens: u64,
     /// Per segment, the sorted live section entries of the scope; `None` for the whole index.
     members: Option<Vec<Vec<DocId>>>,
+    /// Given document frequencies of terms of `field` (by text), which replace the index's:
+    /// [`ScopeStats::given`].
+    given: Option<BTreeMap<String, u64>>,
 }
 
 impl ScopeStats {
@@ -43,7 +50,27 @@ impl ScopeStats {
             num_docs,
             num_tokens,
             members: None,
+            given: None,
         })
+    }
+
+    /// The statistics in `stats` (a whole corpus's, of which this index may hold a part) for
+    /// sections: `N`, the `text` field's tokens and each of its terms' document frequency as
+    /// given; a `text` term `stats` does not list has frequency 0. Other fields keep the index's.
+    pub(super) fn given(searcher: Searcher, f: Fields, stats: &QueryStatistics) -> ScopeStats {
+        ScopeStats {
+            searcher,
+            field: f.text,
+            num_docs: stats.sections,
+            num_tokens: stats.text_tokens,
+            members: None,
+            given: Some(stats.doc_freqs.clone()),
+        }
+    }
+
+    /// Terms of the scored field over the scope (title terms counted as often as they weigh).
+    pub(super) fn num_tokens(&self) -> u64 {
+        self.num_tokens
     }
 
     /// Statistics over the live section entries of `doc_ids`.
@@ -99,6 +126,7 @@ impl ScopeStats {
             num_docs,
             num_tokens,
             members: Some(members),
+            given: None,
         })
     }
 
@@ -118,6 +146,11 @@ impl ScopeStats {
 
     /// Entries of the scope containing `term`.
     pub(super) fn scoped_doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        if let Some(given) = self.given.as_ref().filter(|_| term.field() == self.field) {
+            let value = term.value();
+            let text = value.as_str().unwrap_or_default();
+            return Ok(given.get(text).copied().unwrap_or(0));
+        }
         let Some(members) = &self.members else {
             return self.searcher.doc_freq(term);
         };

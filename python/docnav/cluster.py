@@ -1,0 +1,366 @@
+"""``docnav.cluster``: a corpus past one machine, on Ray (the ``ray`` extra:
+``pip install "docnav[ray]"``).
+
+``build_shards`` splits the sources into N ordinary workspaces (``out/shard-00``, ``shard-01``…)
+indexed by Ray tasks wherever the cluster has room; ``ShardedWorkspace`` holds one Ray actor per
+shard and searches them as one workspace holding every document: each shard first reports the
+query's statistics (sections, their length, the document frequency of each term), the sums are
+sent back, each shard scores with them (tantivy's ``Bm25StatisticsProvider``, as Elasticsearch's
+"DFS query then fetch"), and the hits are merged in the order one workspace gives — the same hits
+and scores. ``docs``, ``tree`` and ``exec`` go to the shard that holds the document.
+
+A document goes to the shard given by the sha256 of its id's shard key (its id without the
+``-2``, ``-3``… suffixes that make ids unique), so documents whose ids could collide share a
+shard and ids are unique across shards. The Rust core does the statistics, the scoring and the
+merge; this module only moves them between Ray workers. A shard whose actor or task dies raises
+``ShardError`` naming it: never a partial answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from . import _native
+from ._native import DocnavError
+from ._types import DocCard, IndexReport, Node, SearchHit
+from ._workspace import PathLike, Workspace, _paths
+
+__all__ = [
+    "ShardError",
+    "ShardReport",
+    "ShardedWorkspace",
+    "build_shards",
+    "shard_of",
+    "shard_paths",
+]
+
+
+class ShardError(DocnavError):
+    """A shard's Ray actor or task died, could not be reached in time or failed; ``shard`` is
+    its number and ``path`` its workspace. The call gives no partial answer."""
+
+    def __init__(self, message: str, shard: int = -1, path: str = "") -> None:
+        super().__init__(message)
+        self.shard = shard
+        self.path = path
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str, int, str]]:
+        return (ShardError, (str(self), self.shard, self.path))
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise DocnavError(
+            'docnav.cluster needs Ray: pip install "docnav[ray]" (or "ray[default]>=2.9")'
+        ) from e
+    return ray
+
+
+def _bucket(key: str, shards: int) -> int:
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % shards
+
+
+def shard_of(doc_id: str, shards: int) -> int:
+    """The shard (0 to ``shards`` − 1) that holds document ``doc_id``: the first 8 bytes of the
+    sha256 of its shard key, big-endian, modulo ``shards`` — the same on every machine and run
+    (unlike Python's ``hash``). Raises ``ValueError`` for ``shards`` < 1."""
+    if shards < 1:
+        raise ValueError(f"shards must be at least 1, not {shards}")
+    return _bucket(_native.shard_key_of_id(doc_id), shards)
+
+
+def _shard_of_source(path: str, shards: int) -> int:
+    return _bucket(_native.shard_key_of_source(path), shards)
+
+
+def shard_paths(out: PathLike, shards: int) -> List[str]:
+    """The workspaces ``build_shards(…, out, shards)`` writes: ``out/shard-00`` onwards."""
+    return [os.path.join(os.fspath(out), f"shard-{i:02d}") for i in range(shards)]
+
+
+@dataclass(frozen=True)
+class ShardReport:
+    """What ``build_shards`` did in one shard: its number, workspace and index report."""
+
+    shard: int
+    path: str
+    report: IndexReport
+
+
+def _index_shard(
+    path: str, files: List[str], force: bool, prune: bool, jobs: Optional[int]
+) -> str:
+    """One shard's index run (a Ray task): ``docnav index`` of ``files`` into ``path``."""
+    with Workspace(path) as ws:
+        return ws._native.index_json(files, force=force, prune=prune, jobs=jobs)
+
+
+def build_shards(
+    sources: Union[PathLike, Iterable[PathLike]],
+    out: PathLike,
+    shards: int = 4,
+    *,
+    force: bool = False,
+    prune: bool = False,
+    jobs: Optional[int] = None,
+    num_cpus: float = 1,
+    timeout: Optional[float] = None,
+) -> List[ShardReport]:
+    """Index ``sources`` (files, folders, globs, as ``docnav index``) into ``shards`` workspaces
+    ``out/shard-00``… (``shard_paths``), one Ray task per shard, each needing ``num_cpus`` and
+    running ``jobs`` threads (default: the node's cores). Every node must be able to write
+    ``out`` (one machine, or a shared path; each workspace is ordinary, on local disk, not a
+    network filesystem).
+
+    Running it again updates only what changed, as ``docnav index`` does in each shard (a
+    document keeps its shard: its id decides it); ``force`` rebuilds, ``prune`` drops documents
+    whose source is gone. Sources are assigned in ``docnav index``'s order, so ids are those one
+    workspace indexing the same sources gives. Two sources with the same text in different
+    shards stay two documents (one workspace keeps the second as an alias).
+
+    Returns one ``ShardReport`` per shard, in shard order. Raises ``ValueError`` for
+    ``shards`` < 1, ``DocnavError`` when a source matches nothing, ``ShardError`` naming the
+    shard whose task failed or died (the other shards' runs are committed)."""
+    if shards < 1:
+        raise ValueError(f"shards must be at least 1, not {shards}")
+    files, errors = _native.collect_sources(_paths(sources))
+    if errors:
+        raise DocnavError(errors[0])
+    groups: List[List[str]] = [[] for _ in range(shards)]
+    for f in files:
+        groups[_shard_of_source(f, shards)].append(f)
+    ray = _ray()
+    task = ray.remote(_index_shard).options(num_cpus=num_cpus, max_retries=0)
+    paths = shard_paths(out, shards)
+    os.makedirs(os.fspath(out), exist_ok=True)
+    refs = [task.remote(paths[i], groups[i], force, prune, jobs) for i in range(shards)]
+    raw = _gather(ray, [(i, paths[i], r) for i, r in enumerate(refs)], timeout, "index")
+    return [ShardReport(i, paths[i], IndexReport._from(json.loads(r))) for i, r in enumerate(raw)]
+
+
+def _gather(
+    ray: Any, refs: Sequence[Tuple[int, str, Any]], timeout: Optional[float], what: str
+) -> List[Any]:
+    """The results of ``refs`` (shard, path, ObjectRef) in order; a docnav error or
+    ``ValueError`` raised in a shard is raised as it is, anything else (a dead actor or worker,
+    a timeout) as ``ShardError`` naming the shard."""
+    out: List[Any] = []
+    for shard, path, ref in refs:
+        try:
+            out.append(ray.get(ref, timeout=timeout))
+        except ray.exceptions.RayTaskError as e:
+            cause = getattr(e, "cause", None)
+            if isinstance(cause, (DocnavError, ValueError)):
+                raise cause from None
+            raise ShardError(
+                f"shard {shard} (`{path}`): its {what} failed: {cause or e}", shard, path
+            ) from e
+        except ray.exceptions.GetTimeoutError as e:
+            raise ShardError(
+                f"shard {shard} (`{path}`): no answer to {what} within {timeout} s; "
+                "no partial answer is given",
+                shard,
+                path,
+            ) from e
+        except ray.exceptions.RayError as e:
+            raise ShardError(
+                f"shard {shard} (`{path}`): its actor is gone ({type(e).__name__}) during "
+                f"{what}; no partial answer is given (open the ShardedWorkspace again)",
+                shard,
+                path,
+            ) from e
+    return out
+
+
+class _Shard:
+    """One shard's Ray actor: a ``Workspace`` and the calls ``ShardedWorkspace`` makes of it."""
+
+    def __init__(self, path: str) -> None:
+        self.ws = Workspace(path)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def statistics(self, query: str, doc_ids: Optional[List[str]]) -> str:
+        return _native.query_statistics_json(self.ws._native, query, doc_ids)
+
+    def search(
+        self,
+        query: str,
+        stats: str,
+        k: int,
+        doc_ids: Optional[List[str]],
+        budget: Optional[int],
+    ) -> str:
+        return _native.search_shard_json(self.ws._native, query, stats, k, doc_ids, budget)
+
+    def docs_json(self) -> str:
+        return self.ws._native.docs_json()
+
+    def tree_json(self, doc_id: str) -> str:
+        return self.ws._native.tree_json(doc_id)
+
+    def exec(self, command: str, cwd: str, budget: Optional[int]) -> str:
+        return self.ws._native.exec(command, cwd, budget)
+
+
+def _doc_of_path(path: str) -> Optional[str]:
+    """The document a navigation path names (``/doc_id/#2.1`` → ``doc_id``), if any."""
+    if not path.startswith("/"):
+        return None
+    head = path[1:].split("/", 1)[0]
+    return head or None
+
+
+class ShardedWorkspace:
+    """The shard workspaces ``shard_paths`` (as ``build_shards`` wrote them, in shard order)
+    searched as one workspace, through one Ray actor per shard (spread over the cluster's
+    nodes, each needing ``num_cpus``). Each call waits at most ``timeout`` seconds per shard.
+
+    Connects to Ray as ``ray.init()`` does when it is not connected yet. Shards must be given in
+    the order ``build_shards`` numbered them: a document is looked for in the shard its id
+    hashes to. ``close()`` (or ``with``) ends the actors. Raises ``ValueError`` for no shards.
+    """
+
+    def __init__(
+        self,
+        shard_paths: Sequence[PathLike],
+        *,
+        num_cpus: float = 0,
+        timeout: Optional[float] = 120.0,
+    ) -> None:
+        if not shard_paths:
+            raise ValueError("a ShardedWorkspace needs at least one shard workspace")
+        ray = _ray()
+        self._paths = [os.fspath(p) for p in shard_paths]
+        self._timeout = timeout
+        actor = ray.remote(_Shard).options(
+            num_cpus=num_cpus, max_restarts=0, scheduling_strategy="SPREAD"
+        )
+        self._actors: List[Any] = [actor.remote(p) for p in self._paths]
+
+    @property
+    def shard_paths(self) -> List[str]:
+        """The shard workspaces, in shard order."""
+        return list(self._paths)
+
+    def _all(self, call: str, *args: Any, shards: Optional[Dict[int, Any]] = None) -> List[Any]:
+        ray = _ray()
+        targets = range(len(self._actors)) if shards is None else sorted(shards)
+        refs = []
+        for i in targets:
+            extra = () if shards is None else (shards[i],)
+            method = getattr(self._actors[i], call)
+            refs.append((i, self._paths[i], method.remote(*args, *extra)))
+        return _gather(ray, refs, self._timeout, call)
+
+    def _one(self, doc_id: str, call: str, *args: Any) -> Any:
+        i = shard_of(doc_id, len(self._actors))
+        ray = _ray()
+        ref = getattr(self._actors[i], call).remote(*args)
+        return _gather(ray, [(i, self._paths[i], ref)], self._timeout, call)[0]
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        doc_ids: Optional[Sequence[str]] = None,
+        *,
+        budget: Optional[int] = 800,
+    ) -> List[SearchHit]:
+        """``Workspace.search`` over every shard: the ``k`` (1–50) best sections for ``query``,
+        the same hits, order and scores as one workspace holding all the documents. Two rounds
+        to the shards that can hold a hit (those of ``doc_ids``, or all): the query's
+        statistics, then the search scored with their sums. Ids of ``doc_ids`` no shard holds
+        are passed over. Raises ``ValueError`` for an empty query or ``k`` out of range,
+        ``ShardError`` naming a shard whose actor died or did not answer in time."""
+        if not query.strip():
+            raise ValueError("the query is empty (give keywords or a question)")
+        if not 1 <= k <= 50:
+            raise ValueError(f"k must be 1 to 50, not {k}")
+        ids = list(doc_ids) if doc_ids is not None else None
+        shards: Optional[Dict[int, Any]] = None
+        if ids is not None:
+            shards = {}
+            for doc_id in ids:
+                shards.setdefault(shard_of(doc_id, len(self._actors)), []).append(doc_id)
+            if not shards:
+                return []
+        if shards is None:
+            parts = self._all("statistics", query, None)
+        else:
+            parts = self._all("statistics", query, shards=shards)
+        stats = _native.merge_statistics_json(parts)
+        if shards is None:
+            found = self._all("search", query, stats, k, None, budget)
+        else:
+            ray = _ray()
+            refs = [
+                (i, self._paths[i], self._actors[i].search.remote(query, stats, k, sub, budget))
+                for i, sub in sorted(shards.items())
+            ]
+            found = _gather(ray, refs, self._timeout, "search")
+        raw = _native.merge_search_json(query, found, k, ids)
+        return [SearchHit._from(h) for h in json.loads(raw)["results"]]
+
+    def docs(self) -> List[DocCard]:
+        """Every shard's DocCards, in catalog order (by id), as one workspace lists them."""
+        cards = [DocCard._from(d) for raw in self._all("docs_json") for d in json.loads(raw)]
+        return sorted(cards, key=lambda c: c.doc_id)
+
+    def tree(self, doc_id: str) -> Node:
+        """``Workspace.tree`` of ``doc_id``, from its shard. Raises ``WorkspaceError`` for an
+        unknown id."""
+        return Node._from(json.loads(self._one(doc_id, "tree_json", doc_id)))
+
+    def exec(
+        self,
+        command: str,
+        cwd: str = "/",
+        *,
+        budget: Optional[int] = None,
+        doc_id: Optional[str] = None,
+    ) -> str:
+        """``Workspace.exec`` in the shard of the document: ``doc_id``, else the one ``cwd`` is
+        in (``/doc_id/…``), else the first path of ``command`` naming one (``cat /doc_id/#2``).
+        Raises ``ValueError`` when none names a document (a command over every document, such
+        as ``ls /``, has no one shard), ``CommandError`` as ``Workspace.exec``."""
+        target = doc_id or _doc_of_path(cwd)
+        if target is None:
+            try:
+                words = shlex.split(command)
+            except ValueError:
+                words = command.split()
+            target = next((d for d in map(_doc_of_path, words) if d), None)
+        if target is None:
+            raise ValueError(
+                f"`{command}` names no document: give cwd='/doc_id' or doc_id= "
+                "(a command over every document has no one shard)"
+            )
+        result: str = self._one(target, "exec", command, cwd, budget)
+        return result
+
+    def close(self) -> None:
+        """End the shards' actors. Closing twice does nothing."""
+        if self._actors:
+            ray = _ray()
+            for a in self._actors:
+                ray.kill(a)
+            self._actors = []
+
+    def __enter__(self) -> "ShardedWorkspace":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ShardedWorkspace({self._paths!r})"

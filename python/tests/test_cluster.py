@@ -1,0 +1,248 @@
+"""``docnav.cluster`` on a 3-node Ray cluster on this machine, every node on 127.0.0.1: sharded
+search gives the hits, order and scores of one workspace holding every document (the bundled
+fixtures and a generated 10,000-document corpus), ``docs``/``tree``/``exec`` reach the shard
+holding the document, a re-run rebuilds only what changed, and a killed shard actor is a
+``ShardError`` naming the shard. Skipped when Ray is not installed, unless
+``DOCNAV_REQUIRE_RAY=1`` (``.ci/run``), where that fails instead."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import random
+import shutil
+import signal
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
+
+import pytest
+
+import docnav
+
+from conftest import FIXTURE_DOCS
+
+if importlib.util.find_spec("ray") is None:
+    if os.environ.get("DOCNAV_REQUIRE_RAY") == "1":
+        raise AssertionError('DOCNAV_REQUIRE_RAY=1 but ray is not installed (pip install "ray[default]")')
+    pytest.skip("ray is not installed (pip install \"docnav[ray]\")", allow_module_level=True)
+
+# Ray announces a node's own network address even when given 127.0.0.1
+# (`resolve_ip_for_localhost`), except where it believes clusters unsupported: there it uses the
+# loopback address. Set before Ray is imported (its constants read it once).
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+
+import ray  # noqa: E402
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from docnav import cluster  # noqa: E402
+
+#: The whole Ray part (cluster start to teardown) must end within this (seconds).
+RAY_BUDGET_S = 300
+
+
+@contextlib.contextmanager
+def loopback_cluster() -> Iterator[Cluster]:
+    """Three Ray nodes (one CPU each) on 127.0.0.1, torn down at the end: only the processes
+    this cluster started are stopped (``ray stop`` would stop every Ray of the machine)."""
+    # Short: Ray's Unix sockets live under it (at most 107 bytes). Ray also writes the address
+    # of its "current cluster" into `$RAY_TMPDIR/ray`, by default the machine's shared /tmp/ray.
+    temp = tempfile.mkdtemp(prefix="dnray-", dir="/tmp")
+    os.environ["RAY_TMPDIR"] = temp
+    os.makedirs(os.path.join(temp, "ray"))
+    c = Cluster(
+        initialize_head=True,
+        head_node_args={
+            "num_cpus": 1,
+            "node_ip_address": "127.0.0.1",
+            "include_dashboard": False,
+            "temp_dir": os.path.join(temp, "ray"),
+        },
+    )
+    try:
+        for _ in range(2):
+            c.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+        ray.init(address=c.address, logging_level="ERROR", log_to_driver=False)
+        nodes = [n for n in ray.nodes() if n["Alive"]]
+        assert len(nodes) == 3, nodes
+        assert all(n["NodeManagerAddress"] == "127.0.0.1" for n in nodes), nodes
+        yield c
+    finally:
+        ray.shutdown()
+        c.shutdown()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[Cluster]:
+    started = time.monotonic()
+    with loopback_cluster() as c:
+        yield c
+    elapsed = time.monotonic() - started
+    assert elapsed < RAY_BUDGET_S, f"the Ray tests took {elapsed:.0f} s (budget {RAY_BUDGET_S} s)"
+
+
+def shown(hits: Sequence[docnav.SearchHit]) -> List[Tuple[str, str, str]]:
+    return [(h.doc_id, h.path, h.text) for h in hits]
+
+
+def assert_same_hits(
+    one: Sequence[docnav.SearchHit], sharded: Sequence[docnav.SearchHit], what: str
+) -> None:
+    assert shown(one) == shown(sharded), what
+    for a, b in zip(one, sharded):
+        assert abs(a.score - b.score) < 1e-5, (what, a, b)
+        assert a.source == b.source and a.highlights == b.highlights, what
+
+
+FIXTURE_QUERIES = [
+    "how do I search compressed files",
+    "file name",
+    "thread pool",
+    "build cache docker",
+    "read a file line by line",
+    "unicode word boundary regex",
+    "table of contents",
+    "subcommand",
+    "filesystem hierarchy /usr/local",
+    "bash parameter expansion",
+]
+
+
+@pytest.fixture(scope="module")
+def fixture_shards(ray_cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> List[str]:
+    out = tmp_path_factory.mktemp("shards")
+    reports = cluster.build_shards([FIXTURE_DOCS], out, shards=3)
+    assert [r.shard for r in reports] == [0, 1, 2]
+    assert all(r.report.failed == 0 for r in reports), [r.report.errors for r in reports]
+    assert sum(r.report.indexed for r in reports) == 15
+    return [r.path for r in reports]
+
+
+def test_sharded_search_equals_one_workspace_on_the_fixtures(
+    fixture_shards: List[str], workspace: docnav.Workspace
+) -> None:
+    with cluster.ShardedWorkspace(fixture_shards, timeout=60) as sharded:
+        docs = sharded.docs()
+        assert [d.doc_id for d in docs] == [d.doc_id for d in workspace.docs()]
+        holders = {cluster.shard_of(d.doc_id, 3) for d in docs}
+        assert holders == {0, 1, 2}, "every shard holds documents"
+        compared = 0
+        for query in FIXTURE_QUERIES:
+            for k in (1, 5, 50):
+                one = workspace.search(query, k=k)
+                assert_same_hits(one, sharded.search(query, k=k), f"{query} k={k}")
+                compared += len(one)
+        assert compared > 200
+        scope = ["ripgrep-guide", "nodejs-doc-fs", "bash-manpage", "notes"]
+        for query in FIXTURE_QUERIES[:4]:
+            one = workspace.search(query, k=10, doc_ids=scope)
+            assert_same_hits(one, sharded.search(query, k=10, doc_ids=scope), query)
+        with pytest.raises(ValueError, match="k must be 1 to 50"):
+            sharded.search("file", k=0)
+
+
+def test_docs_tree_and_exec_go_to_the_shard_of_the_document(
+    fixture_shards: List[str], workspace: docnav.Workspace
+) -> None:
+    with cluster.ShardedWorkspace(fixture_shards, timeout=60) as sharded:
+        for doc_id in ("ripgrep-faq", "nodejs-doc-fs", "fhs-3-0", "r-intro"):
+            assert sharded.tree(doc_id) == workspace.tree(doc_id)
+            assert sharded.exec(f"cat /{doc_id}/#1") == workspace.exec(f"cat /{doc_id}/#1")
+            assert sharded.exec("ls", cwd=f"/{doc_id}") == workspace.exec("ls", cwd=f"/{doc_id}")
+            # The shard it hashes to holds it, and only that one.
+            holder = cluster.shard_of(doc_id, 3)
+            for i, path in enumerate(fixture_shards):
+                ids = [d.doc_id for d in docnav.Workspace(path).docs()]
+                assert (doc_id in ids) == (i == holder), (doc_id, i)
+        assert sharded.exec("find compressed", doc_id="ripgrep-faq") == workspace.exec(
+            "find compressed", cwd="/ripgrep-faq"
+        ) or "compressed" in sharded.exec("find compressed", cwd="/ripgrep-faq")
+        with pytest.raises(docnav.WorkspaceError, match="no-such-doc"):
+            sharded.tree("no-such-doc")
+        with pytest.raises(docnav.CommandError):
+            sharded.exec("cat /ripgrep-faq/#99.99")
+        with pytest.raises(ValueError, match="names no document"):
+            sharded.exec("ls /")
+
+
+def test_a_killed_shard_actor_is_a_clear_error_naming_the_shard(
+    fixture_shards: List[str],
+) -> None:
+    sharded = cluster.ShardedWorkspace(fixture_shards, timeout=60)
+    try:
+        assert sharded.search("compressed files", k=3)
+        pid = ray.get(sharded._actors[1].pid.remote())
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(cluster.ShardError, match=r"shard 1 \(`.*shard-01`\)") as raised:
+            sharded.search("compressed files", k=3)
+        assert raised.value.shard == 1 and raised.value.path == fixture_shards[1]
+        assert isinstance(raised.value, docnav.DocnavError)
+        assert "no partial answer" in str(raised.value)
+    finally:
+        sharded.close()
+
+
+def test_a_rerun_rebuilds_only_the_changed_document(
+    ray_cluster: Cluster, tmp_path: Path
+) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(FIXTURE_DOCS, src, ignore=shutil.ignore_patterns("*.pdf"))
+    out = tmp_path / "shards"
+    first = cluster.build_shards([src], out, shards=3)
+    n = sum(r.report.indexed for r in first)
+    assert n == len(list(src.iterdir()))
+    again = cluster.build_shards([src], out, shards=3)
+    assert sum(r.report.indexed for r in again) == 0
+    assert sum(r.report.unchanged for r in again) == n
+    changed = src / "notes.txt"
+    changed.write_text(changed.read_text() + "\nA zanzibarian addendum.\n")
+    third = cluster.build_shards([src], out, shards=3)
+    assert [r.report.indexed for r in third] == [
+        int(i == cluster.shard_of("notes", 3)) for i in range(3)
+    ]
+    with cluster.ShardedWorkspace([r.path for r in third], timeout=60) as sharded:
+        hits = sharded.search("zanzibarian", k=1)
+        assert [h.doc_id for h in hits] == ["notes"]
+
+
+WORDS = [f"w{i:04d}" for i in range(3000)]
+
+
+def generate_corpus(root: Path, count: int) -> None:
+    """``count`` Markdown documents of 1–4 sections over a Zipf-like vocabulary (seeded)."""
+    rng = random.Random(48)
+    weights = [1.0 / (i + 1) for i in range(len(WORDS))]
+    root.mkdir()
+    for n in range(count):
+        words = rng.choices(WORDS, weights, k=120)
+        lines = [f"# Document {n} {words[0]} {words[1]}", ""]
+        for s in range(rng.randint(1, 4)):
+            lines += [f"## Part {s} {words[2 + s]}", "", " ".join(words[10 + 25 * s: 35 + 25 * s]), ""]
+        (root / f"d{n:05d}.md").write_text("\n".join(lines))
+
+
+def test_sharded_search_equals_one_workspace_on_10000_documents(
+    ray_cluster: Cluster, tmp_path: Path
+) -> None:
+    src = tmp_path / "corpus"
+    generate_corpus(src, 10_000)
+    one = docnav.Workspace(tmp_path / "one")
+    assert one.index([src]).indexed == 10_000
+    reports = cluster.build_shards([src], tmp_path / "shards", shards=3)
+    assert sum(r.report.indexed for r in reports) == 10_000
+    assert min(r.report.indexed for r in reports) > 3_000
+    rng = random.Random(7)
+    queries = [" ".join(rng.sample(WORDS[:400], rng.randint(1, 3))) for _ in range(20)]
+    queries += ["document part", "w0000 w0001", WORDS[2999]]
+    with cluster.ShardedWorkspace([r.path for r in reports], timeout=60) as sharded:
+        compared = 0
+        for query in queries:
+            for k in (10, 50):
+                hits = one.search(query, k=k)
+                assert_same_hits(hits, sharded.search(query, k=k), f"{query} k={k}")
+                compared += len(hits)
+        assert compared > 500
