@@ -1,7 +1,8 @@
 //! The Python package's pytest suite (`python/tests`), run by the interpreter in `DOCNAV_PYTHON`:
-//! a virtual environment into which the package was installed from this clone (`pip install
-//! ./python`, which builds the extension) with pytest and, for the retriever tests, langchain-core
-//! and llama-index-core. `.ci/run` makes that environment fresh on every run and exports
+//! a virtual environment into which the package was installed from this clone (`.ci/run`: the
+//! `dist` wheel, installed with no Rust on `PATH`; by hand, `pip install ./python`) with pytest
+//! and, for the retriever tests, langchain-core and llama-index-core. `.ci/run` makes that
+//! environment fresh on every run and exports
 //! `DOCNAV_PYTHON`; installing is its job, so this test touches no network. Without
 //! `DOCNAV_PYTHON` the test says so and passes on a developer's machine, and fails under CI.
 //! No test may be skipped, except `docnav.cluster`'s where Ray is not installed and
