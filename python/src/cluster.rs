@@ -110,19 +110,10 @@ fn search_shard_json(
         let opened = ws.opened()?;
         let library = opened.workspace.as_ref();
         let found = search_shard(library, query, doc_ids.as_deref(), k, budget, &stats)?;
-        let mut value = serde_json::to_value(&found)?;
-        if let Some(hits) = value.get_mut("results").and_then(|r| r.as_array_mut()) {
-            for hit in hits.iter_mut().filter_map(|h| h.as_object_mut()) {
-                let source = hit
-                    .get("doc_id")
-                    .and_then(|id| id.as_str())
-                    .and_then(|id| library.card(id))
-                    .map(|card| card.source.clone())
-                    .unwrap_or_default();
-                hit.insert("source".into(), serde_json::Value::String(source));
-            }
-        }
-        Ok(value.to_string())
+        let value = serde_json::to_value(&found)?;
+        Ok(crate::workspace::with_sources(value, |id| {
+            library.card(id).map(|card| card.source.clone())
+        }))
     })?)
 }
 

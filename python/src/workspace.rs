@@ -286,19 +286,10 @@ impl Workspace {
             let opened = self.opened()?;
             let library = opened.workspace.as_ref();
             let found = search_sections(library, query, doc_ids.as_deref(), k, budget)?;
-            let mut value = serde_json::to_value(&found)?;
-            if let Some(hits) = value.get_mut("results").and_then(|r| r.as_array_mut()) {
-                for hit in hits.iter_mut().filter_map(|h| h.as_object_mut()) {
-                    let source = hit
-                        .get("doc_id")
-                        .and_then(|id| id.as_str())
-                        .and_then(|id| library.card(id))
-                        .map(|card| card.source.clone())
-                        .unwrap_or_default();
-                    hit.insert("source".into(), serde_json::Value::String(source));
-                }
-            }
-            Ok(value.to_string())
+            let value = serde_json::to_value(&found)?;
+            Ok(with_sources(value, |id| {
+                library.card(id).map(|card| card.source.clone())
+            }))
         })?)
     }
 
@@ -414,4 +405,24 @@ impl Workspace {
     fn __repr__(&self) -> String {
         format!("Workspace({:?})", self.live.dir().display().to_string())
     }
+}
+
+/// Search JSON (`{"results": [hit, ...], ...}`) with each hit's `source` added: the source
+/// path `source_of(doc_id)` gives, or `""` for a document it does not know. Returns the JSON
+/// text.
+pub(crate) fn with_sources(
+    mut value: serde_json::Value,
+    source_of: impl Fn(&str) -> Option<String>,
+) -> String {
+    if let Some(hits) = value.get_mut("results").and_then(|r| r.as_array_mut()) {
+        for hit in hits.iter_mut().filter_map(|h| h.as_object_mut()) {
+            let source = hit
+                .get("doc_id")
+                .and_then(|id| id.as_str())
+                .and_then(&source_of)
+                .unwrap_or_default();
+            hit.insert("source".into(), serde_json::Value::String(source));
+        }
+    }
+    value.to_string()
 }
