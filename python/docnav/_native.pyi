@@ -2,6 +2,7 @@
 ``--json`` output; ``docnav.Workspace`` parses them into the dataclasses of ``docnav._types``."""
 
 import os
+import pathlib
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 __version__: str
@@ -15,9 +16,9 @@ class ReplayError(DocnavError): ...
 class Workspace:
     def __init__(self, path: Union[str, os.PathLike[str]] = ".docnav") -> None: ...
     @property
-    def path(self) -> str: ...
+    def path(self) -> pathlib.Path: ...
     @property
-    def traces_dir(self) -> str: ...
+    def traces_dir(self) -> pathlib.Path: ...
     def index_json(
         self,
         paths: List[str],
@@ -52,8 +53,8 @@ class Workspace:
         max_requests: Optional[int] = None,
         json_schema: bool = True,
         doc_ids: Optional[List[str]] = None,
-        trace: Optional[str] = None,
-        trace_dir: Optional[str] = None,
+        trace: Union[str, os.PathLike[str], None] = None,
+        trace_dir: Union[str, os.PathLike[str], None] = None,
         max_steps: int = 12,
         rounds: int = 3,
         max_cards: int = 50,
@@ -79,7 +80,9 @@ class AskHandle:
     def done(self) -> bool: ...
     def result(self) -> str: ...
 
-def replay_json(trace_path: str, workspace: str) -> str: ...
+def replay_json(
+    trace_path: Union[str, os.PathLike[str]], workspace: Union[str, os.PathLike[str]]
+) -> str: ...
 
 # docnav.cluster: shard keys, a query's statistics, a search scored with merged statistics and
 # the merge of the shards' hits (JSON text as in ``search_json``).

@@ -9,7 +9,7 @@ import os
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._native import WorkspaceError
+from ._native import AskHandle, WorkspaceError
 from ._types import (
     Answer,
     DocCard,
@@ -173,8 +173,9 @@ class Workspace:
         doc_ids: Optional[Sequence[str]],
         trace: TraceArg,
         options: Dict[str, Any],
-    ) -> _native.AskHandle:
-        trace_file = trace_dir = None
+    ) -> AskHandle:
+        trace_file: Optional[str] = None
+        trace_dir: Optional[PathLike] = None
         if trace is True:
             trace_dir = self._native.traces_dir
         elif trace is None:
@@ -325,7 +326,7 @@ class Session:
     """A navigation session (``Workspace.session``): the shell's language with a cursor and the
     evidence ``cat`` collected, over the workspace as it was when the session started."""
 
-    def __init__(self, native: Any) -> None:
+    def __init__(self, native: _native.Session) -> None:
         self._native = native
 
     @property

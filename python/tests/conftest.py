@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Iterator, List
 
 import pytest
 
-import docnav
+# The tests are of the installed package. `python -m pytest` run inside `python/` puts that folder
+# first on sys.path, where the source `docnav/` (without its compiled `_native`) would shadow it.
+_SOURCE = Path(__file__).resolve().parents[1]
+sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != _SOURCE]
+
+import docnav  # noqa: E402
 
 from fake_model import FakeModel, Reply
 
