@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple, TypedDict, cast
 
 Span = Optional[Tuple[int, int]]
 
@@ -134,6 +134,33 @@ class DocCard:
         return cls(**fields, period=Period._from(period) if period else None)
 
 
+class PeriodMatch(TypedDict):
+    """A named document's period (``label``, as ``Period`` reads) and how well it answers the
+    question's period, ``score`` 0–9."""
+
+    label: str
+    score: int
+
+
+class Scored(TypedDict):
+    """A 1-based ``rank`` and its BM25 ``score``."""
+
+    rank: int
+    score: float
+
+
+class RankReasons(TypedDict, total=False):
+    """Why a DocCard ranks where it does (``docnav docs --for --json``'s ``why``); each key only
+    when it applies: ``name`` the name the question used for the document, ``period`` its period
+    match, ``section`` the rank and score of its best section among the workspace's best, ``card``
+    the rank and score of its card among the cards."""
+
+    name: str
+    period: PeriodMatch
+    section: Scored
+    card: Scored
+
+
 @dataclass(frozen=True)
 class RankedDoc:
     """A DocCard as ranked for a question (``Workspace.docs_for``, ``docnav docs --for``).
@@ -146,7 +173,7 @@ class RankedDoc:
 
     rank: int
     why: str
-    reasons: Dict[str, Any]
+    reasons: RankReasons
     card: DocCard
 
     @classmethod
@@ -169,7 +196,7 @@ class Node:
     pages: Span
     token_count: int
     references: List[str]
-    children: List["Node"] = field(default_factory=list)
+    children: List["Node"] = field(default_factory=list["Node"])
     paragraphs: Span = None
 
     @classmethod
@@ -255,6 +282,29 @@ class SearchHit:
         )
 
 
+class TermContribution(TypedDict):
+    """One query term's part of a BM25 score: ``tf`` its (weighted) occurrences in the unit,
+    ``df`` the units holding it, ``idf`` Lucene's ``ln(1 + (N - df + 0.5) / (df + 0.5))``,
+    ``contribution`` its part of the score."""
+
+    term: str
+    tf: float
+    df: int
+    idf: float
+    contribution: float
+
+
+class ScoreExplain(TypedDict):
+    """How a BM25 score was computed (``ask --json``'s ``"explain"``): ``units`` (N) in the
+    statistics, this unit's ``length`` and the ``average_length`` in (weighted) terms, and the
+    query ``terms`` that occur in it, in query order."""
+
+    units: int
+    length: float
+    average_length: float
+    terms: List[TermContribution]
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One passage of evidence, verbatim, with its exact location.
@@ -271,7 +321,7 @@ class Evidence:
     pages: Span
     text: str
     score: float
-    explain: Optional[Dict[str, Any]] = None
+    explain: Optional[ScoreExplain] = None
     paragraphs: Span = None
 
     @property
@@ -424,6 +474,27 @@ def _written(d: Optional[Dict[str, Any]]) -> Optional[WrittenAnswer]:
     )
 
 
+class ReplayDetails(TypedDict, total=False):
+    """The parts of a replay's verdict besides its status; which are there depends on it:
+    ``identical`` has ``events``, ``model_replies`` and ``evidence``; ``identical_to_cut`` and
+    ``failed_the_same_way`` ``events`` and ``error``; ``diverged`` ``actor`` (``orchestrator`` or
+    a Worker), ``seq`` (the actor's event number), ``step`` (the Worker's, 0 before its first),
+    ``expected`` and ``actual`` (the events, summarised), ``diff`` (lines) and ``message`` (the
+    whole report); ``failed`` ``error``."""
+
+    events: int
+    model_replies: int
+    evidence: int
+    error: str
+    actor: str
+    seq: int
+    step: int
+    expected: str
+    actual: str
+    diff: List[str]
+    message: str
+
+
 @dataclass(frozen=True)
 class ReplayReport:
     """The end of ``docnav.replay``: ``identical`` when every recorded event was reproduced (a
@@ -435,7 +506,7 @@ class ReplayReport:
     trace: str
     identical: bool
     status: str
-    details: Dict[str, Any]
+    details: ReplayDetails
     notes: List[str]
 
     @property
@@ -463,6 +534,6 @@ class ReplayReport:
             trace=d["trace"],
             identical=bool(d["identical"]),
             status=status,
-            details=verdict,
+            details=cast(ReplayDetails, verdict),
             notes=list(d.get("notes", [])),
         )

@@ -52,6 +52,14 @@ def test_ask_returns_the_evidence_the_agent_read_and_its_trace_replays(
     assert report.identical and report.status == "identical"
     assert report.details["model_replies"] == 4
     assert report.message.startswith("replay identical: ")
+    # The typed shapes are the JSON's: the score's explanation and the verdict's details.
+    explain = evidence.explain
+    assert explain is not None and set(explain) == docnav.ScoreExplain.__required_keys__
+    assert explain["terms"] and all(
+        set(t) == docnav.TermContribution.__required_keys__ for t in explain["terms"]
+    )
+    assert set(report.details) == {"events", "model_replies", "evidence"}
+    assert set(report.details) <= docnav.ReplayDetails.__optional_keys__
 
 
 def test_a_repeated_question_is_answered_from_its_recording_without_a_model_call(

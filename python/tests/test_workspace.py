@@ -211,6 +211,8 @@ def test_a_card_names_its_document_and_its_period(workspace: docnav.Workspace) -
     first = workspace.docs_for("What did regex version 1.9 change?", k=1)[0]
     assert first.card.doc_id == "regex-changelog"
     assert first.reasons["period"]["label"] == "releases 0.1.66–1.13.1"
+    assert set(first.reasons) <= docnav.RankReasons.__optional_keys__
+    assert set(first.reasons["period"]) == docnav.PeriodMatch.__required_keys__
 
 
 def test_search_refuses_bad_arguments(workspace: docnav.Workspace) -> None:

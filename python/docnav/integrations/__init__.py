@@ -15,15 +15,64 @@ cut it).
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+import os
+import sys
+from typing import List, Optional, Sequence, Tuple, Union
+
+if sys.version_info >= (3, 12):
+    from typing import TypedDict
+else:  # pydantic (the models of both frameworks) takes only typing_extensions' before 3.12
+    from typing_extensions import TypedDict
 
 from .._types import Evidence, SearchHit
 from .._workspace import PathLike, Workspace
 
-#: A passage's metadata values.
-MetaValue = Union[str, float, int, bool, None, List[int]]
+
+class PassageMetadata(TypedDict):
+    """A passage's metadata: ``doc_id``; ``title_path`` (``doc_id › title › … › section``);
+    ``structure`` (``"2.1"``); ``location`` (``"lines 163–176"``, ``"pages 3–5"``, ``""``);
+    ``lines`` and ``pages`` as 1-based inclusive ``[first, last]`` or ``None``; ``score`` (BM25,
+    higher is better); ``source`` (the document's file, ``""`` when unknown); ``chars`` (the whole
+    passage's length) and ``truncated`` (whether ``budget`` cut the text)."""
+
+    doc_id: str
+    title_path: str
+    structure: str
+    location: str
+    lines: Optional[List[int]]
+    pages: Optional[List[int]]
+    score: float
+    source: str
+    chars: int
+    truncated: bool
+
+
+class AskOptions(TypedDict, total=False):
+    """The keyword arguments of ``Workspace.ask`` a retriever in ``mode="ask"`` passes on (its
+    model settings and the agent's budgets; see there for units and defaults)."""
+
+    model: Optional[str]
+    base_url: Optional[str]
+    api_key: Optional[str]
+    timeout: Optional[float]
+    retries: Optional[int]
+    max_requests: Optional[int]
+    json_schema: bool
+    trace: Union[None, bool, str, "os.PathLike[str]"]
+    max_steps: int
+    rounds: int
+    max_cards: int
+    max_docs: int
+    concurrency: int
+    evidence_chars: int
+    prompt_cap: int
+    output_budget: int
+    answer: bool
+    no_cache: bool
+
+
 #: A passage: its text and its metadata.
-Passage = Tuple[str, Dict[str, MetaValue]]
+Passage = Tuple[str, PassageMetadata]
 
 #: Metadata keys a framework should keep out of the text it shows the model (ranking and
 #: location numbers, which the model has no use for and may quote as if they were content).
@@ -38,7 +87,7 @@ def passages(
     k: int = 4,
     doc_ids: Optional[Sequence[str]] = None,
     budget: Optional[int] = None,
-    ask_options: Optional[Dict[str, Any]] = None,
+    ask_options: Optional[AskOptions] = None,
 ) -> List[Passage]:
     """``(text, metadata)`` of the best ``k`` passages for ``query``, best first: by
     ``Workspace.search`` (``mode="search"``, one call) or ``Workspace.ask`` (``mode="ask"``, its
@@ -60,7 +109,7 @@ async def apassages(
     k: int = 4,
     doc_ids: Optional[Sequence[str]] = None,
     budget: Optional[int] = None,
-    ask_options: Optional[Dict[str, Any]] = None,
+    ask_options: Optional[AskOptions] = None,
 ) -> List[Passage]:
     """``passages`` for asyncio, never blocking the event loop: the search runs in a worker
     thread (it releases the GIL), the agent through ``Workspace.ask_async`` (cancelling the task

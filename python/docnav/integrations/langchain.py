@@ -13,7 +13,7 @@ its ``id`` (``doc_id#structure``) and metadata: ``doc_id``, ``title_path``, ``st
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, List, Optional, Union
 
 try:
     from langchain_core.callbacks import (
@@ -29,7 +29,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the framew
     ) from e
 
 from .._workspace import Workspace
-from . import Passage, apassages, passages, workspace_of
+from . import AskOptions, Passage, apassages, passages, workspace_of
 
 
 class DocnavLangChainRetriever(BaseRetriever):
@@ -44,7 +44,7 @@ class DocnavLangChainRetriever(BaseRetriever):
     k: int = 4
     doc_ids: Optional[List[str]] = None
     budget: Optional[int] = None
-    ask_options: Dict[str, Any] = {}
+    ask_options: AskOptions = {}
 
     @field_validator("workspace", mode="before")
     @classmethod
@@ -86,7 +86,9 @@ class DocnavLangChainRetriever(BaseRetriever):
 
 def _documents(found: List[Passage]) -> List[Document]:
     return [
-        Document(id=f"{meta['doc_id']}#{meta['structure']}", page_content=text, metadata=meta)
+        Document(
+            id=f"{meta['doc_id']}#{meta['structure']}", page_content=text, metadata=dict(meta)
+        )
         for text, meta in found
     ]
 

@@ -14,7 +14,7 @@ event loop.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 try:
     from llama_index.core.retrievers import BaseRetriever
@@ -25,7 +25,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the framew
     ) from e
 
 from .._workspace import PathLike, Workspace
-from . import NOT_FOR_THE_MODEL, Passage, apassages, passages, workspace_of
+from . import NOT_FOR_THE_MODEL, AskOptions, Passage, apassages, passages, workspace_of
 
 
 class DocnavLlamaIndexRetriever(BaseRetriever):
@@ -43,16 +43,18 @@ class DocnavLlamaIndexRetriever(BaseRetriever):
         k: int = 4,
         doc_ids: Optional[Sequence[str]] = None,
         budget: Optional[int] = None,
-        ask_options: Optional[Dict[str, Any]] = None,
+        ask_options: Optional[AskOptions] = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        # The base's own signature has an unparameterised `Dict` (`object_map`), which pyright's
+        # strict mode reports at every call.
+        super().__init__(**kwargs)  # pyright: ignore[reportUnknownMemberType]
         self.workspace: Workspace = workspace_of(workspace)
         self.mode = mode
         self.k = k
         self.doc_ids: Optional[List[str]] = list(doc_ids) if doc_ids else None
         self.budget = budget
-        self.ask_options: Dict[str, Any] = dict(ask_options or {})
+        self.ask_options: AskOptions = ask_options.copy() if ask_options else {}
 
     def _retrieve(self, query_bundle: QueryBundle) -> List[NodeWithScore]:
         found = passages(
@@ -80,17 +82,16 @@ class DocnavLlamaIndexRetriever(BaseRetriever):
 
 
 def _nodes(found: List[Passage]) -> List[NodeWithScore]:
-    nodes = []
+    nodes: List[NodeWithScore] = []
     for text, meta in found:
         node = TextNode(
             text=text,
             id_=f"{meta['doc_id']}#{meta['structure']}",
-            metadata=meta,
+            metadata=dict(meta),
             excluded_llm_metadata_keys=list(NOT_FOR_THE_MODEL),
             excluded_embed_metadata_keys=list(NOT_FOR_THE_MODEL),
         )
-        score = meta["score"]
-        nodes.append(NodeWithScore(node=node, score=float(score) if isinstance(score, float) else None))
+        nodes.append(NodeWithScore(node=node, score=meta["score"]))
     return nodes
 
 
