@@ -92,36 +92,49 @@ def test_a_progress_callback_that_raises_stops_the_run_and_commits_nothing(tmp_p
     assert report.indexed == 120 and report.failed == 0
 
 
-def test_ctrl_c_stops_an_index_run_before_its_commit(tmp_path: Path) -> None:
+def small_documents(folder: Path, count: int) -> Path:
+    """``count`` small Markdown documents (three sections each)."""
+    folder.mkdir()
+    for n in range(count):
+        (folder / f"doc{n:04d}.md").write_text(
+            f"# Document {n}\n\nAbout widgets, copy {n}.\n\n## Usage\n\nRun `tool --flag {n}`.\n\n"
+            f"## Notes\n\nNote {n}: gadgets.\n"
+        )
+    return folder
+
+
+def test_ctrl_c_stops_a_2000_file_index_run_within_half_a_second_and_commits_nothing(
+    tmp_path: Path,
+) -> None:
     import _thread
     import signal
-    import threading
 
     ws = docnav.Workspace(tmp_path / ".docnav")
-    corpus = many_documents(tmp_path / "many", 2000)
+    ws.index([FIXTURE_DOCS / "ripgrep__FAQ.md"])  # the generation the run must leave as it is
+    corpus = small_documents(tmp_path / "many", 2000)
     done: List[int] = []
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupted_at: List[float] = []
 
-    def interrupt() -> None:
-        interrupted_at.append(time.monotonic())
-        _thread.interrupt_main()
+    def progress(d: int, total: int, path: str) -> None:
+        done.append(d)
+        # Ctrl-C at the 100th file, from an indexing thread, as the terminal's SIGINT reaches
+        # Python: on its main thread, which waits for the run.
+        if d == 100:
+            interrupted_at.append(time.monotonic())
+            _thread.interrupt_main()
 
-    timer = threading.Timer(1.0, interrupt)
-    timer.start()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt):
-            ws.index([corpus], progress=lambda d, t, p: done.append(d))
+            ws.index([corpus], progress=progress)
         stopped = time.monotonic()
     finally:
-        timer.cancel()
         signal.signal(signal.SIGINT, previous)
-    assert done and max(done) < 2000, "the run finished before Ctrl-C: use more files"
-    # Within 0.5 s in a release build; a debug build on a busy machine finishes the files in
-    # hand more slowly, so the bound here only tells a stopped run from a finished one.
-    assert stopped - interrupted_at[0] < 5.0
-    with pytest.raises(docnav.WorkspaceError, match="no workspace"):
-        ws.docs()
+    assert interrupted_at and max(done) < 2000
+    # Measured 26–67 ms with a debug build under a load of 7 on 2 cores.
+    assert stopped - interrupted_at[0] < 0.5
+    assert [c.doc_id for c in ws.docs()] == ["ripgrep-faq"]
+    assert {h.doc_id for h in ws.search("widgets gadgets", k=50)} <= {"ripgrep-faq"}
 
 
 def test_docs_are_the_cli_cards(workspace: docnav.Workspace, indexed: Path) -> None:
