@@ -8,6 +8,7 @@ import importlib
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -36,12 +37,16 @@ def agent_script() -> list:
     ]
 
 
-def test_importing_docnav_imports_no_framework() -> None:
+def test_importing_docnav_imports_no_framework(tmp_path: Path) -> None:
     code = (
         "import sys, docnav, docnav.integrations; "
         "print(any(m.startswith(('langchain', 'llama_index')) for m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # Run elsewhere: `-c` puts the working directory first on sys.path, and in `python/` that is
+    # the source folder, not the installed package.
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "False"
 
 
