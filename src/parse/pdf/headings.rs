@@ -41,6 +41,9 @@ pub const UNCOVERED_SHARE: f32 = 0.3;
 /// A line under this many times the body size is no heading a contents list's style adds
 /// (a table's column header in small type).
 pub const SMALLER_RATIO: f32 = 0.8;
+/// A page whose regular text is mostly set larger than the document's body, in at least this
+/// many characters (bytes), has a body size of its own.
+pub const PAGE_BODY_MIN_CHARS: usize = 1_500;
 /// A heading block spans at most this many lines.
 pub const MAX_HEADING_LINES: usize = 3;
 /// Longest heading block, in chars.
@@ -51,8 +54,13 @@ pub const MAX_BOLD_LABEL_CHARS: usize = 80;
 pub const CONTINUATION_GAP_EM: f32 = 1.6;
 /// Set left of the body text by more than this many points is outdented.
 pub const OUTDENT: f32 = 3.0;
-/// A table-of-contents entry is looked for this many lines past the previous one found.
+/// A table-of-contents entry is looked for this many lines past the previous one found —
+/// or, when both print page numbers, up to the page the list gives it plus
+/// [`TOC_PAGE_SLACK`] (McDonald's `Controls and Procedures` is 27 pages of financial
+/// statements after `Financial Statements and Supplementary Data`).
 pub const TOC_WINDOW_LINES: usize = 1_000;
+/// Pages past the one a contents list gives an entry that it is still looked for on.
+pub const TOC_PAGE_SLACK: usize = 1;
 /// Entries of one contents list are at most this many lines apart.
 pub const TOC_RUN_GAP_LINES: usize = 40;
 /// Fewer headings than this (or table entries found) is none.
@@ -82,6 +90,8 @@ pub struct Heading {
     pub size: f32,
     /// True when its first line is bold.
     pub bold: bool,
+    /// True when a printed contents list names it: `level` is then the list's.
+    pub listed: bool,
 }
 
 /// How headings were found.
@@ -127,6 +137,10 @@ struct Block {
     /// Bold or larger than the body ([`styled`]); false for a plain line opening with a
     /// division keyword, a candidate only a contents list can confirm.
     styled: bool,
+    /// The first cell of a one-line block set in columns: a title with a note on its right
+    /// (Corning's `Consolidated Statements of Cash Flows` … `Corning Incorporated and
+    /// Subsidiary Companies`), which a contents entry names alone.
+    lead: Option<String>,
 }
 
 impl Block {
@@ -144,15 +158,19 @@ fn half_points(size: f32) -> i32 {
 /// index of `lines[i]`), or `None` when there are fewer than [`MIN_HEADINGS`].
 pub fn detect(lines: &[&TextLine], page: &[usize]) -> Option<Detected> {
     let body = body(lines)?;
+    let page_body = page_body_sizes(lines, page, body);
     let blocks: Vec<Option<Block>> = (0..lines.len())
-        .map(|i| block_at(lines, page, i, body))
+        .map(|i| {
+            let size = page.get(i).and_then(|&p| page_body.get(p)).copied();
+            block_at(lines, page, i, body, size.unwrap_or(body.size))
+        })
         .collect();
     let all_entries = toc::entries(lines);
     let toc_lines: Vec<usize> = all_entries.iter().map(|e| e.at).collect();
     // The document's contents list is the first run of entries; later runs (an index to the
     // financial statements, a schedule's list) are only kept out of the headings.
     let entries = first_run(&all_entries);
-    if let Some(mut found) = from_toc(entries, &blocks, lines, body) {
+    if let Some(mut found) = from_toc(entries, &blocks, lines, page, body, &toc_lines) {
         if shallow(entries) {
             // A contents list of divisions only (a 10-K's Parts and Items): the subsections
             // inside them come from typography.
@@ -208,8 +226,12 @@ fn first_run(entries: &[TocEntry]) -> &[TocEntry] {
 }
 
 /// True when a contents list names divisions only: no entry numbered deeper than one level
-/// (`3.1`, `A.2`), at least one keyword division (`Item 7.`, `Part II`).
+/// (`3.1`, `A.2`), at least one keyword division (`Item 7.`, `Part II`) — or no entry
+/// numbered at all (titles only: a report's topics, whose subsections it leaves out).
 fn shallow(entries: &[TocEntry]) -> bool {
+    if entries.iter().all(|e| e.numbering.is_none()) {
+        return true;
+    }
     entries
         .iter()
         .all(|e| e.numbering.as_ref().is_none_or(|n| n.depth <= 1))
@@ -253,10 +275,45 @@ fn styled(line: &TextLine, body: Body) -> bool {
     line.bold || line.size >= body.size * LARGER_RATIO
 }
 
-/// The heading block starting at line `i`, if that line is styled and starts like a heading.
-fn block_at(lines: &[&TextLine], page: &[usize], i: usize, body: Body) -> Option<Block> {
+/// The body size of each page (index = page index): the document's `body` size, or the size
+/// most regular characters of the page are set in when that is larger and the page holds at
+/// least [`PAGE_BODY_MIN_CHARS`] of them — an exhibit appended to a 10-K in 10.8-point type
+/// after 8.1-point pages, whose every line would otherwise be larger than the body.
+fn page_body_sizes(lines: &[&TextLine], page: &[usize], body: Body) -> Vec<f32> {
+    let pages = page.iter().max().map_or(0, |p| p + 1);
+    let mut chars: Vec<HashMap<i32, usize>> = vec![HashMap::new(); pages];
+    for (line, &p) in lines.iter().zip(page) {
+        if !line.bold && !line.in_table {
+            *chars[p].entry(half_points(line.size)).or_default() += line.text.len();
+        }
+    }
+    chars
+        .into_iter()
+        .map(|sizes| {
+            sizes
+                .into_iter()
+                .max_by_key(|&(s, n)| (n, s))
+                .filter(|&(s, n)| n >= PAGE_BODY_MIN_CHARS && s > half_points(body.size))
+                .map_or(body.size, |(s, _)| s as f32 / 2.0)
+        })
+        .collect()
+}
+
+/// The heading block starting at line `i`, if that line is styled — bold, or larger than
+/// `page_body_size`, its page's body size (points) — and starts like a heading.
+fn block_at(
+    lines: &[&TextLine],
+    page: &[usize],
+    i: usize,
+    body: Body,
+    page_body_size: f32,
+) -> Option<Block> {
     let first = lines[i];
-    if !styled(first, body) {
+    let page_body = Body {
+        size: page_body_size,
+        ..body
+    };
+    if !styled(first, page_body) {
         return keyword_line_block(lines, page, i);
     }
     if first.in_table
@@ -308,6 +365,7 @@ fn block_at(lines: &[&TextLine], page: &[usize], i: usize, body: Body) -> Option
         bold: first.bold,
         x: first.x,
         styled: true,
+        lead: (n == 1 && first.cells.len() >= 2).then(|| first.cells[0].text.clone()),
     })
 }
 
@@ -355,6 +413,7 @@ fn keyword_line_block(lines: &[&TextLine], page: &[usize], i: usize) -> Option<B
         bold: first.bold,
         x: first.x,
         styled: false,
+        lead: None,
     })
 }
 
@@ -514,7 +573,9 @@ fn names(entry: &TocEntry, block: &Block) -> bool {
     } else {
         (&have, &want)
     };
-    want == have || (long.starts_with(short.as_str()) && short.len() * 5 >= long.len() * 4)
+    want == have
+        || (long.starts_with(short.as_str()) && short.len() * 5 >= long.len() * 4)
+        || block.lead.as_ref().is_some_and(|lead| fold(lead) == want)
 }
 
 /// True when at least [`DIVISION_TITLE_WORDS_SHARE`] of the words of `title` (folded to
@@ -537,14 +598,19 @@ fn from_toc(
     entries: &[TocEntry],
     blocks: &[Option<Block>],
     lines: &[&TextLine],
+    page: &[usize],
     body: Body,
+    toc_lines: &[usize],
 ) -> Option<Detected> {
     let toc_end = entries.last()?.at;
+    let other_lists: std::collections::HashSet<usize> = toc_lines.iter().copied().collect();
     if entries.len() < MIN_HEADINGS {
         return None;
     }
     let mut cursor = toc_end + 1;
     let mut found: Vec<(u32, Block)> = Vec::new();
+    // The printed page number and the page index of the last entry found.
+    let mut last_found_page: Option<(u32, usize)> = None;
     for entry in entries {
         // A numbered entry is distinctive enough to be looked for to the end (a 10-K's Item 8
         // is thousands of lines after Item 7A); a bare title only near the previous one.
@@ -553,7 +619,22 @@ fn from_toc(
         } else {
             TOC_WINDOW_LINES
         };
-        let end = cursor.saturating_add(window).min(blocks.len());
+        let mut end = cursor.saturating_add(window).min(blocks.len());
+        if let (None, Some(printed), Some((last_printed, last_page))) = (
+            &entry.numbering,
+            toc::printed_page(&lines[entry.at].text),
+            last_found_page,
+        ) {
+            if printed >= last_printed {
+                let until = last_page + (printed - last_printed) as usize + TOC_PAGE_SLACK;
+                end = page
+                    .iter()
+                    .skip(cursor)
+                    .position(|&p| p > until)
+                    .map_or(blocks.len(), |k| cursor + k)
+                    .max(end);
+            }
+        }
         let candidates = || blocks[cursor.min(end)..end].iter().flatten();
         let mut hit = candidates().find(|b| names(entry, b));
         // A plain line naming a division (a cross-reference that starts a line: `Item 7.—
@@ -581,6 +662,9 @@ fn from_toc(
         if let Some(b) = hit {
             found.push((entry.level, b.clone()));
             cursor = b.at + b.lines;
+            last_found_page = toc::printed_page(&lines[entry.at].text)
+                .zip(page.get(b.at).copied())
+                .or(last_found_page);
         }
     }
     let matched = found.len();
@@ -612,7 +696,13 @@ fn from_toc(
     let max_depth = entries.iter().map(|e| e.level).max().unwrap_or(1);
     let taken: std::collections::HashSet<usize> = found.iter().map(|(_, b)| b.at).collect();
     let first_found = found.first().map_or(usize::MAX, |(_, b)| b.at);
-    let mut headings: Vec<Heading> = found.iter().map(|(level, b)| heading(b, *level)).collect();
+    let mut headings: Vec<Heading> = found
+        .iter()
+        .map(|(level, b)| Heading {
+            listed: true,
+            ..heading(b, *level)
+        })
+        .collect();
     // Deeper numbered headings and same-style unnumbered ones, between the table's headings.
     let mut last_key_at_depth: HashMap<u32, String> = HashMap::new();
     let mut i = toc_end + 1;
@@ -621,6 +711,11 @@ fn from_toc(
             i += 1;
             continue;
         };
+        // Another contents list's entries (an exhibit's own) are no headings.
+        if other_lists.contains(&b.at) {
+            i += b.lines;
+            continue;
+        }
         if taken.contains(&b.at) {
             if let Some(n) = &b.number {
                 last_key_at_depth.insert(n.depth, n.key.clone());
@@ -679,6 +774,7 @@ fn plain_title_line(
         x: line.x,
         number: None,
         styled: false,
+        lead: None,
     })
 }
 
@@ -713,6 +809,7 @@ fn heading(b: &Block, level: u32) -> Heading {
         number: b.number.clone(),
         size: b.size,
         bold: b.bold,
+        listed: false,
     }
 }
 

@@ -79,6 +79,7 @@ mod tests {
             number: numbering(title),
             size: 8.8,
             bold: true,
+            listed: false,
         }
     }
 

@@ -13,9 +13,17 @@
 //!   is open (`Note 1` under `Notes to Consolidated Financial Statements`);
 //! - a **decimal-numbered heading** (`4.2`) closes the open decimal heading as deep or deeper
 //!   and everything inside it;
+//! - a **listed heading** (one a printed contents list names, at the list's level) closes
+//!   open unnumbered and decimal headings and listed ones at its level or deeper, never a
+//!   keyword heading: the contents list, not the type size, says what holds it;
 //! - an **unnumbered heading** closes open unnumbered headings set no larger than itself
 //!   (larger type, or the same size in bold over regular, stays open above it) and never
-//!   closes a numbered one.
+//!   closes a numbered or listed one.
+//!
+//! A keyword scheme whose headings all sit in a narrow stretch of the document (under
+//! [`LISTING_SPAN_SHARE`] of the span of all headings: McDonald's `Part I` … `Part IV`, the
+//! group rows of a cross-reference index on one page) lists the divisions rather than making
+//! them, and its headings nest as unnumbered ones.
 //!
 //! A heading's level is its depth in the stack. Documents with fewer than
 //! [`MIN_KEYWORD_HEADINGS`] keyword headings keep the levels typography gave them.
@@ -28,6 +36,9 @@ pub const MIN_KEYWORD_HEADINGS: usize = 3;
 /// Schemes up to this rank (Part, Chapter, Appendix, Article, Item) divide the document: they
 /// are never nested inside an unnumbered heading.
 pub const DIVISION_RANK: u32 = 3;
+/// A keyword scheme of at least [`MIN_KEYWORD_HEADINGS`] headings spread over less than this
+/// share of the span of all headings is a listing, not a division of the document.
+pub const LISTING_SPAN_SHARE: f32 = 0.02;
 
 /// What a heading is on the stack.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,9 +46,17 @@ enum Open {
     Keyword { scheme: Scheme, rank: u32 },
     Decimal { depth: u32 },
     Styled { size: f32, bold: bool },
+    Listed { level: u32 },
 }
 
 fn open_of(h: &Heading, schemes: &[Scheme]) -> Open {
+    let keyword = h
+        .number
+        .as_ref()
+        .is_some_and(|n| n.scheme.rank().is_some() && schemes.contains(&n.scheme));
+    if h.listed && !keyword && h.number.as_ref().is_none_or(|n| n.scheme.rank().is_some()) {
+        return Open::Listed { level: h.level };
+    }
     match &h.number {
         Some(n) => match n.scheme.rank() {
             Some(rank) if schemes.contains(&n.scheme) => Open::Keyword {
@@ -72,8 +91,22 @@ fn numbering_schemes(headings: &[Heading]) -> Vec<Scheme> {
             None => seen.push((n.scheme, n.key.as_str(), false)),
         }
     }
+    let span = |of: &mut dyn Iterator<Item = usize>| {
+        let (first, last) = of.fold((usize::MAX, 0), |(lo, hi), at| (lo.min(at), hi.max(at)));
+        last.saturating_sub(first)
+    };
+    let whole = span(&mut headings.iter().map(|h| h.at));
+    let listing = |scheme: Scheme| {
+        let ats: Vec<usize> = headings
+            .iter()
+            .filter(|h| h.number.as_ref().is_some_and(|n| n.scheme == scheme))
+            .map(|h| h.at)
+            .collect();
+        ats.len() >= MIN_KEYWORD_HEADINGS
+            && (span(&mut ats.iter().copied()) as f32) < whole as f32 * LISTING_SPAN_SHARE
+    };
     seen.into_iter()
-        .filter(|(_, _, several)| *several)
+        .filter(|(s, _, several)| *several && !listing(*s))
         .map(|(s, _, _)| s)
         .collect()
 }
@@ -131,7 +164,7 @@ pub fn nest_by_scheme(headings: &mut [Heading]) -> bool {
                     .iter()
                     .rposition(|o| match o {
                         Open::Decimal { depth: d } => *d < depth,
-                        Open::Keyword { .. } => true,
+                        Open::Keyword { .. } | Open::Listed { .. } => true,
                         Open::Styled { .. } => false,
                     })
                     .map_or(0, |b| b + 1);
@@ -148,6 +181,17 @@ pub fn nest_by_scheme(headings: &mut [Heading]) -> bool {
                         stack.pop();
                     } else {
                         break;
+                    }
+                }
+            }
+            Open::Listed { level } => {
+                while let Some(top) = stack.last() {
+                    match top {
+                        Open::Keyword { .. } => break,
+                        Open::Listed { level: l } if *l < level => break,
+                        _ => {
+                            stack.pop();
+                        }
                     }
                 }
             }
@@ -172,6 +216,7 @@ mod tests {
             number: numbering(title),
             size,
             bold,
+            listed: false,
         }
     }
 
@@ -252,6 +297,74 @@ mod tests {
         assert!(nest_by_scheme(&mut hs));
         let levels: Vec<u32> = hs.iter().map(|h| h.level).collect();
         assert_eq!(levels, vec![1, 2, 3, 3, 2, 1, 2, 3, 3, 2]);
+    }
+
+    /// McDonald's 10-K for 2022: a contents list of topics (no Items), a cross-reference
+    /// index whose `Part I` … `Part IV` rows sit on one page, exhibits with Articles inside.
+    #[test]
+    fn listed_headings_hold_what_follows_and_a_one_page_scheme_lists_divisions() {
+        let at = |at: usize, level: u32, listed: bool, title: &str, size: f32| Heading {
+            at,
+            level,
+            listed,
+            ..h(title, size, true)
+        };
+        let mut hs = vec![
+            at(100, 1, true, "ABOUT McDONALD'S", 10.8),
+            at(110, 2, true, "BUSINESS SUMMARY", 9.0),
+            at(120, 3, false, "GENERAL", 7.2),
+            at(900, 1, true, "Other Key Information", 10.8),
+            // Set larger than the listed heading that holds it: still inside.
+            at(950, 2, true, "RISK FACTORS", 12.0),
+            at(960, 3, false, "Strategic Risks", 12.0),
+            at(
+                1_500,
+                1,
+                true,
+                "Financial Statements and Supplementary Data",
+                9.0,
+            ),
+            at(1_510, 4, false, "Consolidated Statement of Income", 12.0),
+            at(3_000, 1, true, "Form 10-K Cross-Reference Index", 10.8),
+            at(3_002, 1, false, "Part I", 8.1),
+            at(3_010, 1, false, "Part II", 8.1),
+            at(3_020, 1, false, "Part III", 8.1),
+            at(3_030, 1, false, "Part IV", 8.1),
+            at(3_050, 1, true, "Signatures", 10.8),
+            at(3_100, 1, false, "Exhibit 10(l)", 8.1),
+            at(3_200, 1, false, "ARTICLE I. Statement of Purpose", 8.1),
+            at(3_300, 1, false, "ARTICLE II. Definitions", 8.1),
+            at(3_400, 1, false, "Schedule A", 8.1),
+            at(3_500, 1, false, "Exhibit 21. Subsidiaries", 8.1),
+            at(5_000, 1, false, "Exhibit 31.1. Certification", 8.1),
+        ];
+        assert!(nest_by_scheme(&mut hs));
+        let levels: Vec<(u32, &str)> = hs.iter().map(|h| (h.level, h.title.as_str())).collect();
+        assert_eq!(
+            levels,
+            vec![
+                (1, "ABOUT McDONALD'S"),
+                (2, "BUSINESS SUMMARY"),
+                (3, "GENERAL"),
+                (1, "Other Key Information"),
+                (2, "RISK FACTORS"),
+                (3, "Strategic Risks"),
+                (1, "Financial Statements and Supplementary Data"),
+                (2, "Consolidated Statement of Income"),
+                (1, "Form 10-K Cross-Reference Index"),
+                (2, "Part I"),
+                (2, "Part II"),
+                (2, "Part III"),
+                (2, "Part IV"),
+                (1, "Signatures"),
+                (1, "Exhibit 10(l)"),
+                (2, "ARTICLE I. Statement of Purpose"),
+                (2, "ARTICLE II. Definitions"),
+                (3, "Schedule A"),
+                (1, "Exhibit 21. Subsidiaries"),
+                (1, "Exhibit 31.1. Certification"),
+            ]
+        );
     }
 
     #[test]

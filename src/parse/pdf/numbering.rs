@@ -26,6 +26,8 @@ pub enum Scheme {
     Schedule,
     /// `Note 12`.
     Note,
+    /// `Exhibit 10(l)`, `Exhibit 31.1`: a document filed with another, after it.
+    Exhibit,
     /// `3.18.1.`.
     Decimal,
     /// `A.2`.
@@ -35,11 +37,12 @@ pub enum Scheme {
 }
 
 impl Scheme {
-    /// Nesting rank of a keyword scheme, outermost 0: Part, then Chapter and Appendix, Article,
-    /// Item, Section, Schedule, Note. `None` for plain numbers.
+    /// Nesting rank of a keyword scheme, outermost 0: Part and Exhibit (a document of its
+    /// own appended to the first), then Chapter and Appendix, Article, Item, Section,
+    /// Schedule, Note. `None` for plain numbers.
     pub fn rank(self) -> Option<u32> {
         match self {
-            Scheme::Part => Some(0),
+            Scheme::Part | Scheme::Exhibit => Some(0),
             Scheme::Chapter | Scheme::Appendix => Some(1),
             Scheme::Article => Some(2),
             Scheme::Item => Some(3),
@@ -78,6 +81,15 @@ static KEYWORD: LazyLock<Option<Regex>> = LazyLock::new(|| {
 static FILING_KEYWORD: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
         r"^(?i:(item|note|article|schedule))\s+([0-9]{1,3}[A-Z]?|[IVXLC]{1,6})(?:\s*[.:\u{2014}\u{2013}-]\s*|\s+|$)",
+    )
+    .ok()
+});
+
+/// `Exhibit 10(l)`, `EXHIBIT 31.1`, `Exhibit 99.1 Computation of Ratios` (depth 1): a filing's
+/// exhibit number, decimals and a parenthesised letter included.
+static EXHIBIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?i:exhibit)\s+([0-9]{1,3}(?:\.[0-9]{1,3})?(?:\([A-Za-z0-9]{1,4}\))?)(?:\s*[.:\u{2014}\u{2013}-]\s*|\s+|$)",
     )
     .ok()
 });
@@ -142,13 +154,20 @@ pub fn numbering(text: &str) -> Option<Numbering> {
 
 /// The keyword schemes of filings and contracts ([`FILING_KEYWORD`]).
 fn filing_keyword(text: &str) -> Option<Numbering> {
-    let caps = FILING_KEYWORD.as_ref()?.captures(text)?;
-    let scheme = match caps.get(1)?.as_str().to_ascii_lowercase().as_str() {
-        "item" => Scheme::Item,
-        "note" => Scheme::Note,
-        "article" => Scheme::Article,
-        _ => Scheme::Schedule,
+    let (scheme, caps) = match EXHIBIT.as_ref().and_then(|re| re.captures(text)) {
+        Some(caps) => (Scheme::Exhibit, caps),
+        None => {
+            let caps = FILING_KEYWORD.as_ref()?.captures(text)?;
+            let scheme = match caps.get(1)?.as_str().to_ascii_lowercase().as_str() {
+                "item" => Scheme::Item,
+                "note" => Scheme::Note,
+                "article" => Scheme::Article,
+                _ => Scheme::Schedule,
+            };
+            (scheme, caps)
+        }
     };
+    let key_group = if scheme == Scheme::Exhibit { 1 } else { 2 };
     let len = caps.get(0)?.end();
     let rest = &text[len..];
     if !(rest.is_empty() || rest.starts_with(|c: char| c.is_uppercase() || "“\"'([".contains(c)))
@@ -158,7 +177,7 @@ fn filing_keyword(text: &str) -> Option<Numbering> {
     Some(Numbering {
         scheme,
         depth: 1,
-        key: caps.get(2)?.as_str().to_ascii_uppercase(),
+        key: caps.get(key_group)?.as_str().to_ascii_uppercase(),
         len,
     })
 }
@@ -208,6 +227,10 @@ mod tests {
             ("Note 12 – Income Taxes", Some((1, "12"))),
             ("PART II", Some((1, "II"))),
             ("Article IV", Some((1, "IV"))),
+            ("Exhibit 10(l)", Some((1, "10(L)"))),
+            ("EXHIBIT 31.1", Some((1, "31.1"))),
+            ("Exhibit 99.1 Computation of Ratios", Some((1, "99.1"))),
+            ("Exhibit 21 to this report, filed", None),
         ];
         for (text, want) in cases {
             assert_eq!(

@@ -5,7 +5,12 @@
 //! - a title, a dot leader of at least three dots and a page number (`3.18.1. Purpose ........
 //!   17`, `Appendix A A sample session . . . 78`, `Preface ..... xi`), or
 //! - a numbered title and a page number without a leader (`17 What This Package Can Not Do 6`),
-//!   counted only in runs of at least [`MIN_RUN`] such lines.
+//!   counted only in runs of at least [`MIN_RUN`] such lines, or
+//! - an unnumbered title and a page number without a leader (McDonald's 10-K: `About
+//!   McDonald's 3`, `Business Summary 3`, … `Signatures 66`), counted only in runs of at least
+//!   [`MIN_UNNUMBERED_RUN`] consecutive lines whose page numbers end at one right edge and
+//!   never go back, outside tables, each title starting with a capital and holding at most
+//!   one number — what a contents list looks like and a column of figures does not.
 //!
 //! An entry's level is its number's depth; an unnumbered entry takes the level of numbered
 //! entries indented like it, else the rank of its indentation among the entries.
@@ -19,10 +24,16 @@ use super::text::TextLine;
 
 /// Leaderless numbered lines count as entries only in runs of at least this many.
 pub const MIN_RUN: usize = 3;
+/// Unnumbered leaderless lines count as entries only in runs of at least this many.
+/// (A 10-K's index to its financial statements lists six or seven: the auditor's report and
+/// the statements, which are headings of the body, not its contents.)
+pub const MIN_UNNUMBERED_RUN: usize = 8;
 /// A group line (`Part II`, `PART I — FINANCIAL INFORMATION`) is at most this many chars.
 const MAX_GROUP_CHARS: usize = 60;
 /// A column header `Item` names the numbers of at most this many lines below it.
 const ITEM_COLUMN_LINES: usize = 80;
+/// Entries more than this many lines apart belong to different contents lists.
+const LIST_GAP_LINES: usize = 40;
 /// Two entries indented within this many points are at the same indentation.
 const SAME_INDENT: f32 = 3.0;
 
@@ -46,6 +57,13 @@ static BARE_ITEM_NUMBER: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"^[0-9]{1,2}[A-Z]?\.?\s+\S").ok());
 static NUMBERED_PAGE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"^(.*\S)\s+([0-9]{1,4})$").ok());
+
+/// The page number a contents entry's line `text` ends with (`Controls and Procedures 62`,
+/// `Purpose ...... 17`), if any; roman numerals are none.
+pub fn printed_page(text: &str) -> Option<u32> {
+    let caps = NUMBERED_PAGE.as_ref()?.captures(text.trim_end())?;
+    caps.get(2)?.as_str().parse().ok()
+}
 
 /// The entries of the printed tables of contents among `lines` (reading order), in order.
 pub fn entries(lines: &[&TextLine]) -> Vec<TocEntry> {
@@ -129,8 +147,79 @@ pub fn entries(lines: &[&TextLine]) -> Vec<TocEntry> {
         }
     }
     flush(&mut run, &mut found);
+    let taken: std::collections::HashSet<usize> = found.iter().map(|(i, _, _)| *i).collect();
+    found.extend(unnumbered_runs(lines, &taken));
     found.sort_by_key(|(i, _, _)| *i);
-    levels(found)
+    // Each contents list's indentation is its own: an exhibit's list further on does not
+    // shift the levels of the document's.
+    let mut all = Vec::with_capacity(found.len());
+    let mut list: Vec<(usize, String, f32)> = Vec::new();
+    for entry in found {
+        if list
+            .last()
+            .is_some_and(|(at, _, _)| entry.0 > at + LIST_GAP_LINES)
+        {
+            all.extend(levels(std::mem::take(&mut list)));
+        }
+        list.push(entry);
+    }
+    all.extend(levels(list));
+    all
+}
+
+/// The runs of unnumbered leaderless entries among `lines` (see the module doc), leaving out
+/// the lines in `taken`: (line index, title, x) per entry.
+fn unnumbered_runs(
+    lines: &[&TextLine],
+    taken: &std::collections::HashSet<usize>,
+) -> Vec<(usize, String, f32)> {
+    let mut found = Vec::new();
+    // The run so far, and the page number and right edge of its last entry.
+    let mut run: Vec<(usize, String, f32)> = Vec::new();
+    let mut last: Option<(u32, f32)> = None;
+    for (i, line) in lines.iter().enumerate() {
+        let entry = (!taken.contains(&i) && !line.in_table)
+            .then(|| NUMBERED_PAGE.as_ref()?.captures(&line.text))
+            .flatten()
+            .and_then(|caps| {
+                let page: u32 = caps.get(2)?.as_str().parse().ok()?;
+                let title = caps.get(1)?.as_str();
+                let numbers = title
+                    .split_whitespace()
+                    .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+                    .count();
+                (numbering::numbering(title).is_none()
+                    && title.starts_with(char::is_uppercase)
+                    && numbers <= 1)
+                    .then(|| (title.to_string(), page))
+            });
+        let continues = |page: u32| {
+            last.is_some_and(|(last_page, x_end)| {
+                page >= last_page && (line.x_end - x_end).abs() <= SAME_INDENT
+            })
+        };
+        match entry {
+            Some((title, page)) if run.is_empty() || continues(page) => {
+                run.push((i, title, line.x));
+                last = Some((page, line.x_end));
+            }
+            other => {
+                if run.len() >= MIN_UNNUMBERED_RUN {
+                    found.append(&mut run);
+                }
+                run.clear();
+                last = None;
+                if let Some((title, page)) = other {
+                    run.push((i, title, line.x));
+                    last = Some((page, line.x_end));
+                }
+            }
+        }
+    }
+    if run.len() >= MIN_UNNUMBERED_RUN {
+        found.append(&mut run);
+    }
+    found
 }
 
 /// True for a contents list's column header naming its number column `Item` (`ITEM NO.
@@ -358,6 +447,61 @@ mod tests {
             entries[1].numbering.as_ref().map(|n| n.scheme),
             Some(Scheme::Item)
         );
+    }
+
+    /// McDonald's 10-K for 2022 prints its contents with no numbers and no leaders: titles,
+    /// indented sub-entries, page numbers at one right edge.
+    #[test]
+    fn a_run_of_unnumbered_titles_with_aligned_rising_pages_is_a_contents_list() {
+        let at = |x: f32, x_end: f32, text: &str| TextLine {
+            x_end,
+            ..line(x, text)
+        };
+        let mut lines = vec![
+            at(18.0, 580.0, "The order of content differs from the form 2"),
+            at(19.0, 593.0, "Forward-Looking Statements 3"),
+            at(19.0, 593.0, "About McDonald's 3"),
+            at(28.0, 593.0, "Business Summary 3"),
+            at(19.0, 593.0, "Management's Discussion and Analysis 8"),
+            at(28.0, 593.0, "Outlook 10"),
+            at(28.0, 593.0, "Cash Flows 19"),
+            at(28.0, 593.0, "Other Matters 24"),
+            at(19.0, 593.0, "Other Key Information 25"),
+            at(19.0, 593.0, "Signatures 66"),
+            at(
+                18.0,
+                378.0,
+                "All trademarks used herein are the property of their owners",
+            ),
+            // Aligned rows of a table of figures: too short a run, and one goes back.
+            at(19.0, 400.0, "Restaurants 2022 40"),
+            at(19.0, 400.0, "Employees 150"),
+            at(19.0, 400.0, "Markets 100"),
+            at(19.0, 400.0, "Segments 3"),
+            at(19.0, 400.0, "Brands 1"),
+        ];
+        let refs: Vec<&TextLine> = lines.iter().collect();
+        let got = entries(&refs);
+        assert_eq!(
+            got.iter()
+                .map(|e| (e.at, e.title.as_str(), e.level))
+                .collect::<Vec<_>>(),
+            vec![
+                (1, "Forward-Looking Statements", 1),
+                (2, "About McDonald's", 1),
+                (3, "Business Summary", 2),
+                (4, "Management's Discussion and Analysis", 1),
+                (5, "Outlook", 2),
+                (6, "Cash Flows", 2),
+                (7, "Other Matters", 2),
+                (8, "Other Key Information", 1),
+                (9, "Signatures", 1),
+            ]
+        );
+        // Seven such lines (an index to the financial statements) are no contents list.
+        lines.drain(5..7);
+        let refs: Vec<&TextLine> = lines.iter().collect();
+        assert!(entries(&refs).is_empty());
     }
 
     #[test]
