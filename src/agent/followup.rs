@@ -252,6 +252,7 @@ mod tests {
                 text: text.into(),
                 score: 1.0,
                 explain: None,
+                cited_lines: Vec::new(),
             }],
             stats: Default::default(),
             worker_errors: Vec::new(),

@@ -3,12 +3,13 @@
 //! path (`changelog › 2.32.0 › Added`: a section's text starts with its own heading only), and
 //! shortened — never dropped — to fit the prompt's room.
 //!
-//! Shortening leaves out whole lines: it keeps an item's first line (its heading), the lines
-//! that hold the most terms of the question (and of the key concepts, when known), each kept
-//! table row's header and delimiter rows (see [`crate::tree::tables`]), then the lines from the
-//! top in reading order as the room allows; each run of lines left out is one
-//! `[… N lines not shown]` line. A line too long for the room is cut around its first term
-//! ([`one_line_around`]).
+//! Shortening leaves out whole lines: it keeps an item's first line (its heading), the lines a
+//! Worker cited (read by line numbers, `cat path:N-M`: an item's share of the room is never
+//! less than they take), the lines that hold the most terms of the question (and of the key
+//! concepts, when known), each kept table row's header and delimiter rows (see
+//! [`crate::tree::tables`]), then the lines from the top in reading order as the room allows;
+//! each run of lines left out is one `[… N lines not shown]` line. A line too long for the
+//! room is cut around its first term ([`one_line_around`]).
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -38,6 +39,9 @@ pub struct PromptItem {
     pub heading: String,
     /// The text, verbatim.
     pub text: String,
+    /// Lines of `text` a Worker cited (1-based, inclusive `[first, last]`; see
+    /// [`crate::agent::evidence::Evidence::cited_lines`]): kept however short the room.
+    pub cited: Vec<[u32; 2]>,
 }
 
 /// The terms of `query` as the section index tokenizes it, lowercased, each once: what
@@ -74,8 +78,9 @@ pub fn heading_path(library: &dyn Library, doc_id: &str, node: NodeId) -> String
 
 /// Every item of `items`, numbered from 1, in at most about `room` chars: an item shorter than
 /// its fair share is shown whole and leaves the rest to the others; the others are
-/// [`shorten`]ed to an equal share of what is left (at least [`MIN_ITEM_CHARS`] each, so many
-/// items can take a little more than `room`). No item is ever left out. `terms` are what
+/// [`shorten`]ed to an equal share of what is left (at least [`MIN_ITEM_CHARS`] each and at
+/// least what its first line and cited lines take, [`cited_chars`], so many items or long
+/// citations can take more than `room`). No item is ever left out. `terms` are what
 /// [`shorten`] keeps lines for.
 pub fn render_items(items: &[PromptItem], room: usize, terms: &[String]) -> String {
     let frame = |item: &PromptItem| {
@@ -92,7 +97,8 @@ pub fn render_items(items: &[PromptItem], room: usize, terms: &[String]) -> Stri
     let mut shares = vec![0; items.len()];
     for (n, &i) in order.iter().enumerate() {
         let share = left / (items.len() - n);
-        shares[i] = lengths[i].min(share.max(MIN_ITEM_CHARS));
+        let floor = MIN_ITEM_CHARS.max(cited_chars(&items[i].text, &items[i].cited));
+        shares[i] = lengths[i].min(share.max(floor));
         left = left.saturating_sub(shares[i]);
     }
     let mut out = String::new();
@@ -105,17 +111,57 @@ pub fn render_items(items: &[PromptItem], room: usize, terms: &[String]) -> Stri
         let body = format!(
             "{}\n{}",
             item.heading,
-            shorten(&item.text, shares[i], terms)
+            shorten(&item.text, shares[i], terms, &item.cited)
         );
         let _ = writeln!(out, "{head}\n{}", untrusted(&item.source, &body));
     }
     out
 }
 
+/// Lines (0-based indices) of a text that `cited` (1-based, inclusive) names, with the header
+/// and delimiter rows of the tables they sit in ([`tables::body_headers`] of the text, one
+/// entry per line), in order.
+fn cited_indices(cited: &[[u32; 2]], headers: &[Option<usize>]) -> Vec<usize> {
+    let count = headers.len();
+    let mut out: Vec<usize> = Vec::new();
+    for &[a, b] in cited {
+        for line in a.max(1)..=b {
+            let i = line as usize - 1;
+            if i >= count {
+                break;
+            }
+            if let Some(h) = headers[i] {
+                out.extend([h, h + 1].into_iter().filter(|&j| j < count));
+            }
+            out.push(i);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Chars [`shorten`] needs to show `text`'s first line and the lines `cited` (1-based,
+/// inclusive) with their tables' header rows, gap lines counted; 0 when nothing is cited.
+pub fn cited_chars(text: &str, cited: &[[u32; 2]]) -> usize {
+    if cited.is_empty() {
+        return 0;
+    }
+    let text = text.trim_end();
+    let lens: Vec<usize> = text.split('\n').map(|l| l.chars().count()).collect();
+    let mut keep = vec![false; lens.len()];
+    keep[0] = true;
+    for i in cited_indices(cited, &tables::body_headers(text)) {
+        keep[i] = true;
+    }
+    shown_chars(&keep, &lens)
+}
+
 /// `text` in at most about `max_chars` chars, by leaving out whole lines (see the module
-/// documentation for which are kept); `text` itself when it fits. Each run of lines left out
-/// becomes one `[… N lines not shown]` line, counted in the bound.
-pub fn shorten(text: &str, max_chars: usize, terms: &[String]) -> String {
+/// documentation for which are kept); `text` itself when it fits. The lines `cited` (1-based,
+/// inclusive) are kept when they fit, in order ([`cited_chars`] is the room they need). Each
+/// run of lines left out becomes one `[… N lines not shown]` line, counted in the bound.
+pub fn shorten(text: &str, max_chars: usize, terms: &[String], cited: &[[u32; 2]]) -> String {
     if text.chars().count() <= max_chars {
         return text.to_string();
     }
@@ -142,12 +188,8 @@ pub fn shorten(text: &str, max_chars: usize, terms: &[String]) -> String {
     // Chars of each line as shown (a line cut around its term is shorter).
     let mut lens: Vec<usize> = lines.iter().map(|l| l.chars().count()).collect();
     let mut keep = vec![false; lines.len()];
-    // Line `i` with its table's header and delimiter rows, when the result still fits.
-    let take = |i: usize, keep: &mut [bool], lens: &[usize]| -> bool {
-        let mut add: Vec<usize> = vec![i];
-        if let Some(h) = headers[i] {
-            add.extend([h, h + 1]);
-        }
+    // Lines `add`, when the result still fits.
+    let take_all = |mut add: Vec<usize>, keep: &mut [bool], lens: &[usize]| -> bool {
         add.retain(|&j| j < lines.len() && !keep[j]);
         for &j in &add {
             keep[j] = true;
@@ -160,8 +202,26 @@ pub fn shorten(text: &str, max_chars: usize, terms: &[String]) -> String {
         }
         false
     };
+    // Line `i` with its table's header and delimiter rows, when the result still fits.
+    let take = |i: usize, keep: &mut [bool], lens: &[usize]| -> bool {
+        let mut add: Vec<usize> = vec![i];
+        if let Some(h) = headers[i] {
+            add.extend([h, h + 1]);
+        }
+        take_all(add, keep, lens)
+    };
     // The first line (a heading, or the header of the table a read started in).
     take(0, &mut keep, &lens);
+    // The lines a Worker cited: all together ([`cited_chars`] is what they take), or as many
+    // as fit in order.
+    let cited = cited_indices(cited, &headers);
+    if !take_all(cited.clone(), &mut keep, &lens) {
+        for i in cited {
+            if !keep[i] {
+                take(i, &mut keep, &lens);
+            }
+        }
+    }
     // Lines with the most terms first, in reading order among equals.
     let mut by_terms: Vec<usize> = (0..lines.len()).filter(|&i| hits[i].0 > 0).collect();
     by_terms.sort_by_key(|&i| (std::cmp::Reverse(hits[i].0), i));
@@ -270,7 +330,7 @@ Notes follow on later pages of the report.";
 
     #[test]
     fn a_text_that_fits_is_whole() {
-        assert_eq!(shorten(STATEMENT, 10_000, &[]), STATEMENT);
+        assert_eq!(shorten(STATEMENT, 10_000, &[], &[]), STATEMENT);
     }
 
     /// The rows holding the terms stay with their table's header; the lines left out are
@@ -278,7 +338,7 @@ Notes follow on later pages of the report.";
     #[test]
     fn shortening_keeps_term_lines_and_their_table_header() {
         let terms = query_terms("operating income margin");
-        let short = shorten(STATEMENT, 300, &terms);
+        let short = shorten(STATEMENT, 300, &terms, &[]);
         assert!(short.chars().count() <= 300, "{short}");
         assert_eq!(
             short,
@@ -305,6 +365,7 @@ CONSOLIDATED STATEMENTS OF INCOME\n\
                 source: format!("d #{i}"),
                 heading: format!("d › Part {i}"),
                 text: STATEMENT.repeat(3),
+                cited: Vec::new(),
             })
             .collect();
         let shown = render_items(&items, 500, &query_terms("net income"));
@@ -322,5 +383,39 @@ CONSOLIDATED STATEMENTS OF INCOME\n\
             6,
             "{shown}"
         );
+    }
+
+    /// Lines cited with no term of the question are kept, with their table's header rows, and
+    /// an item's share is never less than they take.
+    #[test]
+    fn cited_lines_are_kept_with_their_table_header() {
+        let terms = query_terms("operating income");
+        // Line 9 is `| Research and development | 862 | 844 |`.
+        let short = shorten(STATEMENT, 300, &terms, &[[9, 9]]);
+        assert!(
+            short.contains("| Research and development | 862 | 844 |\n"),
+            "{short}"
+        );
+        assert!(short.contains("| (In millions) | 2015 | 2014 |\n| --- | ---: | ---: |\n"));
+        assert!(
+            short.contains("| Operating income | 903 | 413 |"),
+            "{short}"
+        );
+        assert!(short.chars().count() <= 300, "{short}");
+        // Too little room for them: the share grows to what they need.
+        let need = cited_chars(STATEMENT, &[[2, 3], [9, 9]]);
+        let items = [PromptItem {
+            header: String::new(),
+            source: "d".into(),
+            heading: "d".into(),
+            text: STATEMENT.into(),
+            cited: vec![[2, 3], [9, 9]],
+        }];
+        let shown = render_items(&items, 10, &terms);
+        for line in [2, 3, 9] {
+            let text = STATEMENT.split('\n').nth(line - 1).unwrap();
+            assert!(shown.contains(text), "{text} in {shown}");
+        }
+        assert!(need > MIN_ITEM_CHARS, "{need}");
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! Dedup, in order: excerpts of the same node (read by one or several workers) that overlap or
 //! touch are merged into their union, in the place of the first (disjoint excerpts of a node stay
-//! separate: each is verbatim, with its own lines); of an ancestor and its descendant
+//! separate: each is verbatim, with its own lines; the lines a Worker read by number stay marked
+//! as [`Evidence::cited_lines`]); of an ancestor and its descendant
 //! in one document, the better-scored is kept (ties keep the descendant, the more exact section);
 //! near-identical texts (Jaccard similarity of their token sets ≥ 0.9) keep the better-scored one
 //! (ties keep the one collected first). Survivors are ranked by score, ties in collection order,
@@ -60,7 +61,7 @@ pub fn rerank(
             texts_of.insert(key.clone(), doc.tree.text_of(ev.node));
         }
         if let Some(full) = texts_of.get(&key) {
-            merged.add(&ev.doc_id, ev.node, ev.chars.clone(), full);
+            merged.add(&ev.doc_id, ev.node, ev.chars.clone(), full, &ev.cited);
         }
     }
     let items: Vec<CollectedEvidence> = merged.items().to_vec();
@@ -128,6 +129,16 @@ pub fn rerank(
         ) else {
             continue;
         };
+        // A table header line put above the part read shifts its lines down.
+        let above = evidence
+            .text
+            .strip_suffix(ev.text.as_str())
+            .map_or(0, |head| head.matches('\n').count() as u32);
+        evidence.cited_lines = ev
+            .cited_lines()
+            .into_iter()
+            .map(|[a, b]| [a + above, b + above])
+            .collect();
         let explanation = scorer.explain(i, query);
         evidence.explain = explanation.as_ref().map(ScoreExplain::from);
         ranked.push((

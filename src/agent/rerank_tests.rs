@@ -29,6 +29,7 @@ fn read(lib: &dyn Library, doc_id: &str, structure: &str, n: Option<usize>) -> C
         node,
         chars: 0..n,
         text: full.chars().take(n).collect(),
+        cited: Vec::new(),
     }
 }
 
@@ -66,6 +67,7 @@ fn read_at(
         node,
         text: full.chars().skip(range.start).take(range.len()).collect(),
         chars: range,
+        cited: Vec::new(),
     }
 }
 
@@ -253,6 +255,7 @@ fn a_part_read_keeps_its_own_lines() {
         node,
         chars: 0..first_paragraph,
         text: text[..first_paragraph].to_string(),
+        cited: Vec::new(),
     };
     let ranked = rerank(&lib, vec![part], "workspace");
     assert_eq!(ranked[0].evidence.lines, Some([6, 9]));

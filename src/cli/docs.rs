@@ -76,7 +76,8 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
         }
     };
     if let Some(question) = &args.for_question {
-        let ranked = crate::agent::routing::explain(&ws, question, args.top);
+        // A catalog whose cards do not decode is an error, not an empty ranking.
+        let ranked = ws.strict(|ws| crate::agent::routing::explain(ws, question, args.top))?;
         let text = if args.json {
             serde_json::to_string_pretty(&ranked)? + "\n"
         } else {
@@ -88,9 +89,19 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let aliases = aliases_by_document(&ws);
-    if args.json {
-        stream_json(&ws, &aliases, &mut emit);
+    // Cards that do not decode make the listing fail (after what was printed), not end early.
+    ws.strict(|ws| list(ws, args.json, &mut emit))?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The catalog as a table or (`json`) a JSON array, streamed through `emit`.
+fn list(ws: &Workspace, json: bool, emit: &mut dyn FnMut(&str) -> ControlFlow<()>) {
+    let aliases = aliases_by_document(ws);
+    if json {
+        stream_json(ws, &aliases, emit);
     } else {
         let width = ws
             .cards_page(0, 100)
@@ -122,10 +133,6 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
             });
         }
     }
-    if let Some(e) = failed {
-        return Err(e.into());
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The aliases of each document that has any, `doc_id → [alias…]` in alias order.

@@ -66,6 +66,9 @@ pub struct Evidence {
     pub chars: Range<usize>,
     /// Total chars of the node's rendered text (so a reader knows whether it saw all of it).
     pub total_chars: usize,
+    /// True when the read was asked by line numbers with an end (`cat path:N-M`,
+    /// `cat -n COUNT path:N`): the reader pointed at exactly these lines.
+    pub by_lines: bool,
 }
 
 /// What the caller should do beyond printing the text.

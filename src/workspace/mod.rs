@@ -436,6 +436,15 @@ pub struct Workspace {
     cache: Mutex<cache::TreeCache>,
     /// The open index, or why it could not be opened (reported by [`Library::sections`]).
     sections: Result<SectionIndex, String>,
+    /// While [`Workspace::strict`] runs: the first catalog read that failed (not logged).
+    held: Mutex<Option<Option<WorkspaceError>>>,
+}
+
+/// The held read failure of [`Workspace::strict`], even after a panic elsewhere.
+fn lock_held(
+    held: &Mutex<Option<Option<WorkspaceError>>>,
+) -> std::sync::MutexGuard<'_, Option<Option<WorkspaceError>>> {
+    held.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Open the catalog store of `dir`. Errors: [`WorkspaceError::Missing`] without one;
@@ -519,6 +528,24 @@ impl Workspace {
             store,
             cache: Mutex::new(cache::TreeCache::new(cache::DEFAULT_TREE_CACHE_BYTES)),
             sections,
+            held: Mutex::new(None),
+        }
+    }
+
+    /// Run `read` on this workspace and fail with the first catalog read that failed during it
+    /// (a card that does not decode, a catalog damaged under the command), which the
+    /// [`Library`] reads otherwise log and answer as an empty catalog would. For a one-shot
+    /// command (`docnav docs`) that must not print an empty or partial list as if it were the
+    /// catalog. Reads from other threads during `read` count too.
+    ///
+    /// Errors: the first [`WorkspaceError`] of a catalog read during `read` (`Corrupt`
+    /// naming the catalog file, with the hint to re-index).
+    pub fn strict<T>(&self, read: impl FnOnce(&Self) -> T) -> Result<T, WorkspaceError> {
+        *lock_held(&self.held) = Some(None);
+        let out = read(self);
+        match lock_held(&self.held).take().flatten() {
+            Some(e) => Err(e),
+            None => Ok(out),
         }
     }
 
@@ -528,7 +555,13 @@ impl Workspace {
         match result {
             Ok(value) => Some(value),
             Err(e) => {
-                tracing::error!("{e}");
+                match lock_held(&self.held).as_mut() {
+                    // Inside [`Workspace::strict`]: the first failure is its error.
+                    Some(first) => {
+                        first.get_or_insert(e);
+                    }
+                    None => tracing::error!("{e}"),
+                }
                 None
             }
         }

@@ -8,7 +8,9 @@ use docnav::agent::AgentOptions;
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 
-use super::agent::{analysis, command, evaluation, library, plan, requests_containing, run};
+use super::agent::{
+    analysis, command, evaluation, library, plan, requests_containing, run, EVALUATE_TAG,
+};
 use super::common::docnav;
 use super::mcp::workspace;
 use crate::support::fake_model::{FakeModel, Reply};
@@ -240,4 +242,69 @@ async fn the_cli_prints_the_answer_records_it_and_replay_checks_it() {
     let recorded = std::fs::read_to_string(&trace).unwrap();
     assert!(recorded.contains("\"kind\":\"answer\""));
     assert!(recorded.contains("\"kind\":\"answer_verified\""));
+}
+
+/// Evidence far over the answer's budget: every item is still shown, shortened, and the lines a
+/// Worker read by number (`cat path:N-M`, here two lines with no word of the question) are kept
+/// in the answer prompt as in the verdict's — the answer sees what the verdict saw.
+#[tokio::test]
+async fn shortened_evidence_keeps_every_item_and_the_lines_a_worker_cited() {
+    const CITED: [&str; 2] = ["# Because who cares about case!?", "--smart-case"];
+    let question = "How do I set up a ripgrep config file?";
+    let fake = FakeModel::start(vec![
+        analysis(
+            &["configuration file"],
+            &[("ripgrep-guide", "how to set up a config file")],
+        ),
+        plan("ripgrep-guide", &["cat #1.8"], "cat #1.8"),
+        command("ripgrep-guide", "cat #1.8:48-49"),
+        command("ripgrep-guide", "cat #1.9"),
+        command("ripgrep-guide", "cat #1.11"),
+        command("ripgrep-guide", "cat #1.7"),
+        command("ripgrep-guide", "done"),
+        evaluation("sufficient", "", &[]),
+        written(json!([{"text": "Set RIPGREP_CONFIG_PATH.", "citations": [1]}])),
+    ])
+    .await;
+    let options = AgentOptions {
+        prompt_cap_tokens: 2_000,
+        evidence_chars: 50_000,
+        rounds: 1,
+        ..with_answer()
+    };
+    let run = run(&fake, library(&["ripgrep__GUIDE.md"]), options, question)
+        .await
+        .unwrap();
+    fake.verify().unwrap();
+    let evidence = &run.answer.evidence;
+    let structures: Vec<&str> = evidence.iter().map(|e| e.structure.as_str()).collect();
+    assert_eq!(structures.len(), 4, "{structures:?}");
+    // The two reads of #1.8 are one item, which remembers the lines read by number.
+    let config = evidence.iter().find(|e| e.structure == "1.8").unwrap();
+    let lines: Vec<&str> = config.text.split('\n').collect();
+    let [[a, b]] = config.cited_lines[..] else {
+        panic!("{:?}", config.cited_lines)
+    };
+    assert_eq!(lines[a as usize - 1..b as usize], CITED);
+    let [prompt] = requests_containing(&fake, ANSWER_TAG).try_into().unwrap();
+    // Shortened: the evidence alone is over the prompt cap (2,000 tokens of 4 chars).
+    let whole: usize = evidence.iter().map(|e| e.text.chars().count()).sum();
+    assert!(whole > 4 * 2_000, "{whole}");
+    assert!(prompt.contains("not shown]"), "{prompt}");
+    assert!(prompt.chars().count() < whole, "{prompt}");
+    // Every item, numbered, under its heading path.
+    for (i, e) in evidence.iter().enumerate() {
+        let title = e.path.last().unwrap();
+        assert!(
+            prompt.contains(&format!("[{}] lines", i + 1))
+                && prompt.contains(&format!("ripgrep-guide › User Guide › {title}")),
+            "item {} ({title}) missing:\n{prompt}",
+            i + 1
+        );
+    }
+    // The cited lines, together, in the answer's prompt and in the verdict's.
+    let [verdict] = requests_containing(&fake, EVALUATE_TAG).try_into().unwrap();
+    for shown in [&prompt, &verdict] {
+        assert!(shown.contains(&CITED.join("\n")), "{shown}");
+    }
 }

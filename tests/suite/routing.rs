@@ -13,7 +13,7 @@ use docnav::tree::BuildOptions;
 use docnav::workspace::{InMemoryLibrary, Library};
 use pretty_assertions::assert_eq;
 
-use super::common::{fixture, run};
+use super::common::{fixture, index_notes_and_faq, run};
 use super::parse_filings::filing;
 
 /// Apple's FY2019 10-K, Costco's 8-K of 2023-08-09 and a few Markdown documents.
@@ -256,4 +256,41 @@ fn a_question_naming_a_version_sees_the_changelog_that_holds_it_first() {
             "{question}: {ranked:?}"
         );
     }
+}
+
+/// A catalog whose cards do not decode is an error that names the file and says what to do,
+/// for `docs --for` and the plain listing alike — not an empty ranking with exit 0.
+#[test]
+fn docs_over_a_catalog_whose_cards_do_not_decode_fails_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    index_notes_and_faq(&ws);
+    let catalog = docnav::workspace::catalog_path(&ws);
+    rusqlite::Connection::open(&catalog)
+        .unwrap()
+        .execute_batch("UPDATE cards SET card = X'DEADBEEF'")
+        .unwrap();
+    for args in [
+        &["docs", "--for", "compressed files"][..],
+        &["docs", "--for", "compressed files", "--json"],
+        &["docs"],
+        &["docs", "--json"],
+    ] {
+        let r = run(&ws, args);
+        assert_eq!(r.code, 1, "{args:?}: {}{}", r.stdout, r.stderr);
+        let stderr = r.stderr.trim_end();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: workspace file `")
+                && stderr.contains("catalog.db` is damaged: a card does not decode")
+                && stderr.ends_with("(hint: re-index with `docnav index --force`)"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Re-indexing as told mends it.
+    let r = run(&ws, &["index", "--force"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(&ws, &["docs", "--for", "compressed files", "-k", "1"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("1. ripgrep-faq "), "{}", r.stdout);
 }

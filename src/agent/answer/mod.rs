@@ -101,6 +101,7 @@ fn evidence_items(
                 source: e.doc_id.clone(),
                 heading: heading_path(library, &e.doc_id, node),
                 text: e.text.clone(),
+                cited: e.cited_lines.clone(),
             }
         })
         .collect();
@@ -117,8 +118,8 @@ pub fn answer_cap(needed: usize, prompt_cap: usize) -> usize {
 
 /// Write and verify the answer to `question` from the ranked `evidence` under `verdict`, with one
 /// model call (none when there is no evidence). The prompt's cap grows with the evidence up to
-/// `prompt_cap` estimated tokens ([`answer_cap`]); an item that does not fit is shortened around
-/// the lines holding `terms` (the question's and key concepts', see
+/// `prompt_cap` estimated tokens ([`answer_cap`]); an item that does not fit is shortened to
+/// the lines a Worker cited and those holding `terms` (the question's and key concepts', see
 /// [`crate::agent::prompt_evidence`]), never left out. The model's draft is recorded as the
 /// decision `answer`, the verified answer as the decision `answer_verified` (replay checks both).
 ///

@@ -104,6 +104,7 @@ mod tests {
                 text: (*t).into(),
                 score: 1.0,
                 explain: None,
+                cited_lines: Vec::new(),
             })
             .collect()
     }

@@ -8,6 +8,8 @@
 //! `"explain"` ([`ScoreExplain`]: `{"units", "length", "average_length", "terms": [{"term", "tf",
 //! "df", "idf", "contribution"}]}`) is an addition to the documented fields: why the item scored
 //! what it did. Both the agent and the lexical navigator fill it; it is left out when unknown.
+//! `"cited_lines": [[a, b], ..]` (agent only, left out when empty): the lines of `"text"` a
+//! Worker read by line numbers ([`Evidence::cited_lines`]).
 //! `"paragraphs": [a, b]` replaces `"lines"` (then `null`) for Word documents, whose locations
 //! are paragraph numbers.
 //! Then `"worker_errors": [{"worker", "doc_id", "task", "error"}]` ([`WorkerFailure`];
@@ -57,6 +59,11 @@ pub struct Evidence {
     /// The terms of `score` (`None` when not computed; then absent from the JSON).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<ScoreExplain>,
+    /// Lines of `text` (1-based, inclusive `[first, last]`, in order) that a Worker read by
+    /// line numbers (`cat path:N-M`): what it pointed at, kept whenever a prompt shortens the
+    /// item. Empty (and absent from the JSON) when none was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cited_lines: Vec<[u32; 2]>,
 }
 
 /// Why an evidence item scored what it did: the BM25 terms of its score (k1 = 1.2, b = 0.75,
@@ -266,6 +273,7 @@ impl Evidence {
             text: tree.text_of(id),
             score,
             explain: None,
+            cited_lines: Vec::new(),
         })
     }
 

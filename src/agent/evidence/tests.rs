@@ -53,6 +53,7 @@ fn json_shape_matches_the_documented_fields() {
             text: "# B\n".into(),
             score: 1.5,
             explain: Some(explain()),
+            cited_lines: Vec::new(),
         }],
         stats: AskStats::default(),
         answer: None,
@@ -164,6 +165,7 @@ fn text_rendering_has_header_rule_text_and_stats() {
         text: "# Linux\n\napt install x\n".into(),
         score: 3.25,
         explain: Some(explain()),
+        cited_lines: Vec::new(),
     };
     let header = "[1] guide › Install › Linux  §2.1  page 4  score 3.250";
     let rule = "─".repeat(header.chars().count());

@@ -270,6 +270,7 @@ fn evidence_block(
                 source: format!("{place} chars {}–{}", ev.chars.start, ev.chars.end),
                 heading: heading_path(library, &ev.doc_id, ev.node),
                 text: ev.text.clone(),
+                cited: ev.cited_lines(),
             }
         })
         .collect();

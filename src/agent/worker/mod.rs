@@ -51,6 +51,36 @@ pub struct CollectedEvidence {
     pub chars: Range<usize>,
     /// The text read, verbatim.
     pub text: String,
+    /// Char ranges of the node's rendered text (as `chars`, end exclusive, each within it) that
+    /// the Worker read by line numbers (`cat path:N-M`): the lines it pointed at, which a
+    /// shortened prompt keeps ([`CollectedEvidence::cited_lines`]). Sorted, disjoint.
+    pub cited: Vec<Range<usize>>,
+}
+
+impl CollectedEvidence {
+    /// The lines of `text` (1-based, inclusive `[first, last]`) that hold the [`cited`]
+    /// chars, in order, touching ranges joined; empty when nothing was read by line numbers.
+    ///
+    /// [`cited`]: CollectedEvidence::cited
+    pub fn cited_lines(&self) -> Vec<[u32; 2]> {
+        // Line (0-based) of each char of `text`, by the chars before it.
+        let line_at =
+            |at: usize| -> u32 { self.text.chars().take(at).filter(|&c| c == '\n').count() as u32 };
+        let mut out: Vec<[u32; 2]> = Vec::new();
+        for r in &self.cited {
+            let start = r.start.max(self.chars.start) - self.chars.start;
+            let end = r.end.min(self.chars.end).saturating_sub(self.chars.start);
+            if start >= end {
+                continue;
+            }
+            let (a, b) = (line_at(start) + 1, line_at(end - 1) + 1);
+            match out.last_mut() {
+                Some(last) if a <= last[1] + 1 => last[1] = last[1].max(b),
+                _ => out.push([a, b]),
+            }
+        }
+        out
+    }
 }
 
 /// How a Worker ended.
@@ -354,9 +384,14 @@ async fn drive(
                     structure: structure.clone(),
                     chars: ev.chars.len(),
                 });
+                let cited = if ev.by_lines {
+                    std::slice::from_ref(&ev.chars)
+                } else {
+                    &[]
+                };
                 state
                     .excerpts
-                    .add(&ev.doc_id, ev.node, ev.chars.clone(), &full);
+                    .add(&ev.doc_id, ev.node, ev.chars.clone(), &full, cited);
                 let label = evidence_label(
                     &task.doc_id,
                     &ev.doc_id,

@@ -285,6 +285,7 @@ impl Command for Cat {
             node: *node,
             chars: p.chars.clone(),
             total_chars: p.total,
+            by_lines: range_end.is_some(),
         };
         session.push_evidence(evidence.clone());
         Ok(CommandOutput {
