@@ -126,6 +126,13 @@ pub struct EventRecord {
 pub trait EventSink: Send + Sync {
     /// One event.
     fn record(&self, record: EventRecord);
+
+    /// Resolves when the sink can take more events. The agent awaits it before each model call,
+    /// so a sink feeding a slow reader ([`super::paced::Paced`]) slows the run down instead of
+    /// buffering without bound. The default is ready at once.
+    fn ready(&self) -> BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// Drops every event.
@@ -143,6 +150,14 @@ impl EventSink for FanOut {
         for sink in &self.0 {
             sink.record(record.clone());
         }
+    }
+
+    fn ready(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            for sink in &self.0 {
+                sink.ready().await;
+            }
+        })
     }
 }
 
@@ -317,6 +332,8 @@ impl ChatModel for RecordingModel<'_> {
     fn complete(&self, req: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
         Box::pin(async move {
             let emitter = self.emitter;
+            // A slow reader of the events holds the run here, between steps.
+            emitter.sink.ready().await;
             emitter.calls.fetch_add(1, Ordering::SeqCst);
             emitter.emit(AgentEvent::ModelRequest {
                 sha256: messages_sha256(&req.messages),

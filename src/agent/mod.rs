@@ -15,6 +15,7 @@ pub mod grounded;
 pub mod lexical;
 pub mod model;
 pub mod orchestrator;
+pub mod paced;
 pub mod prompt_evidence;
 pub mod prompts;
 pub mod rerank;

@@ -60,6 +60,26 @@ pub fn term_score(idf: f32, tf: f32, unit_length: f32, average_length: f32) -> f
     idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * ratio))
 }
 
+/// [`idf`] in `f32`, in the order the section index (tantivy `src/query/bm25.rs`) computes it:
+/// `ln(1 + ((N − df) + 0.5) / (df + 0.5))`, so an explanation of an indexed section repeats its
+/// score to the bit. `df` above `N` is treated as `N`.
+pub fn indexed_idf(unit_count: u64, df: u64) -> f32 {
+    let df = df.min(unit_count);
+    let x = ((unit_count - df) as f32 + 0.5) / (df as f32 + 0.5);
+    (1.0 + x).ln()
+}
+
+/// [`term_score`] in `f32`, in the order the section index computes it (tantivy's
+/// `Bm25Weight::score`: `idf · (1 + K1)` times `tf / (tf + K1 · (1 − B + B · len / avg))`), so
+/// the parts of an indexed section's explanation add up to the score the index gave it. `tf`
+/// and `unit_length` in (weighted) terms; `average_length` as the index divides it, the
+/// scope's terms over its units (at least 1) in `f32`.
+pub fn indexed_term_score(idf: f32, tf: f32, unit_length: f32, average_length: f32) -> f32 {
+    let weight = idf * (1.0 + K1);
+    let norm = K1 * (1.0 - B + B * unit_length / average_length);
+    weight * (tf / (tf + norm))
+}
+
 /// One query term's part of a score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TermExplanation {

@@ -6,10 +6,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use tokio::sync::mpsc::UnboundedSender;
-
 use crate::agent::events::progress_line;
 use crate::agent::evidence::render_text;
+use crate::agent::paced::Paced;
 use crate::agent::{EventRecord, EventSink};
 use crate::trace::record::{Ask, AskFailure as RecordFailure};
 
@@ -34,31 +33,35 @@ pub enum AskFailure {
     Cancelled,
 }
 
-/// Sends one line per agent step (`[r1-w1-guide] $ cat 2.1`) down a channel: the server turns
-/// each into a progress notification.
-struct ProgressLines(UnboundedSender<String>);
+/// Progress notifications an ask holds for a client that reads slowly before the run waits for
+/// it (before its next model call; see [`Paced`]).
+pub const PROGRESS_LINES_HELD: usize = 64;
 
-impl EventSink for ProgressLines {
-    fn record(&self, r: EventRecord) {
-        if let Some(line) = progress_line(&r) {
-            let _ = self.0.send(format!("[{}] {line}", r.actor));
-        }
-    }
+/// One line per agent step (`[r1-w1-guide] $ cat 2.1`), `None` for events not shown: the server
+/// turns each into a progress notification.
+pub fn progress(r: &EventRecord) -> Option<String> {
+    progress_line(r).map(|line| format!("[{}] {line}", r.actor))
 }
 
 /// Ask `ask` ([`Ask::run`]: a recorded answer to the same question over unchanged documents
 /// comes back at once, else the agent runs), until it answers or `cancelled` resolves. Each step
-/// goes to `progress` as one line.
+/// goes to `progress` as one line ([`progress`]); a client reading them slowly slows the run.
 ///
-/// Errors: [`AskFailure::Failed`] when the trace cannot be created or the run fails as a whole;
+/// Errors: [`AskFailure::Failed`] when the trace cannot be created, the run fails as a whole or
+/// its answer cannot be serialised;
 /// [`AskFailure::Busy`] when no ask permit is free; [`AskFailure::Cancelled`].
 pub async fn ask_agent(
     ask: Ask,
-    progress: UnboundedSender<String>,
+    progress: Arc<Paced<String>>,
     cancelled: impl Future<Output = ()>,
 ) -> Result<AskOutcome, AskFailure> {
-    let sink: Arc<dyn EventSink> = Arc::new(ProgressLines(progress));
-    let outcome = match ask.run(sink, cancelled).await {
+    let sink: Arc<dyn EventSink> = progress.clone();
+    let outcome = ask.run(sink, cancelled).await;
+    if !matches!(outcome, Err(RecordFailure::Cancelled { .. })) {
+        // The last steps may still wait in the queue: they go out before the result.
+        progress.drain().await;
+    }
+    let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(RecordFailure::Cancelled { .. }) => return Err(AskFailure::Cancelled),
         Err(RecordFailure::Busy) => return Err(AskFailure::Busy),
@@ -84,7 +87,8 @@ pub async fn ask_agent(
     if let Some(p) = &trace {
         text.push_str(&format!("trace: `{p}`\n"));
     }
-    let mut structured = serde_json::to_value(answer).unwrap_or_default();
+    let mut structured = serde_json::to_value(answer)
+        .map_err(|e| AskFailure::Failed(format!("ask: the answer could not be serialised: {e}")))?;
     if let Some(object) = structured.as_object_mut() {
         let errors: Vec<serde_json::Value> = worker_errors
             .iter()

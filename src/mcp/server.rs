@@ -18,11 +18,12 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::Semaphore;
 
-use super::agent::{ask_agent, AskFailure};
+use super::agent::{ask_agent, progress, AskFailure, PROGRESS_LINES_HELD};
 use super::args::AskArgs;
 use super::nav_tools::ToolText;
 use super::resources::{self, ReadError};
 use super::{tools, McpConfig};
+use crate::agent::paced::Paced;
 use crate::agent::AgentOptions;
 use crate::llm::ChatModel;
 use crate::nav::live::LiveLibrary;
@@ -136,7 +137,7 @@ impl DocnavServer {
             cache: CachePolicy::unless(a.no_cache.unwrap_or(false)),
             permits: self.inner.ask_permits.clone(),
         };
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let (tx, mut rx) = Paced::channel(PROGRESS_LINES_HELD, progress);
         let token = context.meta.get_progress_token();
         let peer = context.peer.clone();
         let forward = tokio::spawn(async move {

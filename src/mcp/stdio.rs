@@ -10,6 +10,9 @@ use tokio::sync::mpsc;
 /// Bytes buffered between stdin/stdout and rmcp.
 const PIPE_BYTES: usize = 1 << 16;
 
+/// Parse errors waiting for stdout; past them, reading stdin waits for the client to read.
+const PARSE_ERRORS_HELD: usize = 64;
+
 /// The JSON-RPC parse error for an unparsable line, as one line of JSON.
 pub fn parse_error(reason: &str) -> String {
     serde_json::json!({
@@ -25,7 +28,7 @@ pub fn parse_error(reason: &str) -> String {
 pub fn checked_stdio() -> (DuplexStream, DuplexStream) {
     let (mut to_rmcp, rmcp_reads) = tokio::io::duplex(PIPE_BYTES);
     let (rmcp_writes, from_rmcp) = tokio::io::duplex(PIPE_BYTES);
-    let (errors_tx, mut errors_rx) = mpsc::unbounded_channel::<String>();
+    let (errors_tx, mut errors_rx) = mpsc::channel::<String>(PARSE_ERRORS_HELD);
     tokio::spawn(async move {
         let mut stdin = BufReader::new(tokio::io::stdin());
         let mut line = Vec::new();
@@ -48,7 +51,9 @@ pub fn checked_stdio() -> (DuplexStream, DuplexStream) {
                     }
                 }
                 Err(e) => {
-                    let _ = errors_tx.send(parse_error(&e.to_string()));
+                    if errors_tx.send(parse_error(&e.to_string())).await.is_err() {
+                        break;
+                    }
                 }
             }
         }

@@ -445,48 +445,7 @@ impl Ready {
         } = self;
         let unix_ms = super::now_unix_ms();
         let mut warnings = Vec::new();
-        let writer = match ask.trace.clone() {
-            Some(destination) => {
-                let header = TraceHeader::for_run(
-                    library.as_ref(),
-                    &ask.question,
-                    ask.model.model_id(),
-                    &ask.options,
-                    unix_ms,
-                )
-                .with_memory(&ask.memory);
-                let created = blocking(
-                    move || match &destination {
-                        TraceDestination::File(path) => {
-                            TraceWriter::create(path, &header).map_err(|e| (e, false))
-                        }
-                        TraceDestination::NewIn(dir) => {
-                            TraceWriter::create_in(dir, &header).map_err(|e| (e, false))
-                        }
-                        TraceDestination::BestEffort(dir) => {
-                            TraceWriter::create_in(dir, &header).map_err(|e| (e, true))
-                        }
-                    },
-                    Err((
-                        TraceError::Io {
-                            path: PathBuf::new(),
-                            source: std::io::Error::other("the trace could not be created"),
-                        },
-                        false,
-                    )),
-                )
-                .await;
-                match created {
-                    Ok(w) => Some(Arc::new(w)),
-                    Err((e, true)) => {
-                        warnings.push(format!("{e}; this run is not recorded"));
-                        None
-                    }
-                    Err((e, false)) => return Err(AskFailure::failed(e)),
-                }
-            }
-            None => None,
-        };
+        let writer = create_trace(&ask, &library, unix_ms, &mut warnings).await?;
         let mut sinks: Vec<Arc<dyn EventSink>> = vec![sink];
         if let Some(w) = &writer {
             sinks.push(w.clone());
@@ -541,5 +500,62 @@ impl Ready {
             started_unix_ms: unix_ms,
             warnings,
         })
+    }
+}
+
+/// The trace `ask` asks for, created with its header on the blocking pool (the header lists the
+/// catalog, read from its store); `None` without a destination, or when a best-effort trace
+/// cannot be created (a warning says so).
+///
+/// Errors: [`AskFailure::Failed`] when a trace that must be recorded cannot be created.
+async fn create_trace(
+    ask: &Ask,
+    library: &Arc<dyn Library>,
+    unix_ms: u64,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Arc<TraceWriter>>, AskFailure> {
+    let Some(destination) = ask.trace.clone() else {
+        return Ok(None);
+    };
+    let (catalog, question, model_id, options, memory) = (
+        library.clone(),
+        ask.question.clone(),
+        ask.model.model_id().to_string(),
+        ask.options.clone(),
+        ask.memory.clone(),
+    );
+    let created = blocking(
+        move || {
+            let header =
+                TraceHeader::for_run(catalog.as_ref(), &question, &model_id, &options, unix_ms)
+                    .with_memory(&memory);
+            match &destination {
+                TraceDestination::File(path) => {
+                    TraceWriter::create(path, &header).map_err(|e| (e, false))
+                }
+                TraceDestination::NewIn(dir) => {
+                    TraceWriter::create_in(dir, &header).map_err(|e| (e, false))
+                }
+                TraceDestination::BestEffort(dir) => {
+                    TraceWriter::create_in(dir, &header).map_err(|e| (e, true))
+                }
+            }
+        },
+        Err((
+            TraceError::Io {
+                path: PathBuf::new(),
+                source: std::io::Error::other("the trace could not be created"),
+            },
+            false,
+        )),
+    )
+    .await;
+    match created {
+        Ok(w) => Ok(Some(Arc::new(w))),
+        Err((e, true)) => {
+            warnings.push(format!("{e}; this run is not recorded"));
+            Ok(None)
+        }
+        Err((e, false)) => Err(AskFailure::failed(e)),
     }
 }

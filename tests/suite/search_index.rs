@@ -377,3 +377,72 @@ fn find_shows_the_passage_around_the_match_not_the_sections_first_words() {
     );
     assert!(body.join(" ").contains("--search-zip"), "{body:?}");
 }
+
+/// `ask --lexical`'s explanation of each score over real documents: the terms' contributions
+/// add up to the evidence's score, each idf is `ln(1 + (N − df + 0.5)/(df + 0.5))` of its `N`
+/// and `df`, and each contribution is BM25 (k1 = 1.2, b = 0.75) of its tf and lengths — in the
+/// whole workspace and inside one document, over long sections and short ones.
+#[test]
+fn explained_contributions_add_up_to_each_lexical_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    ok(index(
+        &ws,
+        &[
+            "ripgrep__GUIDE.md",
+            "ripgrep__FAQ.md",
+            "nodejs-doc__fs.md",
+            "docker-doc__builder.md",
+            "notes.txt",
+        ],
+    ));
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * a.abs().max(1.0);
+    let mut checked = 0;
+    for (query, doc) in [
+        ("how do I search compressed files", None),
+        ("read a file stream with encoding", None),
+        ("build cache invalidation from the Dockerfile", None),
+        (
+            "ignore hidden files and gitignore rules",
+            Some("ripgrep-guide"),
+        ),
+        ("file descriptor close error", Some("nodejs-doc-fs")),
+    ] {
+        let mut args = vec!["ask", "--lexical", "--json", "-k", "8"];
+        if let Some(doc) = doc {
+            args.extend(["--doc", doc]);
+        }
+        args.push(query);
+        let r = ok(run(&ws, &args));
+        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        let evidence = v["evidence"].as_array().unwrap();
+        assert!(evidence.len() >= 3, "{query}: {}", r.stdout);
+        for e in evidence {
+            let x = &e["explain"];
+            let n = x["units"].as_f64().unwrap();
+            let (dl, avgdl) = (
+                x["length"].as_f64().unwrap(),
+                x["average_length"].as_f64().unwrap(),
+            );
+            let terms = x["terms"].as_array().unwrap();
+            assert!(!terms.is_empty(), "{query}: {e}");
+            let mut sum = 0.0;
+            for t in terms {
+                let (tf, df) = (t["tf"].as_f64().unwrap(), t["df"].as_f64().unwrap());
+                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                assert!(
+                    close(t["idf"].as_f64().unwrap(), idf),
+                    "{query}: {t} vs idf {idf}"
+                );
+                let part = idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / avgdl));
+                let contribution = t["contribution"].as_f64().unwrap();
+                assert!(close(contribution, part), "{query}: {t} vs {part}");
+                sum += contribution;
+            }
+            let score = e["score"].as_f64().unwrap();
+            assert!((sum - score).abs() < 1e-4, "{query}: {sum} vs {score}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 15, "{checked}");
+}

@@ -275,47 +275,7 @@ async fn drive(
     emitter: &Emitter,
 ) -> Result<(), AgentError> {
     let cap = ctx.options.prompt_cap_tokens;
-    // Bird's-eye view: the document's top level and keyword hits, not counted as steps. The key
-    // concepts make one BM25 query (measured better than one query per concept merged, see
-    // BENCHMARKS.md), after `--` so a concept may start with dashes.
-    let mut overview = Observation::default();
-    let keywords = if ctx.key_concepts.is_empty() {
-        ctx.question.clone()
-    } else {
-        ctx.key_concepts.join(" ")
-    };
-    let mut seen = Vec::new();
-    for line in [
-        format!("cd {}", quote(&format!("/{}", task.doc_id))),
-        "ls".to_string(),
-        format!("find -- {}", quote(&keywords)),
-    ] {
-        let out = run_command(session, &line, emitter)?;
-        if line.starts_with("cd ") {
-            if out.status == Status::Error {
-                return Err(AgentError::UnknownDocument(task.doc_id.clone()));
-            }
-            continue;
-        }
-        if found_nothing(&line, &out.text) {
-            state.found_nothing.push(line.clone());
-        }
-        seen.push(history_line(
-            0,
-            &line,
-            &out.text,
-            out.status == Status::Error,
-        ));
-        overview.outputs.push((line.clone(), out.text.clone()));
-    }
-    state.history.push(format!(
-        "overview (shown when you planned): {}",
-        seen.iter()
-            .map(|l| l.trim_start_matches("0. "))
-            .collect::<Vec<_>>()
-            .join("; ")
-    ));
-
+    let overview = overview(ctx, task, session, state, emitter)?;
     let first = make_plan(ctx, task, &overview, None, emitter).await?;
     let mut plan = first.plan;
     let mut next = first.command;
@@ -370,54 +330,7 @@ async fn drive(
                 ));
                 continue;
             }
-            Effect::Evidence(ev) => {
-                // Only the chars read are evidence (a `cat` that stopped at the output budget
-                // read a part); every read is kept, merged by char range.
-                let doc = ctx
-                    .library
-                    .document(&ev.doc_id)
-                    .map_err(|e| AgentError::Workspace(e.to_string()))?;
-                let full = doc.tree.text_of(ev.node);
-                let structure = doc.tree.node(ev.node).structure.clone();
-                emitter.emit(AgentEvent::EvidenceCollected {
-                    doc_id: ev.doc_id.clone(),
-                    structure: structure.clone(),
-                    chars: ev.chars.len(),
-                });
-                let cited = if ev.by_lines {
-                    std::slice::from_ref(&ev.chars)
-                } else {
-                    &[]
-                };
-                state
-                    .excerpts
-                    .add(&ev.doc_id, ev.node, ev.chars.clone(), &full, cited);
-                let label = evidence_label(
-                    &task.doc_id,
-                    &ev.doc_id,
-                    &structure,
-                    &doc.tree.node(NodeId::ROOT).title,
-                );
-                if ev.doc_id != task.doc_id {
-                    let read = format!("{label} ");
-                    state.leads.retain(|l| !l.starts_with(&read));
-                }
-                state.history.push(format!(
-                    "{}. {line} → {} chars collected; evidence {label} now holds {}",
-                    state.steps,
-                    ev.chars.len(),
-                    state.excerpts.describe(&ev.doc_id, ev.node, ev.total_chars)
-                ));
-                for lead in see_also_elsewhere(&out.text, &task.doc_id) {
-                    let held =
-                        state.excerpts.items().iter().any(|e| {
-                            lead.starts_with(&format!("{} ", label_of(ctx, &task.doc_id, e)))
-                        });
-                    if !held && !state.leads.contains(&lead) {
-                        state.leads.push(lead);
-                    }
-                }
-            }
+            Effect::Evidence(ev) => collect(ctx, task, state, emitter, &line, &out.text, ev)?,
             Effect::None => {
                 if found_nothing(&line, &out.text) && !state.found_nothing.contains(&line) {
                     state.found_nothing.push(line.clone());
@@ -458,6 +371,127 @@ async fn drive(
         next = step.command;
         state.last_reason = step.reason;
     }
+}
+
+/// The bird's-eye view a Worker plans from: `cd` into its document, then `ls` and a `find` of
+/// the key concepts (or the question), not counted as steps; each kept in the history.
+///
+/// Errors: [`AgentError::UnknownDocument`] when the document cannot be entered; a failing
+/// command's error.
+fn overview(
+    ctx: &WorkerContext,
+    task: &Task,
+    session: &mut Session,
+    state: &mut WorkerState,
+    emitter: &Emitter,
+) -> Result<Observation, AgentError> {
+    // Bird's-eye view: the document's top level and keyword hits, not counted as steps. The key
+    // concepts make one BM25 query (measured better than one query per concept merged, see
+    // BENCHMARKS.md), after `--` so a concept may start with dashes.
+    let mut overview = Observation::default();
+    let keywords = if ctx.key_concepts.is_empty() {
+        ctx.question.clone()
+    } else {
+        ctx.key_concepts.join(" ")
+    };
+    let mut seen = Vec::new();
+    for line in [
+        format!("cd {}", quote(&format!("/{}", task.doc_id))),
+        "ls".to_string(),
+        format!("find -- {}", quote(&keywords)),
+    ] {
+        let out = run_command(session, &line, emitter)?;
+        if line.starts_with("cd ") {
+            if out.status == Status::Error {
+                return Err(AgentError::UnknownDocument(task.doc_id.clone()));
+            }
+            continue;
+        }
+        if found_nothing(&line, &out.text) {
+            state.found_nothing.push(line.clone());
+        }
+        seen.push(history_line(
+            0,
+            &line,
+            &out.text,
+            out.status == Status::Error,
+        ));
+        overview.outputs.push((line.clone(), out.text.clone()));
+    }
+    state.history.push(format!(
+        "overview (shown when you planned): {}",
+        seen.iter()
+            .map(|l| l.trim_start_matches("0. "))
+            .collect::<Vec<_>>()
+            .join("; ")
+    ));
+
+    Ok(overview)
+}
+
+/// Keep the evidence `ev` that `line` read (its output `text`): announce it, merge it into the
+/// Worker's excerpts, note it in the history and keep the other documents' sections its
+/// `[see also: …]` line names as leads.
+///
+/// Errors: [`AgentError::Workspace`] when the evidence's document cannot be loaded.
+fn collect(
+    ctx: &WorkerContext,
+    task: &Task,
+    state: &mut WorkerState,
+    emitter: &Emitter,
+    line: &str,
+    text: &str,
+    ev: &crate::nav::Evidence,
+) -> Result<(), AgentError> {
+    // Only the chars read are evidence (a `cat` that stopped at the output budget
+    // read a part); every read is kept, merged by char range.
+    let doc = ctx
+        .library
+        .document(&ev.doc_id)
+        .map_err(|e| AgentError::Workspace(e.to_string()))?;
+    let full = doc.tree.text_of(ev.node);
+    let structure = doc.tree.node(ev.node).structure.clone();
+    emitter.emit(AgentEvent::EvidenceCollected {
+        doc_id: ev.doc_id.clone(),
+        structure: structure.clone(),
+        chars: ev.chars.len(),
+    });
+    // A read by line numbers (`cat PATH:N-M`) points at those lines: they are cited.
+    let cited = if ev.by_lines {
+        std::slice::from_ref(&ev.chars)
+    } else {
+        &[]
+    };
+    state
+        .excerpts
+        .add(&ev.doc_id, ev.node, ev.chars.clone(), &full, cited);
+    let label = evidence_label(
+        &task.doc_id,
+        &ev.doc_id,
+        &structure,
+        &doc.tree.node(NodeId::ROOT).title,
+    );
+    if ev.doc_id != task.doc_id {
+        let read = format!("{label} ");
+        state.leads.retain(|l| !l.starts_with(&read));
+    }
+    state.history.push(format!(
+        "{}. {line} → {} chars collected; evidence {label} now holds {}",
+        state.steps,
+        ev.chars.len(),
+        state.excerpts.describe(&ev.doc_id, ev.node, ev.total_chars)
+    ));
+    for lead in see_also_elsewhere(text, &task.doc_id) {
+        let held = state
+            .excerpts
+            .items()
+            .iter()
+            .any(|e| lead.starts_with(&format!("{} ", label_of(ctx, &task.doc_id, e))));
+        if !held && !state.leads.contains(&lead) {
+            state.leads.push(lead);
+        }
+    }
+    Ok(())
 }
 
 /// How evidence is named to a Worker of document `own`: `#2.1` in its own document,

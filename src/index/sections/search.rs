@@ -1,5 +1,5 @@
-//! Searching the section index: BM25 over sections in a [`Scope`], their stored records,
-//! tantivy's `Explanation` of each score, and snippets around the matched terms.
+//! Searching the section index: BM25 over sections in a [`Scope`], their stored records, the
+//! explanation of each score, and snippets around the matched terms.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
@@ -8,17 +8,21 @@ use std::sync::{Arc, Mutex, OnceLock};
 use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
 use tantivy::columnar::{Column, StrColumn};
+use tantivy::postings::Postings;
+use tantivy::query::Bm25StatisticsProvider;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, Searcher, SegmentReader, TantivyDocument, Term};
+use tantivy::{DocAddress, DocSet, Searcher, SegmentReader, TantivyDocument, Term};
 
 use super::stats::ScopeStats;
 use super::write::{stored_entry, stored_record};
 use super::{Fields, QueryStatistics, SectionIndex, SectionIndexError, KIND_CARD, MAX_QUERY_TERMS};
 use crate::index::analyzer::DocnavTokenizer;
-use crate::index::bm25::{query_terms, Bm25Explanation, TermExplanation};
+use crate::index::bm25::{
+    indexed_idf, indexed_term_score, query_terms, Bm25Explanation, TermExplanation,
+};
 use crate::tree::NodeId;
 
 /// Which documents a search covers.
@@ -353,7 +357,7 @@ pub struct SectionHit {
     /// BM25 score (> 0).
     pub score: f32,
     /// Where the hit is in the index (for [`PreparedSearch::explain`]).
-    address: DocAddress,
+    pub(super) address: DocAddress,
     /// Its stored record, when the search read it (for [`PreparedSearch::record`]).
     record: Option<SectionRecord>,
 }
@@ -361,9 +365,9 @@ pub struct SectionHit {
 /// A query ready to run: its terms, the scope's statistics and the searcher (a consistent view
 /// of one commit).
 pub struct PreparedSearch {
-    searcher: Searcher,
-    fields: Fields,
-    stats: ScopeStats,
+    pub(super) searcher: Searcher,
+    pub(super) fields: Fields,
+    pub(super) stats: ScopeStats,
     /// The search terms (tokenized query plus compounds), at most [`MAX_QUERY_TERMS`].
     terms: Vec<String>,
     query: Box<dyn Query>,
@@ -867,44 +871,72 @@ impl PreparedSearch {
         })
     }
 
-    /// Why `hit` scored what it did: tantivy's `Explanation` of each search term's part
-    /// (`idf · (k1 + 1) · tf / (tf + k1 · (1 − b + b · dl / avgdl))`), read into a
-    /// [`Bm25Explanation`] whose parts add up to the hit's score (up to float rounding).
-    /// Lengths are tantivy's field norms (exact up to 40 terms, then within a few percent).
+    /// Why `hit` scored what it did: each search term's part, computed here from the scope's
+    /// statistics and the section's own counts — `idf · (k1 + 1) · tf / (tf + k1 · (1 − b + b ·
+    /// dl / avgdl))` ([`crate::index::bm25::indexed_term_score`]) with the idf of
+    /// [`crate::index::bm25::indexed_idf`] — into a [`Bm25Explanation`] whose parts add up to
+    /// the hit's score (up to float rounding of the sum). `tf` is the term's occurrences in the
+    /// section's `text` (title terms counted [`super::TITLE_WEIGHT`] times); lengths are
+    /// tantivy's field norms (exact up to 40 terms, then within a few percent), as its scoring
+    /// reads them. A term absent from the section adds nothing and is left out.
     ///
     /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
     pub fn explain(&self, hit: &SectionHit) -> Result<Bm25Explanation, SectionIndexError> {
-        let segment = self.searcher.segment_reader(hit.address.segment_ord);
+        let (dl, found) = self.counts(hit).map_err(|e| self.error(e))?;
+        // As the index scores: N at least 1 (an empty scope keeps idf finite), the mean length
+        // divided in f32.
+        let n = self.stats.num_docs().max(1);
+        let avgdl = self.stats.num_tokens() as f32 / n as f32;
         let mut out = Bm25Explanation {
             score: 0.0,
             unit_count: u32::try_from(self.stats.num_docs()).unwrap_or(u32::MAX),
-            unit_length: 0.0,
+            unit_length: if found.is_empty() { 0.0 } else { dl },
             average_length: self.stats.average_length(),
-            terms: Vec::new(),
+            terms: Vec::with_capacity(found.len()),
         };
-        for term in &self.terms {
-            let query = TermQuery::new(
-                Term::from_field_text(self.fields.text, term),
-                IndexRecordOption::WithFreqs,
-            );
-            let weight = query
-                .weight(EnableScoring::enabled_from_statistics_provider(
-                    &self.stats,
-                    &self.searcher,
-                ))
-                .map_err(|e| self.error(e))?;
-            // A term absent from the section "does not match": it adds nothing.
-            let Ok(explanation) = weight.explain(segment, hit.address.doc_id) else {
-                continue;
-            };
-            let Some(part) = read_term_explanation(term, &explanation) else {
-                continue;
-            };
-            out.score += part.0.score;
-            out.unit_length = part.1;
-            out.terms.push(part.0);
+        for TermCounts { term, tf, df } in found {
+            let idf = indexed_idf(n, df);
+            let tf = tf as f32;
+            let score = indexed_term_score(idf, tf, dl, avgdl);
+            out.score += score;
+            out.terms.push(TermExplanation {
+                term,
+                tf,
+                df: u32::try_from(df).unwrap_or(u32::MAX),
+                idf,
+                score,
+            });
         }
         Ok(out)
+    }
+
+    /// `hit`'s length in the scored field (its field norm) and, per search term it holds, in
+    /// search order, that term's counts.
+    fn counts(&self, hit: &SectionHit) -> tantivy::Result<(f32, Vec<TermCounts>)> {
+        let segment = self.searcher.segment_reader(hit.address.segment_ord);
+        let doc = hit.address.doc_id;
+        let dl = segment
+            .get_fieldnorms_reader(self.fields.text)?
+            .fieldnorm(doc) as f32;
+        let inverted = segment.inverted_index(self.fields.text)?;
+        let mut found = Vec::with_capacity(self.terms.len());
+        for text in &self.terms {
+            let term = Term::from_field_text(self.fields.text, text);
+            let Some(mut postings) = inverted.read_postings(&term, IndexRecordOption::WithFreqs)?
+            else {
+                continue;
+            };
+            // `seek` only moves forward: a posting list starting past `doc` lacks it.
+            if postings.doc() > doc || postings.seek(doc) != doc {
+                continue;
+            }
+            found.push(TermCounts {
+                term: text.clone(),
+                tf: postings.term_freq(),
+                df: self.stats.doc_freq(&term)?,
+            });
+        }
+        Ok((dl, found))
     }
 
     /// A one-line passage of `text` (at most `max_chars` chars) around the search terms that
@@ -979,42 +1011,13 @@ impl PreparedSearch {
     }
 }
 
-/// The parts of tantivy's BM25 `Explanation` of one term (its layout follows Lucene's: the
-/// product of `(K1+1)`, the idf with `n` and `N`, and the tf factor with `freq`, `dl`,
-/// `avgdl`): the term's [`TermExplanation`] and the section's length `dl`.
-fn read_term_explanation(
-    term: &str,
-    explanation: &tantivy::query::Explanation,
-) -> Option<(TermExplanation, f32)> {
-    let tree = serde_json::to_value(explanation).ok()?;
-    let score = tree.get("value")?.as_f64()? as f32;
-    let find = |prefix: &str| -> Option<f32> { find_value(&tree, prefix) };
-    let idf = find("idf")?;
-    let df = find("n, number of docs containing this term")?;
-    let tf = find("freq, occurrences of term within document")?;
-    let dl = find("dl, length of field")?;
-    Some((
-        TermExplanation {
-            term: term.to_string(),
-            tf,
-            df: df as u32,
-            idf,
-            score,
-        },
-        dl,
-    ))
-}
-
-/// Value of the first node (depth first) whose description starts with `prefix`.
-fn find_value(node: &serde_json::Value, prefix: &str) -> Option<f32> {
-    let description = node.get("description").and_then(|d| d.as_str());
-    if description.is_some_and(|d| d.starts_with(prefix)) {
-        return node.get("value").and_then(|v| v.as_f64()).map(|v| v as f32);
-    }
-    node.get("details")?
-        .as_array()?
-        .iter()
-        .find_map(|child| find_value(child, prefix))
+/// One search term's counts for a section's explanation.
+struct TermCounts {
+    term: String,
+    /// Occurrences in the section's scored field.
+    tf: u32,
+    /// Sections of the scope holding it, as scoring reads it (at most `N`).
+    df: u64,
 }
 
 /// The terms a search for `query` looks up; see [`SectionIndex::prepare`]. `doc_freq` tells

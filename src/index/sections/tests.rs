@@ -588,3 +588,55 @@ fn a_large_document_sits_in_one_segment_in_reading_order() {
     let ranks: Vec<u32> = search.top(1500).unwrap().iter().map(|h| h.rank).collect();
     assert_eq!(ranks, (1..=1500).collect::<Vec<u32>>());
 }
+
+/// Each term's part of an explanation is the very score tantivy gives that term in that section
+/// (its `Explanation`'s value, compared bit for bit), and the parts add up to the hit's score:
+/// over long and short sections (field norms past 40 terms are approximate), in the whole index
+/// and inside one document, with a compound term.
+#[test]
+fn explanations_repeat_tantivys_term_scores_to_the_bit() {
+    let long = "kiwi ".repeat(7) + &"mango papaya ".repeat(40) + "thread pool threadpool";
+    let a = tree(&[
+        (1, "Kiwi Mango", "kiwi mango guava"),
+        (1, "Pools", long.as_str()),
+        (2, "Thread pool", "threadpool kiwi"),
+    ]);
+    let b = tree(&[(1, "Mango", "mango mango kiwi"), (1, "Other", "guava")]);
+    let index = index_of(&[("a", &a), ("b", &b)]);
+    let only = ["a".to_string()];
+    for scope in [Scope::All, Scope::Documents(&only)] {
+        for query in ["kiwi mango", "thread pool kiwi", "guava papaya mango"] {
+            let search = index.prepare(query, scope).unwrap();
+            let hits = search.top(10).unwrap();
+            assert!(hits.len() >= 2, "{query}: {hits:?}");
+            for hit in &hits {
+                let e = search.explain(hit).unwrap();
+                assert!(!e.terms.is_empty());
+                let sum: f32 = e.terms.iter().map(|t| t.score).sum();
+                assert!(
+                    (sum - hit.score).abs() < 1e-4,
+                    "{query}: {sum} vs {}",
+                    hit.score
+                );
+                assert!((e.score - hit.score).abs() < 1e-4);
+                let segment = search.searcher.segment_reader(hit.address.segment_ord);
+                for t in &e.terms {
+                    let query = tantivy::query::TermQuery::new(
+                        tantivy::Term::from_field_text(search.fields.text, &t.term),
+                        tantivy::schema::IndexRecordOption::WithFreqs,
+                    );
+                    let weight = tantivy::query::Query::weight(
+                        &query,
+                        tantivy::query::EnableScoring::enabled_from_statistics_provider(
+                            &search.stats,
+                            &search.searcher,
+                        ),
+                    )
+                    .unwrap();
+                    let theirs = weight.explain(segment, hit.address.doc_id).unwrap();
+                    assert_eq!(t.score.to_bits(), theirs.value().to_bits(), "{t:?}");
+                }
+            }
+        }
+    }
+}

@@ -80,75 +80,14 @@ impl Command for Cat {
         EXAMPLES
     }
     fn run(&self, args: &[String], session: &mut Session) -> Result<CommandOutput, NavError> {
-        let parsed = try_out!(options(self, args, SPEC));
-        let offset = try_out!(parsed
-            .count("offset")
-            .map_err(|e| usage_error(self, Some(&e))))
-        .unwrap_or(0);
-        let budget = try_out!(parsed
-            .count("budget")
-            .and_then(|b| match b {
-                Some(0) => Err("--budget needs at least 1 char".to_string()),
-                b => Ok(b),
-            })
-            .map_err(|e| usage_error(self, Some(&e))))
-        .unwrap_or(session.budget());
-        let line = try_out!(parsed
-            .count("line")
-            .map_err(|e| usage_error(self, Some(&e))));
-        let count = try_out!(parsed
-            .count("lines")
-            .and_then(|n| match n {
-                Some(0) => Err("-n needs at least 1 line".to_string()),
-                n => Ok(n),
-            })
-            .map_err(|e| usage_error(self, Some(&e))));
-        let path = try_out!(one_path(self, &parsed));
-        let (place, lines) = match (path, line) {
-            (Some(p), line) => match session.resolve(p)? {
-                Ok(place) => (place, line.map(|n| (n, None))),
-                Err(why) => match (split_line(p), line) {
-                    (Some((prefix, n, last)), None) => match session.resolve(prefix)? {
-                        Ok(place) => (place, Some((n, last))),
-                        Err(_) => return Ok(CommandOutput::error(format!("cat: {why}"))),
-                    },
-                    _ => return Ok(CommandOutput::error(format!("cat: {why}"))),
-                },
-            },
-            (None, line) => (
-                try_out!(target(self, session, None)?),
-                line.map(|n| (n, None)),
-            ),
-        };
-        if lines.is_some() && parsed.value("offset").is_some() {
-            return Ok(usage_error(
-                self,
-                Some("give a line or an offset (-o), not both"),
-            ));
-        }
-        let lines = match (lines, count) {
-            (Some((_, Some(_))), Some(_)) => {
-                return Ok(usage_error(
-                    self,
-                    Some("give a line range (path:N-M) or -n COUNT, not both"),
-                ))
-            }
-            (Some((n, None)), Some(c)) => Some((n, Some(n + c - 1))),
-            (None, Some(_)) => {
-                return Ok(usage_error(
-                    self,
-                    Some("-n COUNT reads COUNT lines from a line: cat -n 5 path:N"),
-                ))
-            }
-            (lines, None) => lines,
-        };
-        if let Some((n, Some(m))) = lines {
-            if m < n {
-                return Ok(CommandOutput::error(format!(
-                    "cat: the range {n}-{m} ends before it starts (write path:N-M with N ≤ M)"
-                )));
-            }
-        }
+        let asked = try_out!(self.request(args, session)?);
+        let Asked {
+            place,
+            lines,
+            offset,
+            budget,
+            budget_given,
+        } = asked;
         let Place::Node { doc_id, doc, node } = &place else {
             return Ok(CommandOutput::error(
                 "cat: / is the list of documents, not a text (try ls /, then cat /doc_id)",
@@ -225,61 +164,16 @@ impl Command for Cat {
                 out.push('\n');
             }
         }
-        let path = place.path();
-        let (first, last) = (
-            line_of(&text, p.chars.start),
-            line_of(&text, p.chars.end.saturating_sub(1).max(p.chars.start)),
-        );
-        let shown_lines = match (first, last) {
-            (a, b) if a == b => format!("line {a} of {total_lines}"),
-            (a, b) => format!("lines {a}–{b} of {total_lines}"),
-        };
-        match (range_end, lines) {
-            (Some(end), Some((_, Some(asked_last)))) if p.chars.end < end => {
-                // A line cut in its middle is read again whole.
-                let next = if p.body.ends_with('\n') {
-                    last + 1
-                } else {
-                    last
-                };
-                out.push_str(&format!(
-                    "[{shown_lines} shown: the range is longer than the {budget}-char output budget; read on: cat {path}:{next}-{asked_last}]"
-                ));
-            }
-            (Some(_), _) => {
-                out.push_str(&format!(
-                    "[{shown_lines}: the lines asked for; the whole section: cat {path}]"
-                ));
-            }
-            (None, _) if p.chars.end < p.total => {
-                let cut = if p.body.ends_with("\n\n") {
-                    "a paragraph break"
-                } else if p.body.ends_with('\n') {
-                    "a line break"
-                } else {
-                    "its last char"
-                };
-                let limit = match parsed.value("budget") {
-                    Some(_) => format!("--budget {budget}"),
-                    None => format!("the {budget}-char output budget"),
-                };
-                out.push_str(&format!(
-                    "[chars {}–{} of {} shown ({shown_lines}): page cut at {cut} within {limit}; read on: cat -o {} {path}",
-                    p.chars.start, p.chars.end, p.total, p.chars.end
-                ));
-                if !tree.node(*node).children.is_empty() {
-                    out.push_str(&format!(" — or ls {path} and cat one section"));
-                }
-                out.push(']');
-            }
-            (None, _) if p.chars.start > 0 => {
-                out.push_str(&format!(
-                    "[chars {}–{} of {} shown ({shown_lines}); end of {path}]",
-                    p.chars.start, p.chars.end, p.total
-                ));
-            }
-            (None, _) => {}
-        }
+        let has_children = !tree.node(*node).children.is_empty();
+        out.push_str(&paging_note(
+            &place.path(),
+            &p,
+            &text,
+            (range_end, lines),
+            budget,
+            budget_given,
+            has_children,
+        ));
         let evidence = Evidence {
             doc_id: doc_id.clone(),
             node: *node,
@@ -293,6 +187,184 @@ impl Command for Cat {
             status: Status::Ok,
             effect: Effect::Evidence(evidence),
         })
+    }
+}
+
+/// What a `cat` asks for, its arguments checked: the place, the line range (first line, last
+/// line when a range or a count was given), the char offset, the output budget and whether
+/// `--budget` gave it.
+struct Asked {
+    place: Place,
+    lines: Option<(usize, Option<usize>)>,
+    offset: usize,
+    budget: usize,
+    budget_given: bool,
+}
+
+/// `Ok(v)` is `v`; `Err(out)` returns `Ok(Err(out))`: a usage error or an error the model sees.
+macro_rules! or_out {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(out) => return Ok(Err(out)),
+        }
+    };
+}
+
+impl Cat {
+    /// Parse and check `args`: `Ok(Err(out))` is the output telling what is wrong with them.
+    ///
+    /// Errors: a fatal session error while resolving the path.
+    fn request(
+        &self,
+        args: &[String],
+        session: &mut Session,
+    ) -> Result<Result<Asked, CommandOutput>, NavError> {
+        let parsed = or_out!(options(self, args, SPEC));
+        let offset = or_out!(parsed
+            .count("offset")
+            .map_err(|e| usage_error(self, Some(&e))))
+        .unwrap_or(0);
+        let budget = or_out!(parsed
+            .count("budget")
+            .and_then(|b| match b {
+                Some(0) => Err("--budget needs at least 1 char".to_string()),
+                b => Ok(b),
+            })
+            .map_err(|e| usage_error(self, Some(&e))))
+        .unwrap_or(session.budget());
+        let line = or_out!(parsed
+            .count("line")
+            .map_err(|e| usage_error(self, Some(&e))));
+        let count = or_out!(parsed
+            .count("lines")
+            .and_then(|n| match n {
+                Some(0) => Err("-n needs at least 1 line".to_string()),
+                n => Ok(n),
+            })
+            .map_err(|e| usage_error(self, Some(&e))));
+        let path = or_out!(one_path(self, &parsed));
+        let (place, lines) = match (path, line) {
+            (Some(p), line) => match session.resolve(p)? {
+                Ok(place) => (place, line.map(|n| (n, None))),
+                Err(why) => match (split_line(p), line) {
+                    (Some((prefix, n, last)), None) => match session.resolve(prefix)? {
+                        Ok(place) => (place, Some((n, last))),
+                        Err(_) => return Ok(Err(CommandOutput::error(format!("cat: {why}")))),
+                    },
+                    _ => return Ok(Err(CommandOutput::error(format!("cat: {why}")))),
+                },
+            },
+            (None, line) => (
+                or_out!(target(self, session, None)?),
+                line.map(|n| (n, None)),
+            ),
+        };
+        if lines.is_some() && parsed.value("offset").is_some() {
+            return Ok(Err(usage_error(
+                self,
+                Some("give a line or an offset (-o), not both"),
+            )));
+        }
+        let lines = match (lines, count) {
+            (Some((_, Some(_))), Some(_)) => {
+                return Ok(Err(usage_error(
+                    self,
+                    Some("give a line range (path:N-M) or -n COUNT, not both"),
+                )))
+            }
+            (Some((n, None)), Some(c)) => Some((n, Some(n + c - 1))),
+            (None, Some(_)) => {
+                return Ok(Err(usage_error(
+                    self,
+                    Some("-n COUNT reads COUNT lines from a line: cat -n 5 path:N"),
+                )))
+            }
+            (lines, None) => lines,
+        };
+        if let Some((n, Some(m))) = lines {
+            if m < n {
+                return Ok(Err(CommandOutput::error(format!(
+                    "cat: the range {n}-{m} ends before it starts (write path:N-M with N ≤ M)"
+                ))));
+            }
+        }
+        Ok(Ok(Asked {
+            place,
+            lines,
+            offset,
+            budget,
+            budget_given: parsed.value("budget").is_some(),
+        }))
+    }
+}
+
+/// The note that ends a read of `p` (a page of `text`, the section at `path`): which lines were
+/// shown and how to read on — the rest of a line range cut by the `budget`, the whole section
+/// after a range, the next page (`budget_given`: the budget came from `--budget`; with
+/// `has_children` the subsections are offered too), or the end reached; nothing for a whole
+/// section shown at once. `asked` is the range's end char and the lines asked for.
+fn paging_note(
+    path: &str,
+    p: &Page,
+    text: &str,
+    asked: (Option<usize>, Option<(usize, Option<usize>)>),
+    budget: usize,
+    budget_given: bool,
+    has_children: bool,
+) -> String {
+    let total_lines = text.lines().count();
+    let (first, last) = (
+        line_of(text, p.chars.start),
+        line_of(text, p.chars.end.saturating_sub(1).max(p.chars.start)),
+    );
+    let shown_lines = match (first, last) {
+        (a, b) if a == b => format!("line {a} of {total_lines}"),
+        (a, b) => format!("lines {a}–{b} of {total_lines}"),
+    };
+    match asked {
+        (Some(end), Some((_, Some(asked_last)))) if p.chars.end < end => {
+            // A line cut in its middle is read again whole.
+            let next = if p.body.ends_with('\n') {
+                last + 1
+            } else {
+                last
+            };
+            format!(
+                "[{shown_lines} shown: the range is longer than the {budget}-char output budget; read on: cat {path}:{next}-{asked_last}]"
+            )
+        }
+        (Some(_), _) => {
+            format!("[{shown_lines}: the lines asked for; the whole section: cat {path}]")
+        }
+        (None, _) if p.chars.end < p.total => {
+            let cut = if p.body.ends_with("\n\n") {
+                "a paragraph break"
+            } else if p.body.ends_with('\n') {
+                "a line break"
+            } else {
+                "its last char"
+            };
+            let limit = if budget_given {
+                format!("--budget {budget}")
+            } else {
+                format!("the {budget}-char output budget")
+            };
+            let mut note = format!(
+                "[chars {}–{} of {} shown ({shown_lines}): page cut at {cut} within {limit}; read on: cat -o {} {path}",
+                p.chars.start, p.chars.end, p.total, p.chars.end
+            );
+            if has_children {
+                note.push_str(&format!(" — or ls {path} and cat one section"));
+            }
+            note.push(']');
+            note
+        }
+        (None, _) if p.chars.start > 0 => format!(
+            "[chars {}–{} of {} shown ({shown_lines}); end of {path}]",
+            p.chars.start, p.chars.end, p.total
+        ),
+        (None, _) => String::new(),
     }
 }
 

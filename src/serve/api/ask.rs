@@ -30,16 +30,16 @@ use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
-use tokio_stream::wrappers::UnboundedReceiverStream;
+use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt as _;
 
 use super::ApiJson;
 use crate::agent::evidence::{render, Answer, AnswerFormat};
 use crate::agent::followup::{Conversation, Turn};
 use crate::agent::lexical::{ask_lexical, DEFAULT_K};
+use crate::agent::paced::Paced;
 use crate::agent::steps::Step;
-use crate::agent::{EventRecord, EventSink, NullSink};
+use crate::agent::{EventRecord, NullSink};
 use crate::serve::error::ApiError;
 use crate::serve::links::evidence_link;
 use crate::serve::state::AppState;
@@ -51,6 +51,10 @@ pub const MAX_QUESTION_CHARS: usize = 2_000;
 
 /// Seconds a client is told to wait after a 429.
 pub const RETRY_AFTER_SECS: u64 = 10;
+
+/// Events a stream holds for a client that reads slowly before the run waits for it (before its
+/// next model call; see [`Paced`]).
+pub const STREAM_EVENTS_HELD: usize = 64;
 
 /// The request.
 #[derive(Debug, Deserialize)]
@@ -86,15 +90,14 @@ pub struct AskRequest {
     pub no_cache: bool,
 }
 
-/// Sends each event down the SSE stream.
-struct StreamSink(UnboundedSender<Event>);
-
-impl EventSink for StreamSink {
-    fn record(&self, record: EventRecord) {
-        if let Some(view) = Step::of(&record) {
-            if let Ok(event) = Event::default().event("step").json_data(view) {
-                let _ = self.0.send(event);
-            }
+/// The `step` event of `record`, `None` for events the timeline does not show.
+fn step_event(record: &EventRecord) -> Option<Event> {
+    let view = Step::of(record)?;
+    match Event::default().event("step").json_data(view) {
+        Ok(event) => Some(event),
+        Err(e) => {
+            tracing::error!("a step of {} could not be serialised: {e}", record.actor);
+            None
         }
     }
 }
@@ -144,10 +147,7 @@ fn links(library: &dyn Library, answer: &Answer) -> Vec<String> {
 
 fn error_event(e: &ApiError, trace: Option<String>) -> Event {
     let data = serde_json::json!({"error": e.code, "detail": e.detail, "trace": trace});
-    Event::default()
-        .event("error")
-        .json_data(data)
-        .unwrap_or_default()
+    Event::default().event("error").data(data.to_string())
 }
 
 /// `POST /api/v1/ask` (see the module docs).
@@ -171,15 +171,9 @@ pub async fn ask(
     }
     let stream = wants_stream(&headers);
     let opened = state.opened().await?;
-    for id in &req.doc_ids {
-        // An alias is accepted: the run resolves it to its document.
-        if opened.workspace.resolve_id(id).is_none() {
-            return Err(ApiError::not_found(format!(
-                "document not found: {} (hint: /api/v1/docs lists the ids)",
-                id.chars().take(200).collect::<String>()
-            )));
-        }
-    }
+    let (workspace, ids) = (opened.workspace.clone(), req.doc_ids.clone());
+    // The catalog is read from its store: off the runtime.
+    state.blocking(move || known_ids(&workspace, &ids)).await?;
     if req.lexical {
         return lexical(&state, opened.workspace, question, req, stream).await;
     }
@@ -239,41 +233,96 @@ pub async fn ask(
         };
     }
 
-    let (tx, rx) = unbounded_channel::<Event>();
-    let sink = Arc::new(StreamSink(tx.clone()));
+    let (sink, rx) = Paced::channel(STREAM_EVENTS_HELD, step_event);
     tokio::spawn(async move {
-        let closed = tx.clone();
-        match ready.run(sink, async move { closed.closed().await }).await {
+        let closed = sink.clone();
+        match ready
+            .run(sink.clone(), async move { closed.closed().await })
+            .await
+        {
             Ok(done) => {
                 warn(&done.warnings);
                 let trace = done.trace.as_deref().and_then(file_name);
-                let answer = render(&done.run.answer, AnswerFormat::Json).unwrap_or_default();
-                let _ = tx.send(Event::default().event("answer").data(answer));
-                let reader_links = {
-                    let library = library.clone();
-                    let answer = done.run.answer.clone();
-                    tokio::task::spawn_blocking(move || links(library.as_ref(), &answer))
-                        .await
-                        .unwrap_or_default()
-                };
-                if let Ok(event) = Event::default().event("done").json_data(Done {
-                    trace,
-                    reader_links,
-                    turn: Some(Turn::of(&done.run.answer)),
-                }) {
-                    let _ = tx.send(event);
+                for event in finished_events(library, done.run.answer, trace).await {
+                    sink.send(event).await;
                 }
             }
             Err(failure) => {
                 let trace = failure.trace().and_then(|p| file_name(p));
-                let _ = tx.send(error_event(&run_failed(&failure), trace));
+                sink.send(error_event(&run_failed(&failure), trace)).await;
             }
         }
     });
-    let events = UnboundedReceiverStream::new(rx).map(Ok::<Event, Infallible>);
+    let events = ReceiverStream::new(rx).map(Ok::<Event, Infallible>);
     Ok(Sse::new(events)
         .keep_alive(KeepAlive::default())
         .into_response())
+}
+
+/// Errors: 404 naming the first of `ids` that is neither a document nor an alias of one.
+fn known_ids(workspace: &crate::workspace::Workspace, ids: &[String]) -> Result<(), ApiError> {
+    for id in ids {
+        // An alias is accepted: the run resolves it to its document.
+        if workspace.resolve_id(id).is_none() {
+            return Err(ApiError::not_found(format!(
+                "document not found: {} (hint: /api/v1/docs lists the ids)",
+                id.chars().take(200).collect::<String>()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The events that end a stream with an answer: `answer` and `done` (`trace`: the file name
+/// the answer was recorded in or reused from); an `error` event naming the trace when the answer
+/// cannot be serialised, so the client never gets an empty answer.
+async fn finished_events(
+    library: Arc<dyn Library>,
+    answer: Answer,
+    trace: Option<String>,
+) -> Vec<Event> {
+    let json = match render(&answer, AnswerFormat::Json) {
+        Ok(json) => json,
+        Err(e) => {
+            let error = ApiError::internal(format!("the answer could not be serialised: {e}"));
+            tracing::error!("{}", error.detail);
+            return vec![error_event(&error, trace)];
+        }
+    };
+    let turn = Turn::of(&answer);
+    let reader_links =
+        match tokio::task::spawn_blocking(move || links(library.as_ref(), &answer)).await {
+            Ok(links) => links,
+            Err(e) => {
+                let error = ApiError::internal(format!("the answer's reader links failed: {e}"));
+                tracing::error!("{}", error.detail);
+                return vec![error_event(&error, trace)];
+            }
+        };
+    let done = Done {
+        trace,
+        reader_links,
+        turn: Some(turn),
+    };
+    vec![
+        Event::default().event("answer").data(json),
+        done_event(&done),
+    ]
+}
+
+/// The `done` event.
+fn done_event(done: &Done) -> Event {
+    match serde_json::to_string(done) {
+        Ok(data) => Event::default().event("done").data(data),
+        // Strings, a list of strings and a turn of strings: serialisation has nothing to fail on.
+        Err(e) => {
+            let error = ApiError::internal(format!(
+                "the end of the answer could not be serialised: {e}"
+            ));
+            tracing::error!("{}", error.detail);
+            error_event(&error, done.trace.clone())
+        }
+    }
 }
 
 /// Log what went wrong without stopping a run (an answer that could not be kept for reuse).
@@ -290,27 +339,16 @@ async fn reused_response(
     answer: Answer,
     stream: bool,
 ) -> Result<Response, ApiError> {
-    let json =
-        render(&answer, AnswerFormat::Json).map_err(|e| ApiError::internal(e.to_string()))?;
     if !stream {
+        let json =
+            render(&answer, AnswerFormat::Json).map_err(|e| ApiError::internal(e.to_string()))?;
         return Ok(json_response(json));
     }
     let trace = answer
         .from_trace
         .as_ref()
         .and_then(|f| file_name(std::path::Path::new(&f.trace)));
-    let turn = Some(Turn::of(&answer));
-    let reader_links = tokio::task::spawn_blocking(move || links(workspace.as_ref(), &answer))
-        .await
-        .unwrap_or_default();
-    let mut events = vec![Event::default().event("answer").data(json)];
-    if let Ok(done) = Event::default().event("done").json_data(Done {
-        trace,
-        reader_links,
-        turn,
-    }) {
-        events.push(done);
-    }
+    let events = finished_events(workspace, answer, trace).await;
     let stream = tokio_stream::iter(events.into_iter().map(Ok::<Event, Infallible>));
     Ok(Sse::new(stream).into_response())
 }
@@ -350,14 +388,12 @@ async fn lexical(
     if !stream {
         return Ok(json_response(json));
     }
-    let mut events = vec![Event::default().event("answer").data(json)];
-    if let Ok(done) = Event::default().event("done").json_data(Done {
+    let done = done_event(&Done {
         trace: None,
         reader_links,
         turn: None,
-    }) {
-        events.push(done);
-    }
+    });
+    let events = vec![Event::default().event("answer").data(json), done];
     let stream = tokio_stream::iter(events.into_iter().map(Ok::<Event, Infallible>));
     Ok(Sse::new(stream).into_response())
 }

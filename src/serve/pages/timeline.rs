@@ -203,23 +203,7 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
                 steps.push(step("started", format!("started on {doc_id}: {task}")));
             }
             AgentEvent::ModelRequest { messages, .. } => {
-                let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
-                let mut s = step(
-                    "model",
-                    format!(
-                        "model call: {} messages, {chars} chars — in flight when the recording stopped",
-                        messages.len()
-                    ),
-                );
-                s.messages = messages
-                    .iter()
-                    .map(|m| MessageView {
-                        role: format!("{:?}", m.role).to_lowercase(),
-                        content: budget.text(&m.content),
-                    })
-                    .collect();
-                s.failed = true;
-                steps.push(s);
+                steps.push(request_step(step, messages, budget));
             }
             AgentEvent::ModelResponse {
                 text,
@@ -269,20 +253,7 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
             AgentEvent::Command { line } => steps.push(step("command", format!("$ {line}"))),
             AgentEvent::Observation {
                 text, chars, error, ..
-            } => {
-                let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-                let mut s = step("observation", crate::nav::render::one_line(first, 160));
-                let recorded = text.chars().count();
-                let mut body = text.clone();
-                if recorded < *chars {
-                    body.push_str(&format!(
-                        "\n[{recorded} of {chars} chars recorded; the trace keeps the rest's length and sha256]"
-                    ));
-                }
-                s.body = Some(budget.text(&body));
-                s.failed = *error;
-                steps.push(s);
-            }
+            } => steps.push(observation_step(step, text, *chars, *error, budget)),
             AgentEvent::EvidenceCollected {
                 doc_id,
                 structure,
@@ -328,28 +299,7 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
         v
     };
 
-    // The Orchestrator's events, each model call with the decision it led to: an evaluate (or
-    // replan) and its call belong after the round it judged; everything else where it happened.
-    let orchestrator = events_of(ORCHESTRATOR);
-    let mut buckets: Vec<Vec<&EventRecord>> = vec![Vec::new()];
-    let mut pending: Vec<&EventRecord> = Vec::new();
-    let mut judged_rounds = 0;
-    for e in orchestrator {
-        pending.push(e);
-        if let AgentEvent::Decision { kind, .. } = &e.event {
-            if kind == "evaluate" || kind == "replan" {
-                judged_rounds += 1;
-            }
-            while buckets.len() <= judged_rounds {
-                buckets.push(Vec::new());
-            }
-            buckets[judged_rounds].append(&mut pending);
-        }
-    }
-    while buckets.len() <= judged_rounds {
-        buckets.push(Vec::new());
-    }
-    buckets[judged_rounds].append(&mut pending);
+    let buckets = orchestrator_buckets(events_of(ORCHESTRATOR));
 
     let rounds = actors.iter().filter_map(|a| round_of(a)).max().unwrap_or(0) as usize;
     let mut budget = Budget::new();
@@ -407,24 +357,7 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
         });
     }
 
-    let mut model_ms = 0;
-    let mut evidence = 0;
-    let mut missing = String::new();
-    for e in &trace.events {
-        match &e.event {
-            AgentEvent::ModelResponse { latency_ms, .. }
-            | AgentEvent::ModelError { latency_ms, .. } => model_ms += latency_ms,
-            AgentEvent::EvidenceCollected { .. } => evidence += 1,
-            AgentEvent::Decision { kind, value } if kind == "verdict" => {
-                missing = value
-                    .get("missing")
-                    .and_then(|m| m.as_str())
-                    .unwrap_or_default()
-                    .to_string();
-            }
-            _ => {}
-        }
-    }
+    let (model_ms, evidence, missing) = totals(trace);
     TimelineView {
         name: name.to_string(),
         question: cut_shown(&trace.header.question, STEP_TEXT_CHARS),
@@ -456,6 +389,105 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
         unread_events: 0,
         cut_texts: budget.cut_texts,
     }
+}
+
+/// A model call's request as a step (`step` makes the step of a kind and label): failed until
+/// its reply comes, which [`steps_of`] puts in the same step.
+fn request_step(
+    step: impl Fn(&'static str, String) -> StepView,
+    messages: &[crate::llm::ChatMessage],
+    budget: &mut Budget,
+) -> StepView {
+    let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
+    let mut s = step(
+        "model",
+        format!(
+            "model call: {} messages, {chars} chars — in flight when the recording stopped",
+            messages.len()
+        ),
+    );
+    s.messages = messages
+        .iter()
+        .map(|m| MessageView {
+            role: format!("{:?}", m.role).to_lowercase(),
+            content: budget.text(&m.content),
+        })
+        .collect();
+    s.failed = true;
+    s
+}
+
+/// An observation as a step: its first non-blank line as the label, the recorded text as the
+/// body, with a note when the trace recorded only part of its `chars`.
+fn observation_step(
+    step: impl Fn(&'static str, String) -> StepView,
+    text: &str,
+    chars: usize,
+    error: bool,
+    budget: &mut Budget,
+) -> StepView {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut s = step("observation", crate::nav::render::one_line(first, 160));
+    let recorded = text.chars().count();
+    let mut body = text.to_string();
+    if recorded < chars {
+        body.push_str(&format!(
+            "\n[{recorded} of {chars} chars recorded; the trace keeps the rest's length and sha256]"
+        ));
+    }
+    s.body = Some(budget.text(&body));
+    s.failed = error;
+    s
+}
+
+/// The Orchestrator's events, each model call with the decision it led to: an evaluate (or
+/// replan) and its call belong after the round it judged (bucket `r` follows round `r`);
+/// everything else where it happened.
+fn orchestrator_buckets(orchestrator: Vec<&EventRecord>) -> Vec<Vec<&EventRecord>> {
+    let mut buckets: Vec<Vec<&EventRecord>> = vec![Vec::new()];
+    let mut pending: Vec<&EventRecord> = Vec::new();
+    let mut judged_rounds = 0;
+    for e in orchestrator {
+        pending.push(e);
+        if let AgentEvent::Decision { kind, .. } = &e.event {
+            if kind == "evaluate" || kind == "replan" {
+                judged_rounds += 1;
+            }
+            while buckets.len() <= judged_rounds {
+                buckets.push(Vec::new());
+            }
+            buckets[judged_rounds].append(&mut pending);
+        }
+    }
+    while buckets.len() <= judged_rounds {
+        buckets.push(Vec::new());
+    }
+    buckets[judged_rounds].append(&mut pending);
+    buckets
+}
+
+/// Over the whole trace: milliseconds of model calls, evidence items collected, and what the
+/// last verdict said was missing.
+fn totals(trace: &Trace) -> (u64, usize, String) {
+    let mut model_ms = 0;
+    let mut evidence = 0;
+    let mut missing = String::new();
+    for e in &trace.events {
+        match &e.event {
+            AgentEvent::ModelResponse { latency_ms, .. }
+            | AgentEvent::ModelError { latency_ms, .. } => model_ms += latency_ms,
+            AgentEvent::EvidenceCollected { .. } => evidence += 1,
+            AgentEvent::Decision { kind, value } if kind == "verdict" => {
+                missing = value
+                    .get("missing")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or_default()
+                    .to_string();
+            }
+            _ => {}
+        }
+    }
+    (model_ms, evidence, missing)
 }
 
 /// `actor`'s lane; `None` (its steps counted as hidden) once the page shows no more steps.

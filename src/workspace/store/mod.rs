@@ -664,167 +664,239 @@ pub fn write(dir: &Path, changes: &CatalogChanges) -> Result<(), WorkspaceError>
         .map_err(&err)?;
     let tx = conn.transaction().map_err(&err)?;
     {
-        if changes.replace_all {
-            tx.execute_batch(DROP_ALL).map_err(&err)?;
-        } else if let Some(found) = stored_version(&tx).map_err(&err)? {
-            // Checked before the schema is applied: an older catalog's tables lack its columns.
-            if found != super::FORMAT_VERSION {
-                return Err(WorkspaceError::Version {
-                    path: path.clone(),
-                    found,
-                    expected: super::FORMAT_VERSION,
-                });
-            }
-        }
-        let unlisted = table_exists(&tx, "cards").map_err(&err)?
-            && !table_exists(&tx, "listing").map_err(&err)?;
-        tx.execute_batch(SCHEMA).map_err(&err)?;
-        tx.execute_batch(aliases::SCHEMA).map_err(&err)?;
-        if unlisted {
-            fill_listing(&tx, &path)?;
-        }
-        // The recorded totals, when they are of this kind, with the old rows of the documents
-        // this write changes toggled out: what is left is the catalog without them.
-        let recorded = match recorded_totals(&tx).map_err(&err)? {
-            Some(mut totals) => {
-                let mut old_fingerprint = tx
-                    .prepare("SELECT fingerprint FROM documents WHERE doc_id = ?1")
-                    .map_err(&err)?;
-                let changed = changes
-                    .remove
-                    .iter()
-                    .chain(changes.upsert.iter().map(|(e, _)| &e.doc_id));
-                let mut seen = std::collections::HashSet::new();
-                for id in changed.filter(|id| seen.insert(id.as_str())) {
-                    let old: Option<String> = old_fingerprint
-                        .query_row([id], |r| r.get(0))
-                        .optional()
-                        .map_err(&err)?;
-                    if let Some(old) = old {
-                        totals.rows.toggle_row(id, &old);
-                        totals.ids.toggle_id(id);
-                        totals.documents = totals.documents.saturating_sub(1);
-                    }
-                }
-                Some(totals)
-            }
-            None => None,
-        };
-        let mut delete_row = tx
-            .prepare("DELETE FROM documents WHERE doc_id = ?1")
-            .map_err(&err)?;
-        let mut delete_card = tx
-            .prepare("DELETE FROM cards WHERE doc_id = ?1")
-            .map_err(&err)?;
-        let mut delete_keys = tx
-            .prepare("DELETE FROM lookup WHERE doc_id = ?1")
-            .map_err(&err)?;
-        let mut delete_title = tx
-            .prepare("DELETE FROM listing WHERE doc_id = ?1")
-            .map_err(&err)?;
-        for id in &changes.remove {
-            delete_row.execute([id]).map_err(&err)?;
-            delete_card.execute([id]).map_err(&err)?;
-            delete_title.execute([id]).map_err(&err)?;
-            delete_keys.execute([id]).map_err(&err)?;
-        }
-        let mut put = tx
-            .prepare(
-                "INSERT OR REPLACE INTO documents \
-                 (doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, \
-                  build_key, text_sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )
-            .map_err(&err)?;
-        let mut put_card = tx
-            .prepare("INSERT OR REPLACE INTO cards (doc_id, card) VALUES (?1, ?2)")
-            .map_err(&err)?;
-        let mut put_key = tx
-            .prepare("INSERT OR IGNORE INTO lookup (key, doc_id) VALUES (?1, ?2)")
-            .map_err(&err)?;
-        let mut put_title = tx
-            .prepare("INSERT OR REPLACE INTO listing (doc_id, title, format) VALUES (?1, ?2, ?3)")
-            .map_err(&err)?;
-        for (entry, card) in &changes.upsert {
-            let bytes = postcard::to_stdvec(card).map_err(|e| WorkspaceError::Corrupt {
-                path: path.clone(),
-                reason: format!("cannot encode the card of `{}`: {e}", entry.doc_id),
-            })?;
-            put.execute(params![
-                entry.doc_id,
-                entry.source,
-                entry.format.as_str(),
-                entry.fingerprint,
-                entry.tree_file,
-                i64::try_from(entry.source_len).unwrap_or(i64::MAX),
-                i64::try_from(entry.mtime_ms).unwrap_or(i64::MAX),
-                entry.build_key,
-                entry.text_sha256
-            ])
-            .map_err(&err)?;
-            put_card
-                .execute(params![entry.doc_id, bytes])
-                .map_err(&err)?;
-            put_title
-                .execute(params![entry.doc_id, card.title, card.format.as_str()])
-                .map_err(&err)?;
-            delete_keys.execute([&entry.doc_id]).map_err(&err)?;
-            for key in crate::tree::references::lookup_keys(card) {
-                put_key.execute(params![key, entry.doc_id]).map_err(&err)?;
-            }
-        }
-        let mut restat = tx
-            .prepare("UPDATE documents SET source_len = ?2, mtime_ms = ?3 WHERE doc_id = ?1")
-            .map_err(&err)?;
-        for entry in &changes.restat {
-            restat
-                .execute(params![
-                    entry.doc_id,
-                    i64::try_from(entry.source_len).unwrap_or(i64::MAX),
-                    i64::try_from(entry.mtime_ms).unwrap_or(i64::MAX)
-                ])
-                .map_err(&err)?;
-        }
+        apply_schema(&tx, &path, changes)?;
+        let recorded = totals_without_changed(&tx, &path, changes)?;
+        delete_documents(&tx, &path, &changes.remove)?;
+        put_documents(&tx, &path, changes)?;
         aliases::write(&tx, &changes.remove_aliases, &changes.put_aliases).map_err(&err)?;
-        // The digests and the count over the rows as they now are: updated with the new rows,
-        // or (a new catalog, or one of the older kind) computed over every row's id and
-        // fingerprint, no card read.
-        let totals = match recorded {
-            Some(mut totals) => {
-                for (entry, _) in &changes.upsert {
-                    totals.rows.toggle_row(&entry.doc_id, &entry.fingerprint);
-                    totals.ids.toggle_id(&entry.doc_id);
-                    totals.documents += 1;
-                }
-                totals
-            }
-            None => {
-                let mut all = tx
-                    .prepare("SELECT doc_id, fingerprint FROM documents")
-                    .map_err(&err)?;
-                let rows: Vec<(String, String)> = all
-                    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
-                    .map_err(&err)?
-                    .collect::<Result<_, _>>()
-                    .map_err(&err)?;
-                CatalogTotals::of(rows.iter().map(|(id, f)| (id.as_str(), f.as_str())))
-            }
-        };
-        let mut set = tx
-            .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
-            .map_err(&err)?;
-        for (key, value) in [
-            ("format_version", super::FORMAT_VERSION.to_string()),
-            ("docnav_version", env!("CARGO_PKG_VERSION").to_string()),
-            ("index_generation", changes.index_generation.to_string()),
-            ("documents", totals.documents.to_string()),
-            ("catalog_sha256", totals.rows.hex()),
-            ("ids_sha256", totals.ids.hex()),
-            ("digest_kind", DIGEST_KIND.to_string()),
-        ] {
-            set.execute(params![key, value]).map_err(&err)?;
-        }
+        let totals = totals_after(&tx, &path, recorded, changes)?;
+        set_meta(&tx, &path, changes, &totals)?;
     }
     tx.commit().map_err(&err)?;
+    Ok(())
+}
+
+/// Check the catalog's format (or drop every table with [`CatalogChanges::replace_all`]), then
+/// create what is missing; a catalog written before the `listing` table has it filled.
+///
+/// Errors: `Version` for a catalog of another format; `Corrupt` when SQLite fails.
+fn apply_schema(
+    tx: &Connection,
+    path: &Path,
+    changes: &CatalogChanges,
+) -> Result<(), WorkspaceError> {
+    let err = sql_error(path);
+    if changes.replace_all {
+        tx.execute_batch(DROP_ALL).map_err(&err)?;
+    } else if let Some(found) = stored_version(tx).map_err(&err)? {
+        // Checked before the schema is applied: an older catalog's tables lack its columns.
+        if found != super::FORMAT_VERSION {
+            return Err(WorkspaceError::Version {
+                path: path.to_path_buf(),
+                found,
+                expected: super::FORMAT_VERSION,
+            });
+        }
+    }
+    let unlisted =
+        table_exists(tx, "cards").map_err(&err)? && !table_exists(tx, "listing").map_err(&err)?;
+    tx.execute_batch(SCHEMA).map_err(&err)?;
+    tx.execute_batch(aliases::SCHEMA).map_err(&err)?;
+    if unlisted {
+        fill_listing(tx, path)?;
+    }
+    Ok(())
+}
+
+/// The recorded totals, when they are of this kind, with the old rows of the documents this
+/// write changes toggled out: what is left is the catalog without them. `None` for a new
+/// catalog or one of the older kind.
+fn totals_without_changed(
+    tx: &Connection,
+    path: &Path,
+    changes: &CatalogChanges,
+) -> Result<Option<CatalogTotals>, WorkspaceError> {
+    let err = sql_error(path);
+    let Some(mut totals) = recorded_totals(tx).map_err(&err)? else {
+        return Ok(None);
+    };
+    let mut old_fingerprint = tx
+        .prepare("SELECT fingerprint FROM documents WHERE doc_id = ?1")
+        .map_err(&err)?;
+    let changed = changes
+        .remove
+        .iter()
+        .chain(changes.upsert.iter().map(|(e, _)| &e.doc_id));
+    let mut seen = std::collections::HashSet::new();
+    for id in changed.filter(|id| seen.insert(id.as_str())) {
+        let old: Option<String> = old_fingerprint
+            .query_row([id], |r| r.get(0))
+            .optional()
+            .map_err(&err)?;
+        if let Some(old) = old {
+            totals.rows.toggle_row(id, &old);
+            totals.ids.toggle_id(id);
+            totals.documents = totals.documents.saturating_sub(1);
+        }
+    }
+    Ok(Some(totals))
+}
+
+/// Delete the rows of `ids` from every table that holds a document's rows.
+///
+/// Errors: `Corrupt` when SQLite fails.
+fn delete_documents(tx: &Connection, path: &Path, ids: &[String]) -> Result<(), WorkspaceError> {
+    let err = sql_error(path);
+    let mut delete_row = tx
+        .prepare("DELETE FROM documents WHERE doc_id = ?1")
+        .map_err(&err)?;
+    let mut delete_card = tx
+        .prepare("DELETE FROM cards WHERE doc_id = ?1")
+        .map_err(&err)?;
+    let mut delete_keys = tx
+        .prepare("DELETE FROM lookup WHERE doc_id = ?1")
+        .map_err(&err)?;
+    let mut delete_title = tx
+        .prepare("DELETE FROM listing WHERE doc_id = ?1")
+        .map_err(&err)?;
+    for id in ids {
+        delete_row.execute([id]).map_err(&err)?;
+        delete_card.execute([id]).map_err(&err)?;
+        delete_title.execute([id]).map_err(&err)?;
+        delete_keys.execute([id]).map_err(&err)?;
+    }
+    Ok(())
+}
+
+/// Write each upserted document's row, card, listing and lookup keys, then the new source
+/// length and time of each restated one.
+///
+/// Errors: `Corrupt` when a card cannot be encoded or SQLite fails.
+fn put_documents(
+    tx: &Connection,
+    path: &Path,
+    changes: &CatalogChanges,
+) -> Result<(), WorkspaceError> {
+    let err = sql_error(path);
+    let mut put = tx
+        .prepare(
+            "INSERT OR REPLACE INTO documents \
+             (doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, \
+              build_key, text_sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )
+        .map_err(&err)?;
+    let mut put_card = tx
+        .prepare("INSERT OR REPLACE INTO cards (doc_id, card) VALUES (?1, ?2)")
+        .map_err(&err)?;
+    let mut put_key = tx
+        .prepare("INSERT OR IGNORE INTO lookup (key, doc_id) VALUES (?1, ?2)")
+        .map_err(&err)?;
+    let mut put_title = tx
+        .prepare("INSERT OR REPLACE INTO listing (doc_id, title, format) VALUES (?1, ?2, ?3)")
+        .map_err(&err)?;
+    let mut delete_keys = tx
+        .prepare("DELETE FROM lookup WHERE doc_id = ?1")
+        .map_err(&err)?;
+    for (entry, card) in &changes.upsert {
+        let bytes = postcard::to_stdvec(card).map_err(|e| WorkspaceError::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!("cannot encode the card of `{}`: {e}", entry.doc_id),
+        })?;
+        put.execute(params![
+            entry.doc_id,
+            entry.source,
+            entry.format.as_str(),
+            entry.fingerprint,
+            entry.tree_file,
+            i64::try_from(entry.source_len).unwrap_or(i64::MAX),
+            i64::try_from(entry.mtime_ms).unwrap_or(i64::MAX),
+            entry.build_key,
+            entry.text_sha256
+        ])
+        .map_err(&err)?;
+        put_card
+            .execute(params![entry.doc_id, bytes])
+            .map_err(&err)?;
+        put_title
+            .execute(params![entry.doc_id, card.title, card.format.as_str()])
+            .map_err(&err)?;
+        delete_keys.execute([&entry.doc_id]).map_err(&err)?;
+        for key in crate::tree::references::lookup_keys(card) {
+            put_key.execute(params![key, entry.doc_id]).map_err(&err)?;
+        }
+    }
+    let mut restat = tx
+        .prepare("UPDATE documents SET source_len = ?2, mtime_ms = ?3 WHERE doc_id = ?1")
+        .map_err(&err)?;
+    for entry in &changes.restat {
+        restat
+            .execute(params![
+                entry.doc_id,
+                i64::try_from(entry.source_len).unwrap_or(i64::MAX),
+                i64::try_from(entry.mtime_ms).unwrap_or(i64::MAX)
+            ])
+            .map_err(&err)?;
+    }
+    Ok(())
+}
+
+/// The digests and the count over the rows as they now are: `recorded` updated with the new
+/// rows, or (a new catalog, or one of the older kind) computed over every row's id and
+/// fingerprint, no card read.
+///
+/// Errors: `Corrupt` when SQLite fails.
+fn totals_after(
+    tx: &Connection,
+    path: &Path,
+    recorded: Option<CatalogTotals>,
+    changes: &CatalogChanges,
+) -> Result<CatalogTotals, WorkspaceError> {
+    let err = sql_error(path);
+    if let Some(mut totals) = recorded {
+        for (entry, _) in &changes.upsert {
+            totals.rows.toggle_row(&entry.doc_id, &entry.fingerprint);
+            totals.ids.toggle_id(&entry.doc_id);
+            totals.documents += 1;
+        }
+        return Ok(totals);
+    }
+    let mut all = tx
+        .prepare("SELECT doc_id, fingerprint FROM documents")
+        .map_err(&err)?;
+    let rows: Vec<(String, String)> = all
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .map_err(&err)?
+        .collect::<Result<_, _>>()
+        .map_err(&err)?;
+    Ok(CatalogTotals::of(
+        rows.iter().map(|(id, f)| (id.as_str(), f.as_str())),
+    ))
+}
+
+/// Record the format, the versions, the generation, the count and the digests in `meta`.
+///
+/// Errors: `Corrupt` when SQLite fails.
+fn set_meta(
+    tx: &Connection,
+    path: &Path,
+    changes: &CatalogChanges,
+    totals: &CatalogTotals,
+) -> Result<(), WorkspaceError> {
+    let err = sql_error(path);
+    let mut set = tx
+        .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
+        .map_err(&err)?;
+    for (key, value) in [
+        ("format_version", super::FORMAT_VERSION.to_string()),
+        ("docnav_version", env!("CARGO_PKG_VERSION").to_string()),
+        ("index_generation", changes.index_generation.to_string()),
+        ("documents", totals.documents.to_string()),
+        ("catalog_sha256", totals.rows.hex()),
+        ("ids_sha256", totals.ids.hex()),
+        ("digest_kind", DIGEST_KIND.to_string()),
+    ] {
+        set.execute(params![key, value]).map_err(&err)?;
+    }
     Ok(())
 }
 
