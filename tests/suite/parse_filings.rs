@@ -236,3 +236,80 @@ fn an_outline_of_one_exhibit_gives_way_to_the_printed_headings() {
     let total: usize = parsed.sections.iter().map(|s| s.content.len()).sum();
     assert!(parsed.preamble.content.len() * 10 < total);
 }
+
+/// McDonald's 10-K for 2022 prints a contents list of titles alone (no Items; page numbers at
+/// one right edge), a cross-reference index whose `Part I` … `Part IV` sit on one page, and
+/// exhibits in larger type than the 10-K: the list places its titles at its levels and holds
+/// the subsections it leaves out, the cover page is no heading, the index's Parts divide
+/// nothing, each exhibit is a top-level node, and an exhibit's paragraphs are no headings.
+#[test]
+fn a_contents_list_of_titles_alone_gives_the_tree_and_exhibits_stand_apart() {
+    let path = filing("MCDONALDS_2022_10K.pdf");
+    let library = InMemoryLibrary::from_paths(&[path], &BuildOptions::default()).unwrap();
+    let tree = &library.document("mcdonalds-2022-10k").unwrap().tree;
+    let top: Vec<&str> = tree
+        .node(NodeId::ROOT)
+        .children
+        .iter()
+        .map(|&id| tree.node(id).title.as_str())
+        .collect();
+    assert_eq!(
+        top[..4],
+        [
+            "FORWARD-LOOKING STATEMENTS",
+            "ABOUT McDONALD'S",
+            "MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF OPERATIONS",
+            "Other Key Information",
+        ],
+        "{top:?}"
+    );
+    for exhibit in [
+        "Exhibit 10(l)",
+        "Exhibit 21. Subsidiaries of the Registrant",
+        "Exhibit 31.1. Rule 13a-14(a) Certification of Chief Executive Officer",
+    ] {
+        assert!(top.contains(&exhibit), "{exhibit} not top-level: {top:?}");
+    }
+    assert_eq!(
+        path_to(tree, "GENERAL"),
+        ["ABOUT McDONALD'S", "BUSINESS SUMMARY", "GENERAL"]
+    );
+    assert_eq!(
+        path_to(tree, "RISK FACTORS"),
+        ["Other Key Information", "RISK FACTORS"]
+    );
+    assert_eq!(
+        path_to(tree, "Consolidated Statement of Cash Flows"),
+        [
+            "Financial Statements and Supplementary Data",
+            "Consolidated Statement of Cash Flows"
+        ]
+    );
+    assert_eq!(
+        path_to(tree, "Part IV"),
+        ["Form 10-K Cross-Reference Index", "Part IV"]
+    );
+    assert_eq!(
+        path_to(tree, "ARTICLE III. Eligibility"),
+        ["Exhibit 10(l)", "ARTICLE III. Eligibility"]
+    );
+    let titles: Vec<&str> = tree
+        .preorder(NodeId::ROOT)
+        .into_iter()
+        .map(|id| tree.node(id).title.as_str())
+        .collect();
+    // The cover page's lines; the severance plan's definitions, set in its 10.8-point body
+    // type (the 10-K's is 8.1).
+    for not_a_heading in [
+        "UNITED STATES",
+        "Washington, DC 20549",
+        "Termination Date.",
+        "Code.",
+        "Claim. “Claim” means a written application for Severance Benefits under Section 10.1 of the Plan.",
+    ] {
+        assert!(
+            !titles.contains(&not_a_heading),
+            "{not_a_heading:?} is a node"
+        );
+    }
+}

@@ -188,9 +188,17 @@ fn unnumbered_runs(
                     .split_whitespace()
                     .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
                     .count();
-                (numbering::numbering(title).is_none()
-                    && title.starts_with(char::is_uppercase)
-                    && numbers <= 1)
+                // A capital first, or a year and then one (`2022 Financial Performance`).
+                let capital = |w: &str| w.starts_with(char::is_uppercase);
+                let mut words = title.split_whitespace();
+                let reads_as_title = match words.next() {
+                    Some(w) if w.chars().all(|c| c.is_ascii_digit()) => {
+                        words.next().is_some_and(capital)
+                    }
+                    Some(w) => capital(w),
+                    None => false,
+                };
+                (numbering::numbering(title).is_none() && reads_as_title && numbers <= 1)
                     .then(|| (title.to_string(), page))
             });
         let continues = |page: u32| {
@@ -463,6 +471,7 @@ mod tests {
             at(19.0, 593.0, "About McDonald's 3"),
             at(28.0, 593.0, "Business Summary 3"),
             at(19.0, 593.0, "Management's Discussion and Analysis 8"),
+            at(28.0, 593.0, "2022 Financial Performance 8"),
             at(28.0, 593.0, "Outlook 10"),
             at(28.0, 593.0, "Cash Flows 19"),
             at(28.0, 593.0, "Other Matters 24"),
@@ -491,15 +500,16 @@ mod tests {
                 (2, "About McDonald's", 1),
                 (3, "Business Summary", 2),
                 (4, "Management's Discussion and Analysis", 1),
-                (5, "Outlook", 2),
-                (6, "Cash Flows", 2),
-                (7, "Other Matters", 2),
-                (8, "Other Key Information", 1),
-                (9, "Signatures", 1),
+                (5, "2022 Financial Performance", 2),
+                (6, "Outlook", 2),
+                (7, "Cash Flows", 2),
+                (8, "Other Matters", 2),
+                (9, "Other Key Information", 1),
+                (10, "Signatures", 1),
             ]
         );
         // Seven such lines (an index to the financial statements) are no contents list.
-        lines.drain(5..7);
+        lines.drain(5..8);
         let refs: Vec<&TextLine> = lines.iter().collect();
         assert!(entries(&refs).is_empty());
     }
