@@ -306,6 +306,7 @@ fn a_contents_list_of_titles_alone_gives_the_tree_and_exhibits_stand_apart() {
         "Termination Date.",
         "Code.",
         "Claim. “Claim” means a written application for Severance Benefits under Section 10.1 of the Plan.",
+        "Company Vehicle: Section 4.8 of the Plan shall apply to each Participant who has a company-provided vehicle.",
     ] {
         assert!(
             !titles.contains(&not_a_heading),

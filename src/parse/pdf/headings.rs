@@ -2,7 +2,8 @@
 //! no model: what lopdf gives per line (font size, bold face, position).
 //!
 //! A *styled* line is bold or set at least [`LARGER_RATIO`] × the body size (the size most
-//! regular characters are set in). A heading block is a styled line that starts with a letter
+//! regular characters are set in; a page set mostly in larger type has its own). A regular-weight
+//! block that reads as a sentence (at least [`MIN_SENTENCE_WORDS`] words and a full stop) is text. A heading block is a styled line that starts with a letter
 //! or digit, plus up to [`MAX_HEADING_LINES`] − 1 continuation lines in the same style right
 //! below it (`3.4. /bin : Essential user command binaries (for` / `use by all users)`).
 //!
@@ -44,6 +45,8 @@ pub const SMALLER_RATIO: f32 = 0.8;
 /// A page whose regular text is mostly set larger than the document's body, in at least this
 /// many characters (bytes), has a body size of its own.
 pub const PAGE_BODY_MIN_CHARS: usize = 1_500;
+/// A regular-weight block of at least this many words ending in a full stop is a sentence.
+pub const MIN_SENTENCE_WORDS: usize = 10;
 /// A heading block spans at most this many lines.
 pub const MAX_HEADING_LINES: usize = 3;
 /// Longest heading block, in chars.
@@ -354,6 +357,17 @@ fn block_at(
         n += 1;
     }
     if text.chars().count() > MAX_HEADING_CHARS || running_text(&text) {
+        return None;
+    }
+    // A sentence set larger than the body but in regular weight (a plan's schedule page in its
+    // own type: `Company Vehicle: Section 4.8 of the Plan shall apply to each Participant …`)
+    // is text; bold ones stay candidates (a 10-K's risk factors are headed by bold sentences).
+    let words = text.split_whitespace().count();
+    if !first.bold
+        && text.ends_with('.')
+        && words >= MIN_SENTENCE_WORDS
+        && numbering::numbering(&text).is_none()
+    {
         return None;
     }
     Some(Block {
