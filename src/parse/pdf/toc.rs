@@ -177,6 +177,12 @@ fn unnumbered_runs(
     // The run so far, and the page number and right edge of its last entry.
     let mut run: Vec<(usize, String, f32)> = Vec::new();
     let mut last: Option<(u32, f32)> = None;
+    let mut flush = |run: &mut Vec<(usize, String, f32)>| {
+        if run.len() >= MIN_UNNUMBERED_RUN {
+            found.append(run);
+        }
+        run.clear();
+    };
     for (i, line) in lines.iter().enumerate() {
         let entry = (!taken.contains(&i) && !line.in_table)
             .then(|| NUMBERED_PAGE.as_ref()?.captures(&line.text))
@@ -184,10 +190,6 @@ fn unnumbered_runs(
             .and_then(|caps| {
                 let page: u32 = caps.get(2)?.as_str().parse().ok()?;
                 let title = caps.get(1)?.as_str();
-                let numbers = title
-                    .split_whitespace()
-                    .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
-                    .count();
                 // A capital first, or a year and then one (`2022 Financial Performance`).
                 let capital = |w: &str| w.starts_with(char::is_uppercase);
                 let mut words = title.split_whitespace();
@@ -198,36 +200,32 @@ fn unnumbered_runs(
                     Some(w) => capital(w),
                     None => false,
                 };
-                (numbering::numbering(title).is_none() && reads_as_title && numbers <= 1)
+                (numbering::numbering(title).is_none() && reads_as_title && figures(title) <= 1)
                     .then(|| (title.to_string(), page))
             });
-        let continues = |page: u32| {
-            last.is_some_and(|(last_page, x_end)| {
-                page >= last_page && (line.x_end - x_end).abs() <= SAME_INDENT
-            })
+        let Some((title, page)) = entry else {
+            flush(&mut run);
+            continue;
         };
-        match entry {
-            Some((title, page)) if run.is_empty() || continues(page) => {
-                run.push((i, title, line.x));
-                last = Some((page, line.x_end));
-            }
-            other => {
-                if run.len() >= MIN_UNNUMBERED_RUN {
-                    found.append(&mut run);
-                }
-                run.clear();
-                last = None;
-                if let Some((title, page)) = other {
-                    run.push((i, title, line.x));
-                    last = Some((page, line.x_end));
-                }
-            }
+        let continues = last.is_some_and(|(last_page, x_end)| {
+            page >= last_page && (line.x_end - x_end).abs() <= SAME_INDENT
+        });
+        if !continues {
+            flush(&mut run);
         }
+        run.push((i, title, line.x));
+        last = Some((page, line.x_end));
     }
-    if run.len() >= MIN_UNNUMBERED_RUN {
-        found.append(&mut run);
-    }
+    flush(&mut run);
     found
+}
+
+/// Words of `title` holding a digit (a title holds at most one; a table row more).
+fn figures(title: &str) -> usize {
+    title
+        .split_whitespace()
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .count()
 }
 
 /// True for a contents list's column header naming its number column `Item` (`ITEM NO.
@@ -273,10 +271,7 @@ fn continues_run(title: &str, page: u32, line: &TextLine, last: Option<(u32, f32
     let Some((last_page, last_x_end)) = last else {
         return false;
     };
-    let numbers = title
-        .split_whitespace()
-        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
-        .count();
+    let numbers = figures(title);
     !line.in_table
         && page >= last_page
         && (line.x_end - last_x_end).abs() <= SAME_INDENT
