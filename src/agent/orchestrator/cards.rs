@@ -104,7 +104,41 @@ pub fn rank_explained(library: &dyn Library, question: &str) -> RankedDocuments 
 fn rank_documents(library: &dyn Library, question: &str) -> RankedDocuments {
     let total = library.document_count();
     let ranked_max = total.min(PRE_RANK_DOCS);
-    let hits: Vec<SectionHit> = match rank_sections(library, question, None, HIT_POOL) {
+    let hits = section_hits(library, question);
+    let mut placing = Placing::with_capacity(ranked_max);
+    let hit_scores = placing.place_hits(&hits);
+    let hit_docs = placing.docs.clone();
+    let by_card = card_ranking(library, question, ranked_max);
+    placing.place_cards(&by_card, ranked_max);
+    placing.fill_in_catalog_order(library, total, ranked_max);
+    // Documents the question names (a package, product or tool whose name is in their file
+    // name; an issuer by its name, short form or ticker, [`crate::index::names`]) go first,
+    // best ranked first: a question about "Commander" sees the Commander documents, the
+    // changelog its words match before the others. Among them, the documents whose period
+    // answers the question's come first (`Costco's FY2019 revenue` sees the 10-K for fiscal
+    // 2019 before Costco's 8-K of 2023).
+    let asked = Asked::of(question, file_name_keys(question));
+    let named_list = routing::named(library, &asked);
+    // A named document the ranking did not reach (it ranks at most PRE_RANK_DOCS) is placed
+    // after the ranked ones, so the reordering below still finds it: `which changelog` matches
+    // hundreds of changelogs on "changelog" alone, and `which`'s own came later than 200.
+    for n in &named_list {
+        placing.place(&n.card.doc_id);
+    }
+    let docs = named_first(placing.docs, &named_list);
+    RankedDocuments {
+        ranking: PreRank { docs, hits },
+        named: named_list,
+        hit_docs,
+        hit_scores,
+        by_card,
+    }
+}
+
+/// The lexical navigator's best [`HIT_POOL`] sections for `question` across the workspace, a
+/// document root titled by its card; none (logged) when the section index is unusable.
+fn section_hits(library: &dyn Library, question: &str) -> Vec<SectionHit> {
+    match rank_sections(library, question, None, HIT_POOL) {
         Ok(ranked) => ranked
             .into_iter()
             .map(|r| SectionHit {
@@ -125,104 +159,119 @@ fn rank_documents(library: &dyn Library, question: &str) -> RankedDocuments {
             tracing::warn!("pre-rank without section hits: {e}");
             Vec::new()
         }
-    };
-    let mut docs: Vec<String> = Vec::with_capacity(ranked_max);
-    let mut placed: HashSet<String> = HashSet::with_capacity(ranked_max);
-    let mut hit_scores: Vec<f32> = Vec::new();
-    // Ids from the index are the catalog's (the two are opened at one generation), so they
-    // are taken as they are: checking each against the catalog read 1,000 cards per question at
-    // 100,000 documents.
-    for hit in &hits {
-        if placed.insert(hit.doc_id.clone()) {
-            docs.push(hit.doc_id.clone());
-            hit_scores.push(hit.score);
-        } else if let Some(at) = docs.iter().position(|d| *d == hit.doc_id) {
-            hit_scores[at] = hit_scores[at].max(hit.score);
+    }
+}
+
+/// At most `ranked_max` documents ranked by BM25 over their cards, best first, with their
+/// scores; none (logged) when the section index is unusable.
+fn card_ranking(library: &dyn Library, question: &str, ranked_max: usize) -> Vec<(String, f32)> {
+    match library.sections().map_err(|e| e.to_string()).and_then(|s| {
+        s.rank_cards(question, ranked_max)
+            .map_err(|e| e.to_string())
+    }) {
+        Ok(ranked) => ranked,
+        Err(e) => {
+            tracing::warn!("pre-rank without card ranking: {e}");
+            Vec::new()
         }
     }
-    let hit_docs = docs.clone();
-    let by_card: Vec<(String, f32)> =
-        match library.sections().map_err(|e| e.to_string()).and_then(|s| {
-            s.rank_cards(question, ranked_max)
-                .map_err(|e| e.to_string())
-        }) {
-            Ok(ranked) => ranked,
-            Err(e) => {
-                tracing::warn!("pre-rank without card ranking: {e}");
-                Vec::new()
-            }
-        };
-    for (id, _) in &by_card {
-        if docs.len() >= ranked_max {
-            break;
-        }
-        if placed.insert(id.clone()) {
-            docs.push(id.clone());
+}
+
+/// The ranking as it is built: document ids in order, each once.
+struct Placing {
+    docs: Vec<String>,
+    placed: HashSet<String>,
+}
+
+impl Placing {
+    fn with_capacity(n: usize) -> Self {
+        Placing {
+            docs: Vec::with_capacity(n),
+            placed: HashSet::with_capacity(n),
         }
     }
-    // Then documents nothing matched, in catalog order, up to the cap.
-    let mut offset = 0;
-    while docs.len() < ranked_max && offset < total {
-        let page = library.cards_page(offset, ranked_max);
-        if page.is_empty() {
-            break;
+
+    /// Append `id` unless it is placed already; true when it was appended.
+    fn place(&mut self, id: &str) -> bool {
+        let new = self.placed.insert(id.to_string());
+        if new {
+            self.docs.push(id.to_string());
         }
-        offset += page.len();
-        for card in page {
-            if docs.len() < ranked_max && placed.insert(card.doc_id.clone()) {
-                docs.push(card.doc_id.clone());
-            }
-        }
+        new
     }
-    // Documents the question names (a package, product or tool whose name is in their file
-    // name; an issuer by its name, short form or ticker, [`crate::index::names`]) go first,
-    // best ranked first: a question about "Commander" sees the Commander documents, the
-    // changelog its words match before the others. Among them, the documents whose period
-    // answers the question's come first (`Costco's FY2019 revenue` sees the 10-K for fiscal
-    // 2019 before Costco's 8-K of 2023).
-    let asked = Asked::of(question, file_name_keys(question));
-    let named_list = routing::named(library, &asked);
-    // A named document the ranking did not reach (it ranks at most PRE_RANK_DOCS) is placed
-    // after the ranked ones, so the reordering below still finds it: `which changelog` matches
-    // hundreds of changelogs on "changelog" alone, and `which`'s own came later than 200.
-    for n in &named_list {
-        if placed.insert(n.card.doc_id.clone()) {
-            docs.push(n.card.doc_id.clone());
-        }
-    }
-    if !named_list.is_empty() {
-        let named: HashMap<&str, &Named> = named_list
-            .iter()
-            .map(|n| (n.card.doc_id.as_str(), n))
-            .collect();
-        let mut per_name: HashMap<String, usize> = HashMap::new();
-        let (mut first, mut rest) = (Vec::new(), Vec::new());
-        for d in docs {
-            let boosted = named.get(d.as_str()).is_some_and(|n| {
-                let taken = per_name.entry(n.card.name()).or_default();
-                *taken += 1;
-                *taken <= NAMED_MAX
-            });
-            if boosted {
-                first.push(d);
-            } else {
-                rest.push(d);
+
+    /// Place the documents of `hits` in hit order; returns each placed document's best score.
+    fn place_hits(&mut self, hits: &[SectionHit]) -> Vec<f32> {
+        let mut hit_scores: Vec<f32> = Vec::new();
+        // Ids from the index are the catalog's (the two are opened at one generation), so they
+        // are taken as they are: checking each against the catalog read 1,000 cards per
+        // question at 100,000 documents.
+        for hit in hits {
+            if self.place(&hit.doc_id) {
+                hit_scores.push(hit.score);
+            } else if let Some(at) = self.docs.iter().position(|d| *d == hit.doc_id) {
+                hit_scores[at] = hit_scores[at].max(hit.score);
             }
         }
-        // A stable sort: within one period score, the ranking's order stays.
-        first.sort_by_key(|d| {
-            std::cmp::Reverse(named.get(d.as_str()).map_or(0, |n| n.period_score))
+        hit_scores
+    }
+
+    /// Place the documents of `by_card` in order while fewer than `ranked_max` are placed.
+    fn place_cards(&mut self, by_card: &[(String, f32)], ranked_max: usize) {
+        for (id, _) in by_card {
+            if self.docs.len() >= ranked_max {
+                break;
+            }
+            self.place(id);
+        }
+    }
+
+    /// Then documents nothing matched, in catalog order, up to `ranked_max`.
+    fn fill_in_catalog_order(&mut self, library: &dyn Library, total: usize, ranked_max: usize) {
+        let mut offset = 0;
+        while self.docs.len() < ranked_max && offset < total {
+            let page = library.cards_page(offset, ranked_max);
+            if page.is_empty() {
+                break;
+            }
+            offset += page.len();
+            for card in page {
+                if self.docs.len() < ranked_max {
+                    self.place(&card.doc_id);
+                }
+            }
+        }
+    }
+}
+
+/// `docs` with the documents of `named_list` first (at most [`NAMED_MAX`] per name, highest
+/// period score first, ranking order within one score), then the rest in ranking order.
+fn named_first(docs: Vec<String>, named_list: &[Named]) -> Vec<String> {
+    if named_list.is_empty() {
+        return docs;
+    }
+    let named: HashMap<&str, &Named> = named_list
+        .iter()
+        .map(|n| (n.card.doc_id.as_str(), n))
+        .collect();
+    let mut per_name: HashMap<String, usize> = HashMap::new();
+    let (mut first, mut rest) = (Vec::new(), Vec::new());
+    for d in docs {
+        let boosted = named.get(d.as_str()).is_some_and(|n| {
+            let taken = per_name.entry(n.card.name()).or_default();
+            *taken += 1;
+            *taken <= NAMED_MAX
         });
-        first.extend(rest);
-        docs = first;
+        if boosted {
+            first.push(d);
+        } else {
+            rest.push(d);
+        }
     }
-    RankedDocuments {
-        ranking: PreRank { docs, hits },
-        named: named_list,
-        hit_docs,
-        hit_scores,
-        by_card,
-    }
+    // A stable sort: within one period score, the ranking's order stays.
+    first.sort_by_key(|d| std::cmp::Reverse(named.get(d.as_str()).map_or(0, |n| n.period_score)));
+    first.extend(rest);
+    first
 }
 
 /// Most documents [`pre_rank`] ranks (every document of a smaller library): the prompts show

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use quick_xml::events::Event;
+use quick_xml::events::{BytesStart, Event};
 use rustc_hash::FxHashMap;
 
 use super::styles::{NumberLabel, Numbering, Role, Styles};
@@ -67,6 +67,24 @@ impl Paragraph {
         Some(self.style.as_str()).filter(|s| !s.is_empty())
     }
 
+    /// Read the paragraph property tag `name` (`pStyle`, `outlineLvl`, `numId`, `ilvl`) from
+    /// its tag `e`.
+    fn set_property(&mut self, name: &str, e: &BytesStart<'_>) {
+        match name {
+            "pStyle" => set_val(&mut self.style, e),
+            "outlineLvl" => {
+                let [v] = attrs(e, ["val"]);
+                self.outline = v.and_then(|v| v.parse().ok());
+            }
+            "numId" => set_val(&mut self.num_id, e),
+            "ilvl" => {
+                let [v] = attrs(e, ["val"]);
+                self.ilvl = v.and_then(|v| v.parse().ok()).unwrap_or(0);
+            }
+            _ => {}
+        }
+    }
+
     /// Empty again, buffers kept (links, ids and notes are moved out when placed).
     fn clear(&mut self) {
         self.style.clear();
@@ -81,7 +99,7 @@ impl Paragraph {
 }
 
 /// Set `value` to the tag's `w:val` (empty when it has none).
-fn set_val(value: &mut String, e: &quick_xml::events::BytesStart<'_>) {
+fn set_val(value: &mut String, e: &BytesStart<'_>) {
     value.clear();
     if let [Some(v)] = attrs(e, ["val"]) {
         value.push_str(&v);
@@ -96,29 +114,9 @@ pub const MAX_NESTED_TABLES: usize = 16;
 
 /// Walk the body XML `xml` (see the module doc).
 pub fn walk(xml: &str, parts: &mut Parts) -> Body {
-    let mut w = Walker {
-        parts,
-        sections: vec![RawSection {
-            lines: Some(1..2),
-            ..RawSection::default()
-        }],
-        notes: vec![Vec::new()],
-        title: None,
-        pending_ids: Vec::new(),
-        paragraphs: 0,
-        table_start: 0,
-        last_was_item: false,
-        styles: FxHashMap::default(),
-        spare: Paragraph::default(),
-    };
+    let mut w = Walker::new(parts);
+    let mut at = Reading::default();
     let mut r = reader(xml);
-    let mut para: Option<Paragraph> = None;
-    let mut nested_p = 0u32;
-    let mut in_text = false;
-    let mut in_run = 0u32;
-    let mut in_change = 0u32;
-    // Open tables: rows of cells; the innermost last.
-    let mut tables: Vec<Vec<Vec<String>>> = Vec::new();
     loop {
         let event = match r.read_event() {
             Ok(Event::Eof) | Err(_) => break,
@@ -126,126 +124,32 @@ pub fn walk(xml: &str, parts: &mut Parts) -> Body {
         };
         match event {
             Event::Start(ref e) | Event::Empty(ref e) => {
-                let empty = matches!(event, Event::Empty(_));
-                // Names are compared one arm after another: the most frequent come first
-                // (runs, their text and properties are most of a body's tags).
-                match local(e) {
-                    "r" if !empty => in_run += 1,
-                    "t" if !empty && in_run > 0 => in_text = true,
-                    "rPr" | "rStyle" | "pPr" => {}
-                    "p" => {
-                        if para.is_some() {
-                            nested_p += 1;
-                        } else {
-                            w.paragraphs += 1;
-                            let mut p = std::mem::take(&mut w.spare);
-                            p.number = w.paragraphs;
-                            para = Some(p);
-                        }
-                        if empty {
-                            w.end_paragraph(&mut para, &mut nested_p, &mut tables);
-                        }
-                    }
-                    "pPrChange" | "rPrChange" if !empty => in_change += 1,
-                    "pStyle" if in_change == 0 => {
-                        if let Some(p) = para.as_mut() {
-                            set_val(&mut p.style, e);
-                        }
-                    }
-                    "outlineLvl" if in_change == 0 => {
-                        if let Some(p) = para.as_mut() {
-                            let [v] = attrs(e, ["val"]);
-                            p.outline = v.and_then(|v| v.parse().ok());
-                        }
-                    }
-                    "numId" if in_change == 0 => {
-                        if let Some(p) = para.as_mut() {
-                            set_val(&mut p.num_id, e);
-                        }
-                    }
-                    "ilvl" if in_change == 0 => {
-                        if let Some(p) = para.as_mut() {
-                            let [v] = attrs(e, ["val"]);
-                            p.ilvl = v.and_then(|v| v.parse().ok()).unwrap_or(0);
-                        }
-                    }
-                    "tab" if in_run > 0 => push_text(&mut para, "\t"),
-                    "br" | "cr" if in_run > 0 => push_text(&mut para, "\n"),
-                    "noBreakHyphen" => push_text(&mut para, "-"),
-                    "footnoteReference" | "endnoteReference" => {
-                        let end = local(e) == "endnoteReference";
-                        if let (Some(p), Some(id)) = (para.as_mut(), attr(e, "id")) {
-                            let key = if end { format!("e{id}") } else { id };
-                            p.text.push_str(&format!("[^{key}]"));
-                            p.notes.push(key);
-                        }
-                    }
-                    "hyperlink" => {
-                        let link = match attrs(e, ["anchor", "id"]) {
-                            [Some(anchor), _] => Some(RawLink {
-                                file: None,
-                                anchor: Some(anchor.into_owned()),
-                            }),
-                            [None, Some(rel)] => w
-                                .parts
-                                .links
-                                .get(&*rel)
-                                .and_then(|target| classify_href(target, None)),
-                            [None, None] => None,
-                        };
-                        if let (Some(p), Some(link)) = (para.as_mut(), link) {
-                            p.links.push(link);
-                        }
-                    }
-                    "bookmarkStart" => {
-                        if let Some(name) = attr(e, "name") {
-                            match para.as_mut() {
-                                Some(p) => p.ids.push(name),
-                                None => w.pending_ids.push(name),
-                            }
-                        }
-                    }
-                    "tbl" if !empty => {
-                        if tables.is_empty() {
-                            w.table_start = w.paragraphs + 1;
-                        }
-                        tables.push(Vec::new());
-                    }
-                    "tr" if !empty => {
-                        if let Some(t) = tables.last_mut() {
-                            t.push(Vec::new());
-                        }
-                    }
-                    "tc" if !empty => {
-                        if let Some(row) = tables.last_mut().and_then(|t| t.last_mut()) {
-                            row.push(String::new());
-                        }
-                    }
-                    _ => {}
-                }
+                w.open(&mut at, e, matches!(event, Event::Empty(_)));
             }
-            Event::Text(t) if in_text => push_text(&mut para, &t),
-            Event::GeneralRef(g) if in_text => {
+            Event::Text(t) if at.in_text => push_text(&mut at.para, &t),
+            Event::GeneralRef(g) if at.in_text => {
                 if let Some(s) = entity(&g) {
-                    push_text(&mut para, &s);
+                    push_text(&mut at.para, &s);
                 }
             }
-            Event::End(e) => match local_end(&e) {
-                "r" => in_run = in_run.saturating_sub(1),
-                "t" => in_text = false,
-                "p" => w.end_paragraph(&mut para, &mut nested_p, &mut tables),
-                "pPrChange" | "rPrChange" => in_change = in_change.saturating_sub(1),
-                "tbl" => {
-                    if let Some(rows) = tables.pop() {
-                        w.end_table(rows, &mut tables);
-                    }
-                }
-                _ => {}
-            },
+            Event::End(e) => w.close(&mut at, local_end(&e)),
             _ => {}
         }
     }
     w.finish()
+}
+
+/// Where the walk is in the XML: the paragraph open, how deep it is in paragraphs nested in it
+/// (text boxes), in runs, in a run's text and in tracked property changes, and the tables open.
+#[derive(Default)]
+struct Reading {
+    para: Option<Paragraph>,
+    nested_p: u32,
+    in_text: bool,
+    in_run: u32,
+    in_change: u32,
+    /// Open tables: rows of cells; the innermost last.
+    tables: Vec<Vec<Vec<String>>>,
 }
 
 /// Append `text` to `out` with each line break written as `joint`.
@@ -290,6 +194,130 @@ struct Walker<'p> {
     styles: FxHashMap<String, (Role, Option<(String, u32)>)>,
     /// The paragraph buffers for the next `<w:p>`.
     spare: Paragraph,
+}
+
+impl<'p> Walker<'p> {
+    fn new(parts: &'p mut Parts) -> Self {
+        Walker {
+            parts,
+            sections: vec![RawSection {
+                lines: Some(1..2),
+                ..RawSection::default()
+            }],
+            notes: vec![Vec::new()],
+            title: None,
+            pending_ids: Vec::new(),
+            paragraphs: 0,
+            table_start: 0,
+            last_was_item: false,
+            styles: FxHashMap::default(),
+            spare: Paragraph::default(),
+        }
+    }
+
+    /// A start tag `e` (`empty`: one that closes itself) at `at`.
+    fn open(&mut self, at: &mut Reading, e: &BytesStart<'_>, empty: bool) {
+        // Names are compared one arm after another: the most frequent come first (runs, their
+        // text and properties are most of a body's tags).
+        match local(e) {
+            "r" if !empty => at.in_run += 1,
+            "t" if !empty && at.in_run > 0 => at.in_text = true,
+            "rPr" | "rStyle" | "pPr" => {}
+            "p" => {
+                if at.para.is_some() {
+                    at.nested_p += 1;
+                } else {
+                    self.paragraphs += 1;
+                    let mut p = std::mem::take(&mut self.spare);
+                    p.number = self.paragraphs;
+                    at.para = Some(p);
+                }
+                if empty {
+                    self.end_paragraph(&mut at.para, &mut at.nested_p, &mut at.tables);
+                }
+            }
+            "pPrChange" | "rPrChange" if !empty => at.in_change += 1,
+            name @ ("pStyle" | "outlineLvl" | "numId" | "ilvl") if at.in_change == 0 => {
+                if let Some(p) = at.para.as_mut() {
+                    p.set_property(name, e);
+                }
+            }
+            "tab" if at.in_run > 0 => push_text(&mut at.para, "\t"),
+            "br" | "cr" if at.in_run > 0 => push_text(&mut at.para, "\n"),
+            "noBreakHyphen" => push_text(&mut at.para, "-"),
+            "footnoteReference" | "endnoteReference" => {
+                let end = local(e) == "endnoteReference";
+                if let (Some(p), Some(id)) = (at.para.as_mut(), attr(e, "id")) {
+                    let key = if end { format!("e{id}") } else { id };
+                    p.text.push_str(&format!("[^{key}]"));
+                    p.notes.push(key);
+                }
+            }
+            "hyperlink" => {
+                if let (Some(p), Some(link)) = (at.para.as_mut(), self.link(e)) {
+                    p.links.push(link);
+                }
+            }
+            "bookmarkStart" => {
+                if let Some(name) = attr(e, "name") {
+                    match at.para.as_mut() {
+                        Some(p) => p.ids.push(name),
+                        None => self.pending_ids.push(name),
+                    }
+                }
+            }
+            "tbl" if !empty => {
+                if at.tables.is_empty() {
+                    self.table_start = self.paragraphs + 1;
+                }
+                at.tables.push(Vec::new());
+            }
+            "tr" if !empty => {
+                if let Some(t) = at.tables.last_mut() {
+                    t.push(Vec::new());
+                }
+            }
+            "tc" if !empty => {
+                if let Some(row) = at.tables.last_mut().and_then(|t| t.last_mut()) {
+                    row.push(String::new());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An end tag of local name `name` at `at`.
+    fn close(&mut self, at: &mut Reading, name: &str) {
+        match name {
+            "r" => at.in_run = at.in_run.saturating_sub(1),
+            "t" => at.in_text = false,
+            "p" => self.end_paragraph(&mut at.para, &mut at.nested_p, &mut at.tables),
+            "pPrChange" | "rPrChange" => at.in_change = at.in_change.saturating_sub(1),
+            "tbl" => {
+                if let Some(rows) = at.tables.pop() {
+                    self.end_table(rows, &mut at.tables);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The target of the hyperlink tag `e`: a bookmark of this document (`w:anchor`), else
+    /// its relationship's target (`r:id`); `None` when it has neither or the target is no link.
+    fn link(&self, e: &BytesStart<'_>) -> Option<RawLink> {
+        match attrs(e, ["anchor", "id"]) {
+            [Some(anchor), _] => Some(RawLink {
+                file: None,
+                anchor: Some(anchor.into_owned()),
+            }),
+            [None, Some(rel)] => self
+                .parts
+                .links
+                .get(&*rel)
+                .and_then(|target| classify_href(target, None)),
+            [None, None] => None,
+        }
+    }
 }
 
 impl Walker<'_> {

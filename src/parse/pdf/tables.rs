@@ -408,6 +408,17 @@ struct Table {
     rows: Vec<(String, f32)>,
 }
 
+/// The lines of a table being read: its first data row, the first line of its body (after
+/// leading rows of years or dates only), the line after its last data row, and its line pitch
+/// (points).
+#[derive(Debug, Clone, Copy)]
+struct Region {
+    first: usize,
+    body_start: usize,
+    end: usize,
+    pitch: f32,
+}
+
 /// The table whose first data row is line `first`, not reaching above line `floor`.
 fn table_at(
     lines: &[TextLine],
@@ -416,7 +427,62 @@ fn table_at(
     first: usize,
     floor: usize,
 ) -> Option<Table> {
-    // Grow the region downwards.
+    let (end, pitch) = grow_region(lines, kinds, first);
+    let region = Region {
+        first,
+        body_start: body_start(kinds, first, end),
+        end,
+        pitch,
+    };
+    let cols = body_columns(kinds, region)?;
+    let left = cols.first().map_or(0.0, |c| c.x0);
+    let header = header_lines(lines, pieces, &cols, region, floor);
+    let (header, body_rows_above) = split_header(lines, pieces, header, first, left);
+    // Rows of figures inside a larger table that mixes text columns in (a plant list: name,
+    // country, fuel, capacity, customer) are left as they are rather than cut into headless
+    // fragments.
+    let mixed = |k: usize| {
+        matches!(kinds[k], Kind::Other)
+            && pieces[k].len() >= 3
+            && pieces[k].iter().any(|p| is_figure(&p.text))
+    };
+    if header.is_empty() && ((first > 0 && mixed(first - 1)) || (end < lines.len() && mixed(end))) {
+        return None;
+    }
+    let start = header
+        .first()
+        .copied()
+        .into_iter()
+        .chain(body_rows_above.first().copied())
+        .min()
+        .unwrap_or(first)
+        .min(first);
+    let mut rows = header_rows(
+        lines,
+        pieces,
+        &cols,
+        &header,
+        region.body_start,
+        lines[start].y,
+    );
+    let body = body_rows_above.into_iter().chain(region.body_start..end);
+    body_rows(lines, kinds, &cols, body, &mut rows);
+    let x0 = (start..end).map(|k| lines[k].x).fold(f32::MAX, f32::min);
+    let x1 = (start..end)
+        .map(|k| lines[k].x_end)
+        .fold(f32::MIN, f32::max);
+    Some(Table {
+        start,
+        end,
+        x0,
+        x1,
+        rows,
+    })
+}
+
+/// Grow the region of data rows and short label lines down from line `first` (see the module
+/// doc, step 2): returns the line after its last data row and its line pitch (points).
+fn grow_region(lines: &[TextLine], kinds: &[Kind], first: usize) -> (usize, f32) {
     let size = lines[first].size.max(1.0);
     let mut end = first + 1;
     let mut last_data = first;
@@ -445,8 +511,12 @@ fn table_at(
         }
         end += 1;
     }
-    let end = last_data + 1;
-    // Leading rows of years or dates only are header rows.
+    (last_data + 1, region_pitch)
+}
+
+/// The first line of `first..end` after its leading rows of years or dates only: those are
+/// header rows.
+fn body_start(kinds: &[Kind], first: usize, end: usize) -> usize {
     let mut body_start = first;
     while body_start < end {
         match &kinds[body_start] {
@@ -456,7 +526,14 @@ fn table_at(
             _ => break,
         }
     }
-    let data: Vec<&[Piece]> = (body_start..end)
+    body_start
+}
+
+/// The columns of the body's data rows (step 3); `None` when the body is no table: fewer than
+/// [`MIN_DATA_ROWS`] data rows, a contents list (one small integer per row, last), no column
+/// or more than 16.
+fn body_columns(kinds: &[Kind], region: Region) -> Option<Vec<Column>> {
+    let data: Vec<&[Piece]> = (region.body_start..region.end)
         .filter_map(|k| match &kinds[k] {
             Kind::Data { values, .. } => Some(values.as_slice()),
             _ => None,
@@ -465,7 +542,6 @@ fn table_at(
     if data.len() < MIN_DATA_ROWS {
         return None;
     }
-    // A contents list: one small integer per row, last.
     let page_numbers = data
         .iter()
         .filter(|v| {
@@ -479,13 +555,30 @@ fn table_at(
     if cols.is_empty() || cols.len() > 16 {
         return None;
     }
-    let left = cols[0].x0;
+    Some(cols)
+}
+
+/// The header's lines, top to bottom (step 4): the leading period rows, then the lines above
+/// the body, each within [`MAX_HEADER_GAP_PITCHES`] of the zone below it, not above line
+/// `floor`, until a caption, a title, a sentence or an amount.
+fn header_lines(
+    lines: &[TextLine],
+    pieces: &[Vec<Piece>],
+    cols: &[Column],
+    region: Region,
+    floor: usize,
+) -> Vec<usize> {
+    let Region {
+        first,
+        body_start,
+        end,
+        pitch: region_pitch,
+    } = region;
     let row_size = {
         let mut sizes: Vec<f32> = (body_start..end).map(|k| lines[k].size).collect();
         sizes.sort_by(f32::total_cmp);
         sizes[sizes.len() / 2]
     };
-    // Header lines: above the body, each within the gap limit of the zone below it.
     let mut header: Vec<usize> = (first..body_start).collect();
     let mut zone_top = (first..body_start)
         .map(|k| lines[k].y)
@@ -517,17 +610,7 @@ fn table_at(
         {
             break;
         }
-        let header_like = pieces[candidate].iter().all(|p| {
-            let t = p.text.trim();
-            let words = t.split_whitespace().count();
-            // Not a sentence (one ending in `.`, one introducing the table with `… as
-            // follows:`), not an amount.
-            let sentence = t.ends_with('.') || t.contains(". ") || (t.ends_with(':') && words > 4);
-            t.chars().count() <= MAX_HEADER_PIECE_CHARS
-                && !sentence
-                && (!is_figure(t) || is_period(t))
-        });
-        if !header_like {
+        if !line_pieces.iter().all(|p| is_header_piece(&p.text)) {
             break;
         }
         header.push(candidate);
@@ -535,9 +618,30 @@ fn table_at(
         k = candidate;
     }
     header.sort_unstable();
-    // A header needs a line over the columns; label-column lines alone are the table's text,
-    // and so are label lines below the lowest line over the columns (a group's label right
-    // above the first row: `Selected income statement data`).
+    header
+}
+
+/// True for a piece a header line can hold: short, not a sentence (one ending in `.`, one
+/// introducing the table with `… as follows:`), not an amount.
+fn is_header_piece(text: &str) -> bool {
+    let t = text.trim();
+    let words = t.split_whitespace().count();
+    let sentence = t.ends_with('.') || t.contains(". ") || (t.ends_with(':') && words > 4);
+    t.chars().count() <= MAX_HEADER_PIECE_CHARS && !sentence && (!is_figure(t) || is_period(t))
+}
+
+/// `header` split into the header proper and the label lines above the first data row that
+/// are the body's: a header needs a line over the columns (starting right of `left`), so
+/// label-column lines alone are the table's text, and so are label lines below the lowest line
+/// over the columns (a group's label right above the first row: `Selected income statement
+/// data`).
+fn split_header(
+    lines: &[TextLine],
+    pieces: &[Vec<Piece>],
+    mut header: Vec<usize>,
+    first: usize,
+    left: f32,
+) -> (Vec<usize>, Vec<usize>) {
     let over_columns = |line: usize| pieces[line].iter().any(|p| p.x1 > left - 1.0);
     let lowest_over = header
         .iter()
@@ -556,30 +660,24 @@ fn table_at(
             !below
         });
     }
-    // Rows of figures inside a larger table that mixes text columns in (a plant list: name,
-    // country, fuel, capacity, customer) are left as they are rather than cut into headless
-    // fragments.
-    let mixed = |k: usize| {
-        matches!(kinds[k], Kind::Other)
-            && pieces[k].len() >= 3
-            && pieces[k].iter().any(|p| is_figure(&p.text))
-    };
-    if header.is_empty() && ((first > 0 && mixed(first - 1)) || (end < lines.len() && mixed(end))) {
-        return None;
-    }
-    let start = header
-        .first()
-        .copied()
-        .into_iter()
-        .chain(body_rows_above.first().copied())
-        .min()
-        .unwrap_or(first)
-        .min(first);
-    // The header row: each column's pieces top to bottom.
+    (header, body_rows_above)
+}
+
+/// The header row (each column's pieces top to bottom) and the delimiter row, both at
+/// baseline `y`.
+fn header_rows(
+    lines: &[TextLine],
+    pieces: &[Vec<Piece>],
+    cols: &[Column],
+    header: &[usize],
+    body_start: usize,
+    y: f32,
+) -> Vec<(String, f32)> {
+    let left = cols.first().map_or(0.0, |c| c.x0);
     let mut label_head: Vec<(f32, f32, String)> = Vec::new();
     let mut col_heads: Vec<Vec<(f32, f32, String)>> = vec![Vec::new(); cols.len()];
     let right = cols.last().map_or(left, |c| c.x1);
-    for &h in &header {
+    for &h in header {
         let alone = pieces[h].len() == 1
             && !header
                 .iter()
@@ -595,7 +693,7 @@ fn table_at(
                     head.push(key.clone());
                 }
             } else {
-                for c in columns_spanned(&cols, p) {
+                for c in columns_spanned(cols, p) {
                     col_heads[c].push(key.clone());
                 }
             }
@@ -610,29 +708,33 @@ fn table_at(
             .join(" ")
     };
     let head_values: Vec<String> = col_heads.into_iter().map(join).collect();
-    let mut rows: Vec<(String, f32)> = Vec::new();
-    rows.push((row_text(&join(label_head), &head_values), lines[start].y));
     let mut delimiter = String::from("| --- |");
-    for _ in &cols {
+    for _ in cols {
         delimiter.push_str(" ---: |");
     }
-    rows.push((delimiter, lines[start].y));
-    // Body rows.
-    let mut pending: Option<(String, f32, usize)> = None; // label line waiting for its values
-    let emit = |label: String, values: Vec<String>, y: f32, rows: &mut Vec<(String, f32)>| {
-        rows.push((row_text(&label, &values), y));
-    };
-    for line in body_rows_above.into_iter().chain(body_start..end) {
+    vec![
+        (row_text(&join(label_head), &head_values), y),
+        (delimiter, y),
+    ]
+}
+
+/// Append the body's rows to `rows` (step 5), one per line of `body` that has figures: a
+/// label line joins the row below when that row has no label of its own or continues it
+/// (a wrapped label, the row below at its indent); else it is a row of its own, empty cells.
+fn body_rows(
+    lines: &[TextLine],
+    kinds: &[Kind],
+    cols: &[Column],
+    body: impl Iterator<Item = usize>,
+    rows: &mut Vec<(String, f32)>,
+) {
+    let left = cols.first().map_or(0.0, |c| c.x0);
+    let empty = || vec![String::new(); cols.len()];
+    // A label line waiting for its values: its text, baseline and line.
+    let mut pending: Option<(String, f32, usize)> = None;
+    for line in body {
         match &kinds[line] {
             Kind::Data { label, values } => {
-                let mut cells = vec![String::new(); cols.len()];
-                for v in values {
-                    let c = column_of(&cols, v.x0, v.x1);
-                    if !cells[c].is_empty() {
-                        cells[c].push(' ');
-                    }
-                    cells[c].push_str(&v.text);
-                }
                 let own = label
                     .iter()
                     .map(|p| p.text.as_str())
@@ -651,35 +753,38 @@ fn table_at(
                         format!("{above} {own}")
                     }
                     Some((above, y, _)) => {
-                        emit(above, vec![String::new(); cols.len()], y, &mut rows);
+                        rows.push((row_text(&above, &empty()), y));
                         own
                     }
                     None => own,
                 };
-                emit(text, cells, lines[line].y, &mut rows);
+                rows.push((row_text(&text, &cells(cols, values)), lines[line].y));
             }
             _ => {
                 if let Some((above, y, _)) = pending.take() {
-                    emit(above, vec![String::new(); cols.len()], y, &mut rows);
+                    rows.push((row_text(&above, &empty()), y));
                 }
                 pending = Some((lines[line].text.clone(), lines[line].y, line));
             }
         }
     }
     if let Some((above, y, _)) = pending.take() {
-        emit(above, vec![String::new(); cols.len()], y, &mut rows);
+        rows.push((row_text(&above, &empty()), y));
     }
-    let x0 = (start..end).map(|k| lines[k].x).fold(f32::MAX, f32::min);
-    let x1 = (start..end)
-        .map(|k| lines[k].x_end)
-        .fold(f32::MIN, f32::max);
-    Some(Table {
-        start,
-        end,
-        x0,
-        x1,
-        rows,
-    })
+}
+
+/// The cells of a data row: each value in the column it belongs to, two in one column joined
+/// by a space.
+fn cells(cols: &[Column], values: &[Piece]) -> Vec<String> {
+    let mut cells = vec![String::new(); cols.len()];
+    for v in values {
+        let c = column_of(cols, v.x0, v.x1);
+        if !cells[c].is_empty() {
+            cells[c].push(' ');
+        }
+        cells[c].push_str(&v.text);
+    }
+    cells
 }
 
 #[cfg(test)]
