@@ -25,6 +25,7 @@
 //! [`Workspace`]).
 
 pub mod atomic;
+mod build_key;
 pub mod cache;
 pub mod document;
 pub mod indexer;
@@ -39,6 +40,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 pub use atomic::write_atomic;
+pub use build_key::BuildKey;
 pub use document::{
     doc_id_base, fingerprint, slugify, BuiltDocument, CardList, CatalogDigest, Document,
     InMemoryLibrary, Library, SetDigest, CARD_SCAN_PAGE,
@@ -71,7 +73,7 @@ pub const FORMAT_VERSION: u32 = 8;
 /// source bytes give a different tree (headings, text cuts, summaries, references), so `docnav
 /// index` rebuilds unchanged sources indexed by an older build instead of keeping stale trees.
 /// 1: `Node::references` filled (trees before have none), table-of-contents lines reference
-/// nothing. Catalog rows from before this field have `build_key` "" and are rebuilt.
+/// nothing. Catalog rows from before this field have no [`BuildKey`] and are rebuilt.
 /// 2: a leaf's leading blank lines are no paragraph break (no empty `Part 1`); a document rooted
 /// at its only h1 keeps the line layout of the text around the h1 (right `Part N` lines).
 /// 3: `Tree::links` (links to other documents, explicit anchors).
@@ -107,30 +109,6 @@ pub const FORMAT_VERSION: u32 = 8;
 /// broken before a formula; an outline entry's heading is looked for where its destination
 /// points on the page first (an R help page's title, not the `See Also` line above it).
 pub const TREE_BUILDER_VERSION: u32 = 16;
-
-/// The builder part of a [`build_key`] (`builder 9`); "" for an empty key.
-fn builder_of(build_key: &str) -> &str {
-    build_key.split(',').next().unwrap_or("")
-}
-
-/// `true` when a [`build_key`] names this build's [`TREE_BUILDER_VERSION`] (no allocation: the
-/// indexer asks it of every catalog row).
-fn built_by_this_builder(build_key: &str) -> bool {
-    builder_of(build_key)
-        .strip_prefix("builder ")
-        .and_then(|version| version.parse::<u32>().ok())
-        == Some(TREE_BUILDER_VERSION)
-}
-
-/// What a tree was built with, kept in its catalog row ([`CatalogEntry::build_key`]): the
-/// [`TREE_BUILDER_VERSION`] and the options that change trees (`max_leaf_tokens`). A source whose
-/// bytes are unchanged is still rebuilt when this differs.
-pub fn build_key(options: &crate::tree::BuildOptions) -> String {
-    format!(
-        "builder {TREE_BUILDER_VERSION}, max leaf {} tokens",
-        options.max_leaf_tokens
-    )
-}
 
 /// First bytes of a tree file, before its little-endian `u32` format version.
 pub const TREE_FILE_MAGIC: &[u8; 8] = b"DOCNAVT\n";
@@ -276,9 +254,10 @@ struct LegacyCatalog {
 }
 
 /// Name of the tree file of a build: the doc id and 12 hex digits of sha256 over the source
-/// fingerprint and the [`build_key`], so every build of a document has its own file (a rebuild
-/// never overwrites a file an older catalog names). The index stores it as the build's identity.
-pub fn tree_file_name(doc_id: &str, fingerprint: &str, build_key: &str) -> String {
+/// fingerprint and the [`BuildKey`] (as it displays), so every build of a document has its own
+/// file (a rebuild never overwrites a file an older catalog names). The index stores it as the
+/// build's identity.
+pub fn tree_file_name(doc_id: &str, fingerprint: &str, build_key: &BuildKey) -> String {
     let hash = document::fingerprint(format!("{fingerprint}\n{build_key}").as_bytes());
     format!("{doc_id}-{}.bin", &hash[..12])
 }
@@ -389,7 +368,7 @@ pub(crate) fn read_legacy_catalog(dir: &Path) -> Option<(u32, Vec<CatalogEntry>)
                     e.tree_file,
                     e.source_len,
                     e.mtime_ms,
-                    String::new(),
+                    None,
                     String::new(),
                 )
             })
@@ -761,18 +740,18 @@ impl Library for Workspace {
             }
             Err(WorkspaceError::Corrupt { path, reason }) => {
                 let current = format!("builder {TREE_BUILDER_VERSION}");
-                let built_by = builder_of(&entry.build_key);
-                return Err(match Some(built_by) {
-                    Some(built_by) if built_by != current => WorkspaceError::OutdatedTree {
+                return Err(match entry.build_key {
+                    Some(key) if key.is_current_builder() => {
+                        WorkspaceError::Corrupt { path, reason }
+                    }
+                    built_by => WorkspaceError::OutdatedTree {
                         path,
-                        built_by: if built_by.is_empty() {
-                            "a docnav before build keys".to_string()
-                        } else {
-                            built_by.to_string()
-                        },
+                        built_by: built_by.map_or_else(
+                            || "a docnav before build keys".to_string(),
+                            |key| format!("builder {}", key.builder),
+                        ),
                         current,
                     },
-                    _ => WorkspaceError::Corrupt { path, reason },
                 });
             }
             other => other?,

@@ -124,11 +124,14 @@ fn a_catalog_db_of_format_5_is_rebuilt_and_its_duplicates_kept_once() {
     let args = [src.to_string_lossy().into_owned()];
     let progress = indexer::NoProgress;
     Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress).unwrap();
-    // What format 5 wrote: no `text_sha256` column, no `aliases` table; `b.txt` then copied
-    // from `a.txt`, which format 5 kept as a second document.
+    // What format 5 wrote: no `text_sha256` column, build keys as text, no `aliases` table;
+    // `b.txt` then copied from `a.txt`, which format 5 kept as a second document.
     edit_catalog(
         &ws_dir,
         "DROP INDEX documents_by_text; ALTER TABLE documents DROP COLUMN text_sha256; \
+         ALTER TABLE documents ADD COLUMN build_key TEXT NOT NULL DEFAULT ''; \
+         ALTER TABLE documents DROP COLUMN builder; \
+         ALTER TABLE documents DROP COLUMN max_leaf_tokens; \
          DROP TABLE aliases; UPDATE meta SET value = '5' WHERE key = 'format_version'",
     );
     std::fs::write(src.join("b.txt"), "1 Start\n\nText.\n").unwrap();
@@ -313,8 +316,141 @@ fn missing_tree_file_named_by_the_current_catalog_is_an_io_error() {
     );
 }
 
+/// The catalog tables as docnav wrote them at format 8 before the typed build keys: each row's
+/// [`BuildKey`] one text (`builder 16, max leaf 4000 tokens`) in a `build_key` column. Made
+/// from a catalog of this build, rows kept.
+const TEXT_BUILD_KEYS: &str = "
+    CREATE TABLE documents_text_keys (
+        doc_id TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        format TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        tree_file TEXT NOT NULL,
+        source_len INTEGER NOT NULL,
+        mtime_ms INTEGER NOT NULL,
+        build_key TEXT NOT NULL,
+        text_sha256 TEXT NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO documents_text_keys SELECT doc_id, source, format, fingerprint, tree_file,
+        source_len, mtime_ms, 'builder ' || builder || ', max leaf ' || max_leaf_tokens
+        || ' tokens', text_sha256 FROM documents;
+    DROP TABLE documents;
+    ALTER TABLE documents_text_keys RENAME TO documents;
+    CREATE INDEX documents_by_source ON documents (source);
+    CREATE INDEX documents_by_text ON documents (text_sha256);
+    CREATE TABLE aliases_text_keys (
+        alias TEXT PRIMARY KEY,
+        target TEXT NOT NULL,
+        source TEXT NOT NULL,
+        format TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        source_len INTEGER NOT NULL,
+        mtime_ms INTEGER NOT NULL,
+        build_key TEXT NOT NULL,
+        text_sha256 TEXT NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO aliases_text_keys SELECT alias, target, source, format, fingerprint,
+        source_len, mtime_ms, 'builder ' || builder || ', max leaf ' || max_leaf_tokens
+        || ' tokens', text_sha256 FROM aliases;
+    DROP TABLE aliases;
+    ALTER TABLE aliases_text_keys RENAME TO aliases;
+    CREATE INDEX aliases_by_target ON aliases (target);
+";
+
+/// The values of one SQL query over the catalog of `ws_dir`, each row's columns joined by `|`.
+fn catalog_rows(ws_dir: &Path, sql: &str) -> Vec<String> {
+    let conn = rusqlite::Connection::open(catalog_path(ws_dir)).unwrap();
+    let mut stmt = conn.prepare(sql).unwrap();
+    let n = stmt.column_count();
+    stmt.query_map([], |r| {
+        let cells: Vec<String> = (0..n)
+            .map(|i| match r.get_ref(i).unwrap() {
+                rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                _ => "NULL".to_string(),
+            })
+            .collect();
+        Ok(cells.join("|"))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+/// A format-8 catalog that keeps its build keys as text is read as it is (a document opens, its
+/// row has its key), an index run keeps its unchanged documents, and that run's write moves
+/// every key, an alias's too, to the `builder` and `max_leaf_tokens` columns.
+#[test]
+fn a_catalog_with_text_build_keys_is_read_and_moved_to_typed_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::write(src.join("a.txt"), "1 Start\n\nText.\n").unwrap();
+    std::fs::write(src.join("b.txt"), "1 Start\n\nText.\n").unwrap();
+    std::fs::write(src.join("c.txt"), "1 Other\n\nMore text.\n").unwrap();
+    let ws_dir = dir.path().join("ws");
+    let args = [src.to_string_lossy().into_owned()];
+    let progress = indexer::NoProgress;
+    let options = IndexOptions {
+        jobs: 1,
+        ..IndexOptions::default()
+    };
+    let report = Workspace::index(&ws_dir, &args, &options, &progress).unwrap();
+    assert_eq!((report.indexed, report.duplicates), (2, 1), "{report:?}");
+    edit_catalog(&ws_dir, TEXT_BUILD_KEYS);
+    let key = BuildKey::of(&crate::tree::BuildOptions::default());
+    let text_key = format!("builder {TREE_BUILDER_VERSION}, max leaf 4000 tokens");
+    assert_eq!(
+        catalog_rows(
+            &ws_dir,
+            "SELECT doc_id, build_key FROM documents ORDER BY doc_id"
+        ),
+        [format!("a|{text_key}"), format!("c|{text_key}")]
+    );
+
+    let ws = Workspace::open(&ws_dir).unwrap();
+    assert_eq!(ws.entry("a").unwrap().build_key, Some(key));
+    assert_eq!(ws.document("c").unwrap().card.doc_id, "c");
+    assert_eq!(ws.aliases(), vec![("b".to_string(), "a".to_string())]);
+    drop(ws);
+
+    // A new source makes the run write the catalog; the others are kept as they are.
+    std::fs::write(src.join("d.txt"), "1 New\n\nNew text.\n").unwrap();
+    let report = Workspace::index(&ws_dir, &args, &options, &progress).unwrap();
+    assert_eq!(
+        (report.indexed, report.unchanged, report.failed),
+        (1, 3, 0),
+        "{report:?}"
+    );
+    let typed = format!("{TREE_BUILDER_VERSION}|4000");
+    assert_eq!(
+        catalog_rows(
+            &ws_dir,
+            "SELECT doc_id, builder, max_leaf_tokens FROM documents ORDER BY doc_id"
+        ),
+        ["a", "c", "d"].map(|id| format!("{id}|{typed}"))
+    );
+    assert_eq!(
+        catalog_rows(
+            &ws_dir,
+            "SELECT alias, builder, max_leaf_tokens FROM aliases"
+        ),
+        [format!("b|{typed}")]
+    );
+    assert_eq!(
+        catalog_rows(
+            &ws_dir,
+            "SELECT name FROM pragma_table_info('documents') WHERE name = 'build_key' \
+             UNION SELECT name FROM pragma_table_info('aliases') WHERE name = 'build_key'"
+        ),
+        Vec::<String>::new()
+    );
+    let report = Workspace::index(&ws_dir, &args, &options, &progress).unwrap();
+    assert_eq!((report.indexed, report.unchanged), (0, 4), "{report:?}");
+}
+
 /// An unchanged source is rebuilt when the tree-changing options or the builder version differ
-/// from what built its tree (a catalog row from before `build_key` existed has "").
+/// from what built its tree (a catalog row from before build keys has none).
 #[test]
 fn unchanged_sources_are_rebuilt_when_the_build_differs() {
     let dir = tempfile::tempdir().unwrap();
@@ -357,7 +493,10 @@ fn unchanged_sources_are_rebuilt_when_the_build_differs() {
     assert_eq!(index(&small_leaves), (0, 1));
 
     // A row written by an older build (no build key): rebuilt once, then reused.
-    edit_catalog(&ws_dir, "UPDATE documents SET build_key = ''");
+    edit_catalog(
+        &ws_dir,
+        "UPDATE documents SET builder = NULL, max_leaf_tokens = NULL",
+    );
     assert_eq!(index(&options), (1, 0));
     assert_eq!(node_count(), 2);
     assert_eq!(index(&options), (0, 1));
@@ -417,10 +556,7 @@ kiwi
     std::fs::remove_dir_all(&index_dir).unwrap();
     drop(crate::index::SectionIndex::create_unsorted(&index_dir));
     assert!(!sorted());
-    edit_catalog(
-        &ws_dir,
-        "UPDATE documents SET build_key = 'builder 11, max leaf 4000 tokens'",
-    );
+    edit_catalog(&ws_dir, "UPDATE documents SET builder = 11");
     let report = run();
     assert_eq!(report.indexed, 2);
     assert!(
@@ -466,10 +602,7 @@ fn an_undecodable_tree_of_an_older_builder_is_outdated_not_damaged() {
         .to_string();
     assert!(err.contains("is damaged"), "{err}");
 
-    edit_catalog(
-        &ws_dir,
-        "UPDATE documents SET build_key = 'builder 7, max leaf 4000 tokens'",
-    );
+    edit_catalog(&ws_dir, "UPDATE documents SET builder = 7");
     let err = Workspace::open(&ws_dir)
         .unwrap()
         .document("notes")
@@ -917,7 +1050,7 @@ fn catalog_of(dir: &Path, n: usize) {
                 tree_file: format!("{}.bin", card.doc_id),
                 source_len: 1,
                 mtime_ms: 1,
-                build_key: String::new(),
+                build_key: None,
                 text_sha256: String::new(),
             };
             (entry, card)

@@ -201,7 +201,7 @@ fn injected_write_failure_keeps_the_previous_state() {
     let changed = "1 Rewritten\n\nEverything changed.\n";
     std::fs::write(&src, changed).unwrap();
     let fp = docnav::workspace::fingerprint(changed.as_bytes());
-    let key = docnav::workspace::build_key(&docnav::tree::BuildOptions::default());
+    let key = docnav::workspace::BuildKey::of(&docnav::tree::BuildOptions::default());
     let name = docnav::workspace::tree_file_name("notes", &fp, &key);
     std::fs::create_dir(ws.join("docs").join(name)).unwrap();
     let r = run(&ws, &["index", src.to_str().unwrap()]);

@@ -17,7 +17,7 @@ use crate::index::{DocCard, SectionIndex, SectionWriter};
 use crate::workspace::atomic::write_atomic_deferred;
 use crate::workspace::source_stat::{SourceStat, SourceStatter};
 use crate::workspace::{
-    encode_tree_file, fingerprint, tree_file_name, Catalog, CatalogEntry, Document,
+    encode_tree_file, fingerprint, tree_file_name, BuildKey, Catalog, CatalogEntry, Document,
 };
 
 /// Threads that write tree files and hand index entries to tantivy (waiting on its backlog,
@@ -74,8 +74,8 @@ pub(super) struct JobContext<'a> {
     pub(super) docs_dir: &'a Path,
     /// The names in `docs_dir` when the run started.
     pub(super) tree_files: &'a FxHashSet<String>,
-    /// [`build_key`] of this run's options.
-    pub(super) build_key: &'a str,
+    /// The key of this run's build.
+    pub(super) build_key: BuildKey,
     pub(super) options: &'a IndexOptions,
     pub(super) index: &'a SectionIndex,
 }
@@ -106,7 +106,7 @@ pub(super) fn run_job(
     // jobs, see `duplicates`).
     let reusable = |prev: &CatalogEntry| {
         !options.force
-            && prev.build_key == key
+            && prev.build_key == Some(key)
             && (prev.tree_file.is_empty() || tree_files.contains(&prev.tree_file))
     };
     if let Some(prev) = previous {
@@ -146,7 +146,7 @@ pub(super) fn run_job(
             ))
         }
     };
-    let tree_file = tree_file_name(&job.doc_id, &fp, key);
+    let tree_file = tree_file_name(&job.doc_id, &fp, &key);
     // Tree files are about 1–2× their source (text + postings): reserve once, no regrowth.
     let encoded = match encode_tree_file(&built.document, bytes.len().saturating_mul(2)) {
         Ok(encoded) => encoded,
@@ -164,7 +164,7 @@ pub(super) fn run_job(
         tree_file,
         len,
         mtime,
-        key.to_string(),
+        Some(key),
         built.text_sha256,
     );
     Outcome::Write(Box::new(PendingWrite {

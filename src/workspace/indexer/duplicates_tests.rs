@@ -15,7 +15,7 @@ fn row(doc_id: &str, text: &str) -> CatalogEntry {
         tree_file: format!("{doc_id}-000000000000.bin"),
         source_len: 10,
         mtime_ms: 1,
-        build_key: "builder test".into(),
+        build_key: None,
         text_sha256: text.into(),
     }
 }

@@ -25,7 +25,7 @@ use plan::Job;
 pub use inputs::{collect_inputs, is_glob, resolved_path, Input};
 
 use super::sync::{search_error, WriterLock};
-use super::{build_key, store, Workspace, WorkspaceError};
+use super::{store, BuildKey, Workspace, WorkspaceError};
 use crate::index::sections::Merged;
 use crate::tree::{BuildOptions, DocFormat};
 
@@ -202,11 +202,10 @@ impl Workspace {
         };
         progress.start(inputs.len());
         let jobs = plan::plan_jobs(inputs, &catalog, named_store.as_ref());
-        let key = build_key(&options.build);
         let context = JobContext {
             docs_dir: &docs_dir,
             tree_files: &tree_files,
-            build_key: &key,
+            build_key: BuildKey::of(&options.build),
             options,
             index: &index,
         };

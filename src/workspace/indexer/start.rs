@@ -13,8 +13,8 @@ use super::{io, IndexOptions, Laps};
 use crate::index::{SectionIndex, SectionIndexError};
 use crate::workspace::sync::search_error;
 use crate::workspace::{
-    built_by_this_builder, catalog_path, read_catalog, read_legacy_catalog, Catalog, CatalogStore,
-    WorkspaceError, FORMAT_VERSION,
+    catalog_path, read_catalog, read_legacy_catalog, Catalog, CatalogStore, WorkspaceError,
+    FORMAT_VERSION,
 };
 
 /// Where an index run starts.
@@ -173,7 +173,7 @@ fn open_index(
         && catalog
             .documents
             .iter()
-            .all(|row| !built_by_this_builder(&row.build_key));
+            .all(|row| !row.build_key.is_some_and(|k| k.is_current_builder()));
     if !rebuilt_whole {
         return Ok(index);
     }
@@ -200,7 +200,7 @@ fn starting_catalog(dir: &Path) -> Result<(Catalog, Option<u32>), WorkspaceError
             let documents = documents
                 .into_iter()
                 .map(|mut e| {
-                    e.build_key.clear();
+                    e.build_key = None;
                     e
                 })
                 .collect();

@@ -10,7 +10,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use super::{read_row, CatalogEntry};
+use super::{has_column, read_row, CatalogEntry};
 
 /// One alias: a source whose text is that of the document `target`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,20 +46,25 @@ pub(super) const SCHEMA: &str = "
         fingerprint TEXT NOT NULL,
         source_len INTEGER NOT NULL,
         mtime_ms INTEGER NOT NULL,
-        build_key TEXT NOT NULL,
+        builder INTEGER,
+        max_leaf_tokens INTEGER,
         text_sha256 TEXT NOT NULL
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS aliases_by_target ON aliases (target);
 ";
 
 /// The columns [`read_row`] reads (an alias has no tree file of its own), then the target.
-const COLUMNS: &str = "alias, source, format, fingerprint, '', source_len, mtime_ms, build_key, \
-                       text_sha256, target";
+const COLUMNS: &str = "alias, source, format, fingerprint, '', source_len, mtime_ms, builder, \
+                       max_leaf_tokens, text_sha256, target";
+
+/// [`COLUMNS`] of a catalog that keeps build keys as text (see [`super::CatalogStore`]).
+const COLUMNS_TEXT_KEY: &str = "alias, source, format, fingerprint, '', source_len, mtime_ms, \
+                                build_key, NULL, text_sha256, target";
 
 fn read_alias(r: &rusqlite::Row<'_>) -> rusqlite::Result<AliasEntry> {
     Ok(AliasEntry {
         row: read_row(r)?,
-        target: r.get(9)?,
+        target: r.get(10)?,
     })
 }
 
@@ -72,7 +77,12 @@ pub(super) fn target(conn: &Connection, alias: &str) -> rusqlite::Result<Option<
 
 /// Every alias, in alias order.
 pub(super) fn all(conn: &Connection) -> rusqlite::Result<Vec<AliasEntry>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM aliases ORDER BY alias"))?
+    let columns = if has_column(conn, "aliases", "build_key")? {
+        COLUMNS_TEXT_KEY
+    } else {
+        COLUMNS
+    };
+    conn.prepare_cached(&format!("SELECT {columns} FROM aliases ORDER BY alias"))?
         .query_map([], read_alias)?
         .collect()
 }
@@ -90,8 +100,8 @@ pub(super) fn write(
     }
     let mut insert = tx.prepare(
         "INSERT OR REPLACE INTO aliases (alias, target, source, format, fingerprint, \
-         source_len, mtime_ms, build_key, text_sha256) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+         source_len, mtime_ms, builder, max_leaf_tokens, text_sha256) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
     for alias in put {
         let row = &alias.row;
@@ -103,7 +113,8 @@ pub(super) fn write(
             row.fingerprint,
             to_i64_u64(row.source_len),
             to_i64_u64(row.mtime_ms),
-            row.build_key,
+            row.build_key.map(|k| k.builder),
+            row.build_key.map(|k| k.max_leaf_tokens),
             row.text_sha256
         ])?;
     }

@@ -22,9 +22,10 @@
 //! - `documents(…)` is also indexed by `source`, so a re-index of named files reads their rows
 //!   only;
 //! - `documents(doc_id PRIMARY KEY, source, format, fingerprint, tree_file, source_len,
-//!   mtime_ms, build_key, text_sha256)`: one row per document, small, so an index run reads all
-//!   of them quickly (with the cards in the same rows it read every card's pages: 0.2 s of a
-//!   one-file re-index at 100,000 documents); also indexed by `text_sha256`, so a run over named
+//!   mtime_ms, builder, max_leaf_tokens, text_sha256)` (the [`BuildKey`] as two integers, NULL
+//!   for none): one row per document, small, so an index run reads all of them quickly (with
+//!   the cards in the same rows it read every card's pages: 0.2 s of a one-file re-index at
+//!   100,000 documents); also indexed by `text_sha256`, so a run over named
 //!   files finds the document a new file's text equals without reading the others;
 //! - `cards(doc_id PRIMARY KEY, card)`: the DocCard in postcard;
 //! - `listing(doc_id PRIMARY KEY, title, format)`: each card's title and format as text, so a
@@ -45,7 +46,7 @@ use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use super::{CatalogDigest, SetDigest, WorkspaceError};
+use super::{BuildKey, CatalogDigest, SetDigest, WorkspaceError};
 pub use aliases::AliasEntry;
 
 mod aliases;
@@ -75,8 +76,8 @@ pub struct CatalogEntry {
     pub source_len: u64,
     /// Source modification time, ms since the Unix epoch, when indexed (0 when unknown).
     pub mtime_ms: u64,
-    /// [`super::build_key`] of the build that made the tree ("" for rows of older docnavs).
-    pub build_key: String,
+    /// What built the tree (`None` for rows of docnavs before build keys: rebuilt).
+    pub build_key: Option<BuildKey>,
     /// [`super::document::text_fingerprint`] of the tree: what the duplicate check compares
     /// ("" for rows read from an older catalog).
     pub text_sha256: String,
@@ -90,7 +91,7 @@ impl CatalogEntry {
         tree_file: String,
         source_len: u64,
         mtime_ms: u64,
-        build_key: String,
+        build_key: Option<BuildKey>,
         text_sha256: String,
     ) -> CatalogEntry {
         CatalogEntry {
@@ -184,6 +185,9 @@ pub struct CatalogStore {
     path: PathBuf,
     conn: Mutex<Connection>,
     head: CatalogHead,
+    /// The columns [`read_row`] reads from `documents`: [`ROW_COLUMNS`], or
+    /// [`ROW_COLUMNS_TEXT_KEY`] for a catalog that still keeps its build keys as text.
+    columns: &'static str,
 }
 
 impl std::fmt::Debug for CatalogStore {
@@ -230,10 +234,16 @@ impl CatalogStore {
             .map_err(&err)?;
         conn.execute_batch("BEGIN").map_err(&err)?;
         let head = read_head(&conn, &path)?;
+        let columns = if has_column(&conn, "documents", "build_key").map_err(&err)? {
+            ROW_COLUMNS_TEXT_KEY
+        } else {
+            ROW_COLUMNS
+        };
         Ok(CatalogStore {
             path: path.clone(),
             conn: Mutex::new(conn),
             head,
+            columns,
         })
     }
 
@@ -266,9 +276,10 @@ impl CatalogStore {
 
     /// The row of this id. Errors: as [`CatalogStore::card`].
     pub fn entry(&self, doc_id: &str) -> Result<Option<CatalogEntry>, WorkspaceError> {
+        let columns = self.columns;
         self.with(|c| {
             c.prepare_cached(&format!(
-                "SELECT {ROW_COLUMNS} FROM documents WHERE doc_id = ?1"
+                "SELECT {columns} FROM documents WHERE doc_id = ?1"
             ))?
             .query_row([doc_id], read_row)
             .optional()
@@ -437,9 +448,10 @@ impl CatalogStore {
         &self,
         text_sha256: &str,
     ) -> Result<Vec<CatalogEntry>, WorkspaceError> {
+        let columns = self.columns;
         self.with(|c| {
             c.prepare_cached(&format!(
-                "SELECT {ROW_COLUMNS} FROM documents WHERE text_sha256 = ?1 ORDER BY doc_id"
+                "SELECT {columns} FROM documents WHERE text_sha256 = ?1 ORDER BY doc_id"
             ))?
             .query_map([text_sha256], read_row)?
             .collect()
@@ -465,9 +477,10 @@ impl CatalogStore {
         &self,
         sources: &[String],
     ) -> Result<Vec<CatalogEntry>, WorkspaceError> {
+        let columns = self.columns;
         let mut rows: Vec<CatalogEntry> = self.with(|c| {
             let mut stmt = c.prepare_cached(&format!(
-                "SELECT {ROW_COLUMNS} FROM documents WHERE source = ?1"
+                "SELECT {columns} FROM documents WHERE source = ?1"
             ))?;
             let mut rows = Vec::new();
             for source in sources {
@@ -503,22 +516,49 @@ impl CatalogStore {
 
     /// Every row without its card, in doc id order. Errors: as [`CatalogStore::card`].
     pub fn entries(&self) -> Result<Vec<CatalogEntry>, WorkspaceError> {
+        let columns = self.columns;
         self.with(|c| {
-            c.prepare_cached(&format!(
-                "SELECT {ROW_COLUMNS} FROM documents ORDER BY doc_id"
-            ))?
-            .query_map([], read_row)?
-            .collect()
+            c.prepare_cached(&format!("SELECT {columns} FROM documents ORDER BY doc_id"))?
+                .query_map([], read_row)?
+                .collect()
         })
     }
 }
 
-const ROW_COLUMNS: &str =
-    "doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, build_key, text_sha256";
+/// The columns of a row that [`read_row`] reads, in its order.
+const ROW_COLUMNS: &str = "doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, \
+                           builder, max_leaf_tokens, text_sha256";
 
-/// [`ROW_COLUMNS`] of a catalog of format 5, which had no text hashes.
+/// [`ROW_COLUMNS`] of a catalog that keeps each row's build key as one text (format 8 before
+/// the `builder` and `max_leaf_tokens` columns; [`BuildKey::from_format_8_text`]).
+const ROW_COLUMNS_TEXT_KEY: &str = "doc_id, source, format, fingerprint, tree_file, source_len, \
+                                    mtime_ms, build_key, NULL, text_sha256";
+
+/// [`ROW_COLUMNS`] of a catalog of format 5, which had no text hashes (and build keys as text).
 const ROW_COLUMNS_5: &str =
-    "doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, build_key, ''";
+    "doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, build_key, NULL, ''";
+
+/// The build key of a row read with [`ROW_COLUMNS`] (`builder`, `max_leaf_tokens` at `at` and
+/// `at + 1`, NULL for none) or with [`ROW_COLUMNS_TEXT_KEY`] (the text at `at`).
+fn read_build_key(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<BuildKey>> {
+    use rusqlite::types::ValueRef;
+    Ok(match r.get_ref(at)? {
+        ValueRef::Text(text) => std::str::from_utf8(text)
+            .ok()
+            .and_then(BuildKey::from_format_8_text),
+        ValueRef::Null => None,
+        _ => match (
+            r.get::<_, Option<u32>>(at)?,
+            r.get::<_, Option<u32>>(at + 1)?,
+        ) {
+            (Some(builder), Some(max_leaf_tokens)) => Some(BuildKey {
+                builder,
+                max_leaf_tokens,
+            }),
+            _ => None,
+        },
+    })
+}
 
 fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CatalogEntry> {
     let format: String = r.get(2)?;
@@ -534,8 +574,8 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CatalogEntry> {
         tree_file: r.get(4)?,
         source_len: u64::try_from(r.get::<_, i64>(5)?).unwrap_or(0),
         mtime_ms: u64::try_from(r.get::<_, i64>(6)?).unwrap_or(0),
-        build_key: r.get(7)?,
-        text_sha256: r.get(8)?,
+        build_key: read_build_key(r, 7)?,
+        text_sha256: r.get(9)?,
     })
 }
 
@@ -549,6 +589,42 @@ fn like_escaped(text: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// Whether `table` exists and has a column called `column`.
+fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name = ?2",
+        [table, column],
+        |r| r.get(0),
+    )
+}
+
+/// Move the build keys of `table` (rows keyed by the column `key`) from the text column
+/// `build_key` of an earlier format-8 catalog to the `builder` and `max_leaf_tokens` columns,
+/// in the caller's transaction: a text that is no key ([`BuildKey::from_format_8_text`]) leaves
+/// both NULL, so its row is rebuilt. Nothing to do for a table without that column.
+fn typed_build_keys(tx: &Connection, table: &str, key: &str) -> rusqlite::Result<()> {
+    if !has_column(tx, table, "build_key")? {
+        return Ok(());
+    }
+    tx.execute_batch(&format!(
+        "ALTER TABLE {table} ADD COLUMN builder INTEGER; \
+         ALTER TABLE {table} ADD COLUMN max_leaf_tokens INTEGER;"
+    ))?;
+    let keys: Vec<(String, String)> = tx
+        .prepare(&format!("SELECT {key}, build_key FROM {table}"))?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut set = tx.prepare(&format!(
+        "UPDATE {table} SET builder = ?2, max_leaf_tokens = ?3 WHERE {key} = ?1"
+    ))?;
+    for (id, text) in keys {
+        if let Some(k) = BuildKey::from_format_8_text(&text) {
+            set.execute(params![id, k.builder, k.max_leaf_tokens])?;
+        }
+    }
+    tx.execute_batch(&format!("ALTER TABLE {table} DROP COLUMN build_key"))
 }
 
 /// Whether the database has a table called `name`.
@@ -627,7 +703,8 @@ const SCHEMA: &str = "
         tree_file TEXT NOT NULL,
         source_len INTEGER NOT NULL,
         mtime_ms INTEGER NOT NULL,
-        build_key TEXT NOT NULL,
+        builder INTEGER,
+        max_leaf_tokens INTEGER,
         text_sha256 TEXT NOT NULL
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS documents_by_source ON documents (source);
@@ -700,6 +777,9 @@ fn apply_schema(
     }
     let unlisted =
         table_exists(tx, "cards").map_err(&err)? && !table_exists(tx, "listing").map_err(&err)?;
+    for (table, key) in [("documents", "doc_id"), ("aliases", "alias")] {
+        typed_build_keys(tx, table, key).map_err(&err)?;
+    }
     tx.execute_batch(SCHEMA).map_err(&err)?;
     tx.execute_batch(aliases::SCHEMA).map_err(&err)?;
     if unlisted {
@@ -782,7 +862,8 @@ fn put_documents(
         .prepare(
             "INSERT OR REPLACE INTO documents \
              (doc_id, source, format, fingerprint, tree_file, source_len, mtime_ms, \
-              build_key, text_sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+              builder, max_leaf_tokens, text_sha256) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )
         .map_err(&err)?;
     let mut put_card = tx
@@ -810,7 +891,8 @@ fn put_documents(
             entry.tree_file,
             i64::try_from(entry.source_len).unwrap_or(i64::MAX),
             i64::try_from(entry.mtime_ms).unwrap_or(i64::MAX),
-            entry.build_key,
+            entry.build_key.map(|k| k.builder),
+            entry.build_key.map(|k| k.max_leaf_tokens),
             entry.text_sha256
         ])
         .map_err(&err)?;
