@@ -145,10 +145,9 @@ class Workspace:
         whole section; ``hit.text_chars`` is always the whole length). Raises ``ValueError`` for
         an empty query or a ``k`` out of range, ``WorkspaceError`` for an unknown id in
         ``doc_ids``."""
-        raw = self._native.search_json(
+        return self._native.search(
             query, k, list(doc_ids) if doc_ids is not None else None, budget
         )
-        return [SearchHit._from(h) for h in json.loads(raw)["results"]]
 
     def sources(self, doc_ids: Iterable[str]) -> Dict[str, str]:
         """The source file of each of ``doc_ids`` as ``{doc_id: source}`` (an unknown id is left

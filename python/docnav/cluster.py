@@ -308,8 +308,7 @@ class ShardedWorkspace:
                 for i, sub in sorted(shards.items())
             ]
             found = _gather(ray, refs, self._timeout, "search")
-        raw = _native.merge_search_json(query, found, k, ids)
-        return [SearchHit._from(h) for h in json.loads(raw)["results"]]
+        return _native.merge_search(query, found, k, ids)
 
     def docs(self) -> List[DocCard]:
         """Every shard's DocCards, in catalog order (by id), as one workspace lists them."""

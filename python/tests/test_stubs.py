@@ -8,7 +8,6 @@ annotated, and the results it returns are frozen."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 import inspect
 import os
 import pathlib
@@ -160,7 +159,7 @@ class Instances:
             "Workspace.docs_json": (ws.docs_json, {}),
             "Workspace.docs_for_json": (ws.docs_for_json, dict(question="zip files")),
             "Workspace.tree_json": (ws.tree_json, dict(doc_id="ripgrep-faq")),
-            "Workspace.search_json": (ws.search_json, dict(query="compressed")),
+            "Workspace.search": (ws.search, dict(query="compressed")),
             "Workspace.sources": (ws.sources, dict(doc_ids=["ripgrep-faq"])),
             "Workspace.exec": (ws.exec, dict(command="ls")),
             "Workspace.session": (ws.session, {}),
@@ -183,8 +182,11 @@ class Instances:
                 _native.search_shard_json,
                 dict(workspace=ws, query="compressed", stats=self.stats, k=3),
             ),
-            "merge_search_json": (
-                _native.merge_search_json, dict(query="compressed", shards=[self.shard], k=3)),
+            "merge_search": (
+                _native.merge_search, dict(query="compressed", shards=[self.shard], k=3)),
+            "SearchHit.__init__": (_native.SearchHit, dict(
+                doc_id="d", path="/d/#1", titles=["T"], structure="1", lines=(1, 2), pages=None,
+                score=1.5, text="t", text_chars=1, snippet="t", highlights=[("t", True)])),
         }
         return table[qualified]
 
@@ -193,6 +195,8 @@ class Instances:
             return self.workspace
         if cls == "Session":
             return self.workspace.session()
+        if cls == "SearchHit":
+            return self.workspace.search("compressed", k=1)[0]
         return self.start(question="q", model="m", base_url=fake_url(), retries=0)
 
     def close(self) -> None:
@@ -309,16 +313,21 @@ def test_the_python_layer_is_fully_annotated() -> None:
 
 
 def test_results_are_frozen(workspace: docnav.Workspace) -> None:
-    results = [docnav.IndexReport, docnav.DocCard, docnav.RankedDoc, docnav.Node, docnav.SearchHit,
+    results = [docnav.IndexReport, docnav.DocCard, docnav.RankedDoc, docnav.Node,
                docnav.Evidence, docnav.Answer, docnav.ReplayReport, docnav.Period, docnav.Releases,
                docnav.Verdict, docnav.AskStats, docnav.WrittenAnswer, docnav.AnswerSentence,
                docnav.WorkerFailure, docnav.WorkerStats]
     for cls in results:
         params = getattr(cls, "__dataclass_params__", None)
         assert params is not None and params.frozen, cls.__name__
+    # Built by the extension (a frozen pyclass): every attribute is read-only.
     hit = workspace.search("compressed", k=1)[0]
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        hit.score = 0.0  # type: ignore[misc]
+    assert type(hit) is docnav.SearchHit and type(hit).__module__ == "docnav._native"
+    for name in ("score", "text", "doc_id", "highlights", "source"):
+        with pytest.raises(AttributeError):
+            setattr(hit, name, getattr(hit, name))
+    with pytest.raises(AttributeError):
+        hit.extra = 1  # type: ignore[attr-defined]
 
 
 def test_the_package_is_typed() -> None:
