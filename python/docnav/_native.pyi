@@ -1,4 +1,4 @@
-"""Type stubs of the Rust extension. Search hits are ``SearchHit`` objects the extension builds;
+"""Type stubs of the Rust extension. Search hits and index reports are objects the extension builds;
 the other structured results are JSON text in the shapes of the CLI's ``--json`` output, which
 ``docnav.Workspace`` parses into the dataclasses of ``docnav._types``."""
 
@@ -20,7 +20,7 @@ class Workspace:
     def path(self) -> pathlib.Path: ...
     @property
     def traces_dir(self) -> pathlib.Path: ...
-    def index_json(
+    def index(
         self,
         paths: List[str],
         *,
@@ -28,7 +28,7 @@ class Workspace:
         prune: bool = False,
         jobs: Optional[int] = None,
         progress: Optional[Callable[[int, int, str], None]] = None,
-    ) -> str: ...
+    ) -> IndexReport: ...
     def docs_json(self) -> str: ...
     def docs_for_json(self, question: str, k: int = 10) -> str: ...
     def tree_json(self, doc_id: str) -> str: ...
@@ -130,6 +130,48 @@ class SearchHit:
     @property
     def location(self) -> str:
         """``"lines 40–88"``, ``"pages 3–5"``, ``"page 3"`` or ``""``, as ``Evidence.location``."""
+
+class IndexReport:
+    """What ``Workspace.index`` did: frozen, equal when its fields are, pickled by them.
+    ``errors`` and ``warnings`` are one line each, naming the input (a failed file keeps its
+    previous state; the others are indexed); ``notices`` say what the run did beyond the inputs
+    (an older workspace rebuilt, a damaged search index repaired, a duplicate kept as an alias);
+    ``duplicates`` counts the sources kept as aliases; ``bytes_built`` bytes of source read and
+    built; ``elapsed_ms`` the run's wall time."""
+
+    def __init__(
+        self,
+        indexed: int,
+        unchanged: int,
+        failed: int,
+        pruned: int,
+        duplicates: int,
+        errors: List[str],
+        warnings: List[str],
+        notices: List[str],
+        bytes_built: int,
+        elapsed_ms: float,
+    ) -> None: ...
+    @property
+    def indexed(self) -> int: ...
+    @property
+    def unchanged(self) -> int: ...
+    @property
+    def failed(self) -> int: ...
+    @property
+    def pruned(self) -> int: ...
+    @property
+    def duplicates(self) -> int: ...
+    @property
+    def errors(self) -> List[str]: ...
+    @property
+    def warnings(self) -> List[str]: ...
+    @property
+    def notices(self) -> List[str]: ...
+    @property
+    def bytes_built(self) -> int: ...
+    @property
+    def elapsed_ms(self) -> float: ...
 
 class AskHandle:
     def wait(self, timeout: Optional[float] = None) -> bool: ...

@@ -1,7 +1,7 @@
 """The typed results of docnav's Python API: plain frozen dataclasses built from the JSON shapes
 the CLI prints with ``--json`` (``docs``, ``tree``, ``ask``), so a script and a shell pipeline see
-the same fields; ``SearchHit`` is built by the extension itself (``docnav._native``), frozen and
-compared by its fields like the dataclasses.
+the same fields; ``SearchHit`` and ``IndexReport`` are built by the extension itself
+(``docnav._native``), frozen and compared by their fields like the dataclasses.
 
 Units: ``lines``, ``pages`` and ``paragraphs`` are 1-based inclusive ``(first, last)`` pairs
 (Markdown, text and HTML documents have lines, PDF documents pages, Word documents paragraphs;
@@ -15,6 +15,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Tuple, TypedDict, cast
 
+from ._native import IndexReport as IndexReport
 from ._native import SearchHit as SearchHit
 
 Span = Optional[Tuple[int, int]]
@@ -33,32 +34,6 @@ def _location(lines: Span, pages: Span, paragraphs: Span) -> str:
     if paragraphs:
         return f"paragraphs {paragraphs[0]}–{paragraphs[1]}"
     return ""
-
-
-@dataclass(frozen=True)
-class IndexReport:
-    """What ``Workspace.index`` did.
-
-    ``errors`` and ``warnings`` are one line each, naming the input (a failed file keeps its
-    previous state; the others are indexed). ``notices`` say what the run did beyond the inputs
-    (an older workspace rebuilt, a damaged search index repaired, a source with the text of an
-    indexed document kept as its alias). ``duplicates`` counts the sources kept as aliases.
-    """
-
-    indexed: int
-    unchanged: int
-    failed: int
-    pruned: int
-    duplicates: int
-    errors: List[str]
-    warnings: List[str]
-    notices: List[str]
-    bytes_built: int
-    elapsed_ms: float
-
-    @classmethod
-    def _from(cls, d: Dict[str, Any]) -> "IndexReport":
-        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
 
 
 def _date(value: Any) -> Optional[datetime.date]:

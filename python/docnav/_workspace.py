@@ -109,10 +109,9 @@ class Workspace:
         has stopped. Raises ``WorkspaceError`` when the workspace cannot be created, locked or
         written.
         """
-        raw = self._native.index_json(
+        return self._native.index(
             _paths(paths), force=force, prune=prune, jobs=jobs, progress=progress
         )
-        return IndexReport._from(json.loads(raw))
 
     def docs(self) -> List[DocCard]:
         """Every document's DocCard, in catalog order (``docnav docs --json``)."""

@@ -7,6 +7,7 @@ use pyo3::types::{PyString, PyTuple, PyType};
 
 use docnav::agent::evidence::location_label;
 use docnav::agent::search;
+use docnav::workspace::indexer;
 
 /// An inclusive 1-based `(first, last)` range, as Python sees it.
 type Span = Option<(u32, u32)>;
@@ -23,6 +24,21 @@ fn range(span: Span) -> Option<[u32; 2]> {
 /// CLI's JSON prints), not the f32's exact binary value widened.
 pub fn score(score: f32) -> f64 {
     score.to_string().parse().unwrap_or(f64::from(score))
+}
+
+/// A result's fields as `(name, value)`, in its constructor's order.
+type Fields<'py> = Vec<(&'static str, Bound<'py, PyAny>)>;
+
+/// What `__reduce__` returns: the class and its constructor's arguments.
+type Reduced<'py> = (Bound<'py, PyType>, Bound<'py, PyTuple>);
+
+/// `__reduce__` of `slf`, whose constructor takes `fields` in order.
+fn reduce<'py, T: pyo3::PyClass>(
+    slf: &Bound<'py, T>,
+    fields: Fields<'py>,
+) -> PyResult<Reduced<'py>> {
+    let args = PyTuple::new(slf.py(), fields.into_iter().map(|(_, v)| v))?;
+    Ok((slf.as_any().get_type(), args))
 }
 
 /// `Name(field=repr, …)`, a dataclass's repr, from `fields` as `(name, value)`.
@@ -79,6 +95,26 @@ impl SearchHit {
             highlights,
             source,
         }
+    }
+
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Fields<'py>> {
+        Ok(vec![
+            ("doc_id", PyString::new(py, &self.doc_id).into_any()),
+            ("path", PyString::new(py, &self.path).into_any()),
+            ("titles", self.titles.clone().into_pyobject(py)?.into_any()),
+            ("structure", PyString::new(py, &self.structure).into_any()),
+            ("lines", self.lines.into_pyobject(py)?.into_any()),
+            ("pages", self.pages.into_pyobject(py)?.into_any()),
+            ("score", self.score.into_pyobject(py)?.into_any()),
+            ("text", PyString::new(py, &self.text).into_any()),
+            ("text_chars", self.text_chars.into_pyobject(py)?.into_any()),
+            ("snippet", PyString::new(py, &self.snippet).into_any()),
+            (
+                "highlights",
+                self.highlights.clone().into_pyobject(py)?.into_any(),
+            ),
+            ("source", PyString::new(py, &self.source).into_any()),
+        ])
     }
 }
 
@@ -142,47 +178,116 @@ impl SearchHit {
         location_label(range(self.lines), range(self.pages))
     }
 
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
-        let py = slf.py();
-        let h = slf.get();
-        let args = (
-            &h.doc_id,
-            &h.path,
-            &h.titles,
-            &h.structure,
-            h.lines,
-            h.pages,
-            h.score,
-            &h.text,
-            h.text_chars,
-            &h.snippet,
-            &h.highlights,
-            &h.source,
-        )
-            .into_pyobject(py)?;
-        Ok((slf.get_type(), args))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        reduce(slf, slf.get().fields(slf.py())?)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let fields = [
-            ("doc_id", PyString::new(py, &self.doc_id).into_any()),
-            ("path", PyString::new(py, &self.path).into_any()),
-            ("titles", self.titles.clone().into_pyobject(py)?.into_any()),
-            ("structure", PyString::new(py, &self.structure).into_any()),
-            ("lines", self.lines.into_pyobject(py)?.into_any()),
-            ("pages", self.pages.into_pyobject(py)?.into_any()),
-            ("score", self.score.into_pyobject(py)?.into_any()),
-            ("text", PyString::new(py, &self.text).into_any()),
-            ("text_chars", self.text_chars.into_pyobject(py)?.into_any()),
-            ("snippet", PyString::new(py, &self.snippet).into_any()),
+        repr("SearchHit", &self.fields(py)?)
+    }
+}
+
+/// What `Workspace.index` did.
+///
+/// `indexed` documents built, `unchanged` skipped, `failed` inputs, `pruned` catalog entries
+/// dropped, `duplicates` sources kept as aliases of a document with their text; `errors` and
+/// `warnings` are one line each, naming the input (a failed file keeps its previous state; the
+/// others are indexed); `notices` say what the run did beyond the inputs (an older workspace
+/// rebuilt, a damaged search index repaired, a duplicate kept as an alias); `bytes_built` bytes
+/// of source read and built; `elapsed_ms` the run's wall time in milliseconds.
+#[pyclass(module = "docnav._native", frozen, get_all, eq)]
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexReport {
+    indexed: usize,
+    unchanged: usize,
+    failed: usize,
+    pruned: usize,
+    duplicates: usize,
+    errors: Vec<String>,
+    warnings: Vec<String>,
+    notices: Vec<String>,
+    bytes_built: u64,
+    elapsed_ms: f64,
+}
+
+impl IndexReport {
+    /// The report of the core's index run.
+    pub fn of(report: indexer::IndexReport) -> IndexReport {
+        IndexReport {
+            indexed: report.indexed,
+            unchanged: report.unchanged,
+            failed: report.failed,
+            pruned: report.pruned,
+            duplicates: report.duplicates,
+            errors: report.errors,
+            warnings: report.warnings.iter().map(ToString::to_string).collect(),
+            notices: report.notices,
+            bytes_built: report.bytes_built,
+            elapsed_ms: report.elapsed.as_secs_f64() * 1000.0,
+        }
+    }
+
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Fields<'py>> {
+        Ok(vec![
+            ("indexed", self.indexed.into_pyobject(py)?.into_any()),
+            ("unchanged", self.unchanged.into_pyobject(py)?.into_any()),
+            ("failed", self.failed.into_pyobject(py)?.into_any()),
+            ("pruned", self.pruned.into_pyobject(py)?.into_any()),
+            ("duplicates", self.duplicates.into_pyobject(py)?.into_any()),
+            ("errors", self.errors.clone().into_pyobject(py)?.into_any()),
             (
-                "highlights",
-                self.highlights.clone().into_pyobject(py)?.into_any(),
+                "warnings",
+                self.warnings.clone().into_pyobject(py)?.into_any(),
             ),
-            ("source", PyString::new(py, &self.source).into_any()),
-        ];
-        repr("SearchHit", &fields)
+            (
+                "notices",
+                self.notices.clone().into_pyobject(py)?.into_any(),
+            ),
+            (
+                "bytes_built",
+                self.bytes_built.into_pyobject(py)?.into_any(),
+            ),
+            ("elapsed_ms", self.elapsed_ms.into_pyobject(py)?.into_any()),
+        ])
+    }
+}
+
+#[pymethods]
+impl IndexReport {
+    /// A report from its fields (what pickling calls; `Workspace.index` builds reports itself).
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        indexed: usize,
+        unchanged: usize,
+        failed: usize,
+        pruned: usize,
+        duplicates: usize,
+        errors: Vec<String>,
+        warnings: Vec<String>,
+        notices: Vec<String>,
+        bytes_built: u64,
+        elapsed_ms: f64,
+    ) -> IndexReport {
+        IndexReport {
+            indexed,
+            unchanged,
+            failed,
+            pruned,
+            duplicates,
+            errors,
+            warnings,
+            notices,
+            bytes_built,
+            elapsed_ms,
+        }
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        reduce(slf, slf.get().fields(slf.py())?)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        repr("IndexReport", &self.fields(py)?)
     }
 }

@@ -21,7 +21,7 @@ use docnav::workspace::{IndexOptions, Library, Workspace as CoreWorkspace};
 
 use crate::ask::{start_ask, AgentKnobs, AskHandle, AskRequest, ModelKnobs};
 use crate::errors::Error;
-use crate::results::SearchHit;
+use crate::results::{IndexReport, SearchHit};
 use crate::session::Session;
 
 /// Most results of one search (as the MCP `search` tool).
@@ -120,12 +120,12 @@ impl Workspace {
         self.live.dir().to_path_buf()
     }
 
-    /// Index `paths` (files, folders, globs) as `docnav index` does; returns the report as JSON.
+    /// Index `paths` (files, folders, globs) as `docnav index` does; returns its report.
     /// Ctrl-C, or an exception from `progress(done, total, path)`, stops the run before its
     /// commit (the workspace unchanged) and is raised once the run has stopped. Errors:
     /// `WorkspaceError` for the workspace.
     #[pyo3(signature = (paths, *, force = false, prune = false, jobs = None, progress = None))]
-    fn index_json(
+    fn index(
         &self,
         py: Python<'_>,
         paths: Vec<String>,
@@ -133,7 +133,7 @@ impl Workspace {
         prune: bool,
         jobs: Option<usize>,
         progress: Option<Py<PyAny>>,
-    ) -> PyResult<String> {
+    ) -> PyResult<IndexReport> {
         let mut options = IndexOptions {
             force,
             prune,
@@ -176,19 +176,7 @@ impl Workspace {
         let report =
             report.map_err(|_| Error::Other("indexing stopped: a panic in the indexer".into()))?;
         let report = report.map_err(Error::from)?;
-        Ok(serde_json::json!({
-            "indexed": report.indexed,
-            "unchanged": report.unchanged,
-            "failed": report.failed,
-            "pruned": report.pruned,
-            "duplicates": report.duplicates,
-            "errors": report.errors,
-            "warnings": report.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "notices": report.notices,
-            "bytes_built": report.bytes_built,
-            "elapsed_ms": report.elapsed.as_secs_f64() * 1000.0,
-        })
-        .to_string())
+        Ok(IndexReport::of(report))
     }
 
     /// The DocCards as a JSON array (`docnav docs --json`).

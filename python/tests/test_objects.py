@@ -128,3 +128,22 @@ def test_a_search_hit_is_a_frozen_value_that_pickles_copies_and_compares(
     pdf = docnav.SearchHit(*(getattr(best, f) for f in fields[:4]), None, (3, 5),
                            *(getattr(best, f) for f in fields[6:]))
     assert pdf.location == "pages 3–5"
+
+
+def test_an_index_report_is_a_frozen_value_that_pickles_and_compares(tmp_path: Path) -> None:
+    doc = tmp_path / "zebras.md"
+    doc.write_text("# Zebras\n\nStriped horses of Africa.\n")
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7\n garbage, not a PDF \x00\x01")
+    with docnav.Workspace(tmp_path / ".docnav") as ws:
+        report = ws.index([doc, broken])
+    assert (report.indexed, report.unchanged, report.failed, report.pruned) == (1, 0, 1, 0)
+    assert len(report.errors) == 1 and "broken.pdf" in report.errors[0]
+    assert report.bytes_built > 0 and report.elapsed_ms > 0
+    fields = ("indexed", "unchanged", "failed", "pruned", "duplicates", "errors", "warnings",
+              "notices", "bytes_built", "elapsed_ms")
+    for clone in (pickle.loads(pickle.dumps(report)), copy.deepcopy(report),
+                  docnav.IndexReport(*(getattr(report, f) for f in fields))):
+        assert type(clone) is docnav.IndexReport and clone == report
+    assert report != docnav.IndexReport(**{**{f: getattr(report, f) for f in fields}, "failed": 0})
+    assert repr(report).startswith("IndexReport(indexed=1, unchanged=0, failed=1, pruned=0, ")
