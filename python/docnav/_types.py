@@ -1,6 +1,7 @@
 """The typed results of docnav's Python API: plain frozen dataclasses built from the JSON shapes
 the CLI prints with ``--json`` (``docs``, ``tree``, ``ask``), so a script and a shell pipeline see
-the same fields.
+the same fields; ``SearchHit`` and ``IndexReport`` are built by the extension itself
+(``docnav._native``), frozen and compared by their fields like the dataclasses.
 
 Units: ``lines``, ``pages`` and ``paragraphs`` are 1-based inclusive ``(first, last)`` pairs
 (Markdown, text and HTML documents have lines, PDF documents pages, Word documents paragraphs;
@@ -13,6 +14,9 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Tuple, TypedDict, cast
+
+from ._native import IndexReport as IndexReport
+from ._native import SearchHit as SearchHit
 
 Span = Optional[Tuple[int, int]]
 
@@ -30,32 +34,6 @@ def _location(lines: Span, pages: Span, paragraphs: Span) -> str:
     if paragraphs:
         return f"paragraphs {paragraphs[0]}–{paragraphs[1]}"
     return ""
-
-
-@dataclass(frozen=True)
-class IndexReport:
-    """What ``Workspace.index`` did.
-
-    ``errors`` and ``warnings`` are one line each, naming the input (a failed file keeps its
-    previous state; the others are indexed). ``notices`` say what the run did beyond the inputs
-    (an older workspace rebuilt, a damaged search index repaired, a source with the text of an
-    indexed document kept as its alias). ``duplicates`` counts the sources kept as aliases.
-    """
-
-    indexed: int
-    unchanged: int
-    failed: int
-    pruned: int
-    duplicates: int
-    errors: List[str]
-    warnings: List[str]
-    notices: List[str]
-    bytes_built: int
-    elapsed_ms: float
-
-    @classmethod
-    def _from(cls, d: Dict[str, Any]) -> "IndexReport":
-        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
 
 
 def _date(value: Any) -> Optional[datetime.date]:
@@ -221,65 +199,6 @@ class Node:
     def find(self, structure: str) -> Optional["Node"]:
         """The node numbered ``structure`` (``"2.1"``) in this subtree, or ``None``."""
         return next((n for n in self.walk() if n.structure == structure), None)
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """One ranked section of ``Workspace.search``.
-
-    ``path`` is what ``cat`` takes (``/doc_id/#2.1``); ``titles`` run from the document's first
-    level down to the section; ``score`` is BM25 (Robertson & Zaragoza 2009; k1 = 1.2,
-    b = 0.75), higher is better; ``text`` is the section's verbatim text cut to the budget at a
-    line boundary, ``text_chars`` its whole length; ``snippet`` about 240 chars around the first
-    query term, ``highlights`` the same snippet as ``(text, is_query_term)`` parts; ``source``
-    the document's file (as its DocCard says); ``location`` its lines or pages as words.
-    """
-
-    doc_id: str
-    path: str
-    titles: List[str]
-    structure: str
-    lines: Span
-    pages: Span
-    score: float
-    text: str
-    text_chars: int
-    snippet: str
-    highlights: List[Tuple[str, bool]]
-    source: str = ""
-
-    @property
-    def title_path(self) -> str:
-        """``"ripgrep › FAQ › Does ripgrep support …"``-style path (document title first)."""
-        return " › ".join([self.doc_id] + self.titles)
-
-    @property
-    def truncated(self) -> bool:
-        """Whether ``text`` is cut (``text_chars`` is more than its length)."""
-        return self.text_chars > len(self.text)
-
-    @property
-    def location(self) -> str:
-        """``"lines 40–88"``, ``"pages 3–5"``, ``"page 3"`` or ``""``, as ``Evidence.location``."""
-        return _location(self.lines, self.pages, None)
-
-    @classmethod
-    def _from(cls, d: Dict[str, Any]) -> "SearchHit":
-        parts = [(p["text"], bool(p["hit"])) for p in d.get("snippet", [])]
-        return cls(
-            doc_id=d["doc_id"],
-            path=d["path"],
-            titles=list(d["titles"]),
-            structure=d["structure"],
-            lines=_span(d.get("lines")),
-            pages=_span(d.get("pages")),
-            score=float(d["score"]),
-            text=d["text"],
-            text_chars=d["text_chars"],
-            snippet="".join(t for t, _ in parts),
-            highlights=parts,
-            source=d.get("source", ""),
-        )
 
 
 class TermContribution(TypedDict):

@@ -109,10 +109,9 @@ class Workspace:
         has stopped. Raises ``WorkspaceError`` when the workspace cannot be created, locked or
         written.
         """
-        raw = self._native.index_json(
+        return self._native.index(
             _paths(paths), force=force, prune=prune, jobs=jobs, progress=progress
         )
-        return IndexReport._from(json.loads(raw))
 
     def docs(self) -> List[DocCard]:
         """Every document's DocCard, in catalog order (``docnav docs --json``)."""
@@ -145,10 +144,9 @@ class Workspace:
         whole section; ``hit.text_chars`` is always the whole length). Raises ``ValueError`` for
         an empty query or a ``k`` out of range, ``WorkspaceError`` for an unknown id in
         ``doc_ids``."""
-        raw = self._native.search_json(
+        return self._native.search(
             query, k, list(doc_ids) if doc_ids is not None else None, budget
         )
-        return [SearchHit._from(h) for h in json.loads(raw)["results"]]
 
     def sources(self, doc_ids: Iterable[str]) -> Dict[str, str]:
         """The source file of each of ``doc_ids`` as ``{doc_id: source}`` (an unknown id is left

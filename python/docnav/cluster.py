@@ -97,10 +97,10 @@ class ShardReport:
 
 def _index_shard(
     path: str, files: List[str], force: bool, prune: bool, jobs: Optional[int]
-) -> str:
+) -> IndexReport:
     """One shard's index run (a Ray task): ``docnav index`` of ``files`` into ``path``."""
     with Workspace(path) as ws:
-        return ws._native.index_json(files, force=force, prune=prune, jobs=jobs)
+        return ws._native.index(files, force=force, prune=prune, jobs=jobs)
 
 
 def build_shards(
@@ -143,7 +143,7 @@ def build_shards(
     os.makedirs(os.fspath(out), exist_ok=True)
     refs = [task.remote(paths[i], groups[i], force, prune, jobs) for i in range(shards)]
     raw = _gather(ray, [(i, paths[i], r) for i, r in enumerate(refs)], timeout, "index")
-    return [ShardReport(i, paths[i], IndexReport._from(json.loads(r))) for i, r in enumerate(raw)]
+    return [ShardReport(i, paths[i], r) for i, r in enumerate(raw)]
 
 
 def _gather(
@@ -308,8 +308,7 @@ class ShardedWorkspace:
                 for i, sub in sorted(shards.items())
             ]
             found = _gather(ray, refs, self._timeout, "search")
-        raw = _native.merge_search_json(query, found, k, ids)
-        return [SearchHit._from(h) for h in json.loads(raw)["results"]]
+        return _native.merge_search(query, found, k, ids)
 
     def docs(self) -> List[DocCard]:
         """Every shard's DocCards, in catalog order (by id), as one workspace lists them."""

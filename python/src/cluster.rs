@@ -2,8 +2,8 @@
 //! core, as module functions: the shard a source or document id belongs to
 //! ([`docnav::workspace::shard_key`]), the sources an index run would read, one shard's part of
 //! a query's statistics, a search scored with the merged statistics, and the merge of the
-//! shards' hits ([`docnav::agent::search::merge_shards`]). Statistics and hits cross as JSON
-//! text; Python only sends them between the shards.
+//! shards' hits ([`docnav::agent::search::merge_shards`]). Statistics and a shard's hits cross
+//! between processes as JSON text; the merge returns `SearchHit`s.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -18,6 +18,7 @@ use docnav::workspace::indexer::collect_inputs;
 use docnav::workspace::{doc_id_base, shard_key, Library};
 
 use crate::errors::Error;
+use crate::results::SearchHit;
 use crate::workspace::Workspace;
 
 /// Add the functions to `m`.
@@ -28,7 +29,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(query_statistics_json, m)?)?;
     m.add_function(wrap_pyfunction!(merge_statistics_json, m)?)?;
     m.add_function(wrap_pyfunction!(search_shard_json, m)?)?;
-    m.add_function(wrap_pyfunction!(merge_search_json, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_search, m)?)?;
     Ok(())
 }
 
@@ -111,23 +112,24 @@ fn search_shard_json(
         let library = opened.workspace.as_ref();
         let found = search_shard(library, query, doc_ids.as_deref(), k, budget, &stats)?;
         let value = serde_json::to_value(&found)?;
-        Ok(crate::workspace::with_sources(value, |id| {
+        Ok(with_sources(value, |id| {
             library.card(id).map(|card| card.source.clone())
         }))
     })?)
 }
 
 /// The `k` best hits of `shards` (JSON of [`search_shard_json`] from each shard) as one
-/// workspace holding all their documents ranks them, as `Workspace.search_json`'s JSON (each
-/// hit with its `source`). Errors: `DocnavError` for a part that is not such JSON.
+/// workspace holding all their documents ranks them, as `Workspace.search` returns them (each
+/// hit with the `source` its shard gave). Errors: `DocnavError` for a part that is not such
+/// JSON.
 #[pyfunction]
 #[pyo3(signature = (query, shards, k, doc_ids = None))]
-fn merge_search_json(
+fn merge_search(
     query: &str,
     shards: Vec<String>,
     k: usize,
     doc_ids: Option<Vec<String>>,
-) -> PyResult<String> {
+) -> PyResult<Vec<SearchHit>> {
     let mut sources: HashMap<String, String> = HashMap::new();
     let mut parts = Vec::with_capacity(shards.len());
     for shard in &shards {
@@ -141,17 +143,32 @@ fn merge_search_json(
         parts.push(part);
     }
     let merged = merge_shards(query, parts, doc_ids.as_deref(), k);
-    let mut value = serde_json::to_value(&merged).map_err(Error::from)?;
+    Ok(merged
+        .results
+        .into_iter()
+        .map(|hit| {
+            let source = sources.get(&hit.doc_id).cloned().unwrap_or_default();
+            SearchHit::of(hit, source)
+        })
+        .collect())
+}
+
+/// Search JSON (`{"results": [hit, ...], ...}`) with each hit's `source` added: the source
+/// path `source_of(doc_id)` gives, or `""` for a document it does not know. Returns the JSON
+/// text.
+fn with_sources(
+    mut value: serde_json::Value,
+    source_of: impl Fn(&str) -> Option<String>,
+) -> String {
     if let Some(hits) = value.get_mut("results").and_then(|r| r.as_array_mut()) {
         for hit in hits.iter_mut().filter_map(|h| h.as_object_mut()) {
             let source = hit
                 .get("doc_id")
                 .and_then(|id| id.as_str())
-                .and_then(|id| sources.get(id))
-                .cloned()
+                .and_then(&source_of)
                 .unwrap_or_default();
             hit.insert("source".into(), serde_json::Value::String(source));
         }
     }
-    Ok(value.to_string())
+    value.to_string()
 }

@@ -21,6 +21,7 @@ use docnav::workspace::{IndexOptions, Library, Workspace as CoreWorkspace};
 
 use crate::ask::{start_ask, AgentKnobs, AskHandle, AskRequest, ModelKnobs};
 use crate::errors::Error;
+use crate::results::{IndexReport, SearchHit};
 use crate::session::Session;
 
 /// Most results of one search (as the MCP `search` tool).
@@ -119,12 +120,12 @@ impl Workspace {
         self.live.dir().to_path_buf()
     }
 
-    /// Index `paths` (files, folders, globs) as `docnav index` does; returns the report as JSON.
+    /// Index `paths` (files, folders, globs) as `docnav index` does; returns its report.
     /// Ctrl-C, or an exception from `progress(done, total, path)`, stops the run before its
     /// commit (the workspace unchanged) and is raised once the run has stopped. Errors:
     /// `WorkspaceError` for the workspace.
     #[pyo3(signature = (paths, *, force = false, prune = false, jobs = None, progress = None))]
-    fn index_json(
+    fn index(
         &self,
         py: Python<'_>,
         paths: Vec<String>,
@@ -132,7 +133,7 @@ impl Workspace {
         prune: bool,
         jobs: Option<usize>,
         progress: Option<Py<PyAny>>,
-    ) -> PyResult<String> {
+    ) -> PyResult<IndexReport> {
         let mut options = IndexOptions {
             force,
             prune,
@@ -175,19 +176,7 @@ impl Workspace {
         let report =
             report.map_err(|_| Error::Other("indexing stopped: a panic in the indexer".into()))?;
         let report = report.map_err(Error::from)?;
-        Ok(serde_json::json!({
-            "indexed": report.indexed,
-            "unchanged": report.unchanged,
-            "failed": report.failed,
-            "pruned": report.pruned,
-            "duplicates": report.duplicates,
-            "errors": report.errors,
-            "warnings": report.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "notices": report.notices,
-            "bytes_built": report.bytes_built,
-            "elapsed_ms": report.elapsed.as_secs_f64() * 1000.0,
-        })
-        .to_string())
+        Ok(IndexReport::of(report))
     }
 
     /// The DocCards as a JSON array (`docnav docs --json`).
@@ -260,20 +249,19 @@ impl Workspace {
         })?)
     }
 
-    /// The `k` best sections for `query` (BM25 over the section index), best score first, as
-    /// JSON (`{"query", "results": [...]}`, the MCP `search` shape); each hit also carries its
-    /// document's `source` file. `budget` cuts each hit's text (chars, at a line boundary);
-    /// `None` keeps the whole section. Raises `ValueError` for an empty query or `k` out of
-    /// range, `WorkspaceError` for an unknown id in `doc_ids` or an unusable index.
+    /// The `k` best sections for `query` (BM25 over the section index), best score first, each
+    /// with its document's `source` file. `budget` cuts each hit's text (chars, at a line
+    /// boundary); `None` keeps the whole section. Raises `ValueError` for an empty query or `k`
+    /// out of range, `WorkspaceError` for an unknown id in `doc_ids` or an unusable index.
     #[pyo3(signature = (query, k = 10, doc_ids = None, budget = None))]
-    fn search_json(
+    fn search(
         &self,
         py: Python<'_>,
         query: &str,
         k: usize,
         doc_ids: Option<Vec<String>>,
         budget: Option<usize>,
-    ) -> PyResult<String> {
+    ) -> PyResult<Vec<SearchHit>> {
         check_k(k)?;
         if query.trim().is_empty() {
             return Err(pyo3::exceptions::PyValueError::new_err(
@@ -282,14 +270,21 @@ impl Workspace {
         }
         // No budget: more chars than any section has (and room for the search's own `+ 1`).
         let budget = budget.map_or(usize::MAX / 4, |b| b.max(1));
-        Ok(py.detach(|| -> Result<String, Error> {
+        Ok(py.detach(|| -> Result<Vec<SearchHit>, Error> {
             let opened = self.opened()?;
             let library = opened.workspace.as_ref();
             let found = search_sections(library, query, doc_ids.as_deref(), k, budget)?;
-            let value = serde_json::to_value(&found)?;
-            Ok(with_sources(value, |id| {
-                library.card(id).map(|card| card.source.clone())
-            }))
+            Ok(found
+                .results
+                .into_iter()
+                .map(|hit| {
+                    let source = library
+                        .card(&hit.doc_id)
+                        .map(|card| card.source.clone())
+                        .unwrap_or_default();
+                    SearchHit::of(hit, source)
+                })
+                .collect())
         })?)
     }
 
@@ -405,24 +400,4 @@ impl Workspace {
     fn __repr__(&self) -> String {
         format!("Workspace({:?})", self.live.dir().display().to_string())
     }
-}
-
-/// Search JSON (`{"results": [hit, ...], ...}`) with each hit's `source` added: the source
-/// path `source_of(doc_id)` gives, or `""` for a document it does not know. Returns the JSON
-/// text.
-pub(crate) fn with_sources(
-    mut value: serde_json::Value,
-    source_of: impl Fn(&str) -> Option<String>,
-) -> String {
-    if let Some(hits) = value.get_mut("results").and_then(|r| r.as_array_mut()) {
-        for hit in hits.iter_mut().filter_map(|h| h.as_object_mut()) {
-            let source = hit
-                .get("doc_id")
-                .and_then(|id| id.as_str())
-                .and_then(&source_of)
-                .unwrap_or_default();
-            hit.insert("source".into(), serde_json::Value::String(source));
-        }
-    }
-    value.to_string()
 }

@@ -8,7 +8,6 @@ annotated, and the results it returns are frozen."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 import inspect
 import os
 import pathlib
@@ -156,11 +155,11 @@ class Instances:
         handle = self.start(**ask)
         table: Dict[str, Tuple[Callable[..., Any], Dict[str, Any]]] = {
             "Workspace.__init__": (_native.Workspace, dict(path=str(self.ws_dir))),
-            "Workspace.index_json": (ws.index_json, dict(paths=[str(self.doc)])),
+            "Workspace.index": (ws.index, dict(paths=[str(self.doc)])),
             "Workspace.docs_json": (ws.docs_json, {}),
             "Workspace.docs_for_json": (ws.docs_for_json, dict(question="zip files")),
             "Workspace.tree_json": (ws.tree_json, dict(doc_id="ripgrep-faq")),
-            "Workspace.search_json": (ws.search_json, dict(query="compressed")),
+            "Workspace.search": (ws.search, dict(query="compressed")),
             "Workspace.sources": (ws.sources, dict(doc_ids=["ripgrep-faq"])),
             "Workspace.exec": (ws.exec, dict(command="ls")),
             "Workspace.session": (ws.session, {}),
@@ -183,8 +182,14 @@ class Instances:
                 _native.search_shard_json,
                 dict(workspace=ws, query="compressed", stats=self.stats, k=3),
             ),
-            "merge_search_json": (
-                _native.merge_search_json, dict(query="compressed", shards=[self.shard], k=3)),
+            "merge_search": (
+                _native.merge_search, dict(query="compressed", shards=[self.shard], k=3)),
+            "SearchHit.__init__": (_native.SearchHit, dict(
+                doc_id="d", path="/d/#1", titles=["T"], structure="1", lines=(1, 2), pages=None,
+                score=1.5, text="t", text_chars=1, snippet="t", highlights=[("t", True)])),
+            "IndexReport.__init__": (_native.IndexReport, dict(
+                indexed=1, unchanged=2, failed=0, pruned=0, duplicates=0, errors=[],
+                warnings=["w"], notices=[], bytes_built=10, elapsed_ms=1.5)),
         }
         return table[qualified]
 
@@ -193,6 +198,10 @@ class Instances:
             return self.workspace
         if cls == "Session":
             return self.workspace.session()
+        if cls == "SearchHit":
+            return self.workspace.search("compressed", k=1)[0]
+        if cls == "IndexReport":
+            return self.workspace.index([str(self.doc)])
         return self.start(question="q", model="m", base_url=fake_url(), retries=0)
 
     def close(self) -> None:
@@ -309,16 +318,26 @@ def test_the_python_layer_is_fully_annotated() -> None:
 
 
 def test_results_are_frozen(workspace: docnav.Workspace) -> None:
-    results = [docnav.IndexReport, docnav.DocCard, docnav.RankedDoc, docnav.Node, docnav.SearchHit,
+    results = [docnav.DocCard, docnav.RankedDoc, docnav.Node,
                docnav.Evidence, docnav.Answer, docnav.ReplayReport, docnav.Period, docnav.Releases,
                docnav.Verdict, docnav.AskStats, docnav.WrittenAnswer, docnav.AnswerSentence,
                docnav.WorkerFailure, docnav.WorkerStats]
     for cls in results:
         params = getattr(cls, "__dataclass_params__", None)
         assert params is not None and params.frozen, cls.__name__
+    # Built by the extension (a frozen pyclass): every attribute is read-only.
     hit = workspace.search("compressed", k=1)[0]
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        hit.score = 0.0  # type: ignore[misc]
+    assert type(hit) is docnav.SearchHit and type(hit).__module__ == "docnav._native"
+    for name in ("score", "text", "doc_id", "highlights", "source"):
+        with pytest.raises(AttributeError):
+            setattr(hit, name, getattr(hit, name))
+    with pytest.raises(AttributeError):
+        hit.extra = 1  # type: ignore[attr-defined]
+    report = docnav.IndexReport(1, 0, 0, 0, 0, [], [], [], 10, 1.5)
+    assert type(report) is docnav.IndexReport and type(report).__module__ == "docnav._native"
+    for name in ("indexed", "errors", "elapsed_ms"):
+        with pytest.raises(AttributeError):
+            setattr(report, name, getattr(report, name))
 
 
 def test_the_package_is_typed() -> None:
