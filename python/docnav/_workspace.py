@@ -122,7 +122,8 @@ class Workspace:
         (``docnav docs --for``): a document the question names first, the one whose period it
         asks about first among them, then section hits and BM25 over the cards; each with
         ``why`` it ranks there. Raises ``ValueError`` for an empty question or ``k`` out of
-        range."""
+        range, ``WorkspaceError`` (the CLI's message, naming the file and saying to re-index)
+        when the catalog's cards do not decode."""
         return [RankedDoc._from(r) for r in json.loads(self._native.docs_for_json(question, k))]
 
     def tree(self, doc_id: str) -> Node:

@@ -205,7 +205,8 @@ impl Workspace {
     /// The first `k` (1–50) DocCards as `ask`'s Orchestrator ranks them for `question`
     /// (`docnav docs --for --json`, [`docnav::agent::routing::explain`]), as a JSON array of
     /// `{rank, why, reasons, card}`: `why` the one-line reason the CLI prints, `reasons` its
-    /// parts. Raises `ValueError` for an empty question or `k` out of range.
+    /// parts. Raises `ValueError` for an empty question or `k` out of range, `WorkspaceError`
+    /// (the CLI's message, naming the file) when the catalog's cards do not decode.
     #[pyo3(signature = (question, k = 10))]
     fn docs_for_json(&self, py: Python<'_>, question: &str, k: usize) -> PyResult<String> {
         check_k(k)?;
@@ -216,7 +217,7 @@ impl Workspace {
         }
         Ok(py.detach(|| -> Result<String, Error> {
             let opened = self.opened()?;
-            let ranked = docnav::agent::routing::explain(opened.workspace.as_ref(), question, k);
+            let ranked = docnav::agent::routing::explain(opened.workspace.as_ref(), question, k)?;
             // Each part serialized on its own, so scores keep their f32 digits as the CLI's
             // JSON prints them (a `serde_json::Value` would widen them to f64).
             let mut rows = Vec::with_capacity(ranked.len());

@@ -3,8 +3,11 @@ sessions, and the errors each raises."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -210,6 +213,28 @@ def test_docs_for_ranks_as_the_cli_does(workspace: docnav.Workspace, indexed: Pa
         workspace.docs_for("  ")
     with pytest.raises(ValueError, match="k must be"):
         workspace.docs_for("zip", k=51)
+
+
+def test_docs_for_over_a_catalog_whose_cards_do_not_decode_raises_the_clis_error(
+    indexed: Path, tmp_path: Path
+) -> None:
+    damaged = tmp_path / ".docnav"
+    shutil.copytree(indexed, damaged)
+    with contextlib.closing(sqlite3.connect(damaged / "catalog.db")) as db, db:
+        db.execute("UPDATE cards SET card = X'DEADBEEF'")
+    with pytest.raises(docnav.WorkspaceError) as raised:
+        docnav.Workspace(damaged).docs_for("search compressed files", k=3)
+    message = str(raised.value)
+    assert "catalog.db` is damaged: a card does not decode" in message
+    assert message.endswith("(hint: re-index with `docnav index --force`)")
+    if CLI.exists():
+        cli = subprocess.run(
+            [str(CLI), "--workspace", str(damaged), "docs", "--for", "search compressed files"],
+            capture_output=True,
+            text=True,
+        )
+        assert cli.returncode == 1
+        assert cli.stderr.strip() == f"error: {message}"
 
 
 def test_a_card_names_its_document_and_its_period(workspace: docnav.Workspace) -> None:

@@ -77,7 +77,7 @@ pub fn run(global: &GlobalArgs, args: DocsArgs) -> anyhow::Result<ExitCode> {
     };
     if let Some(question) = &args.for_question {
         // A catalog whose cards do not decode is an error, not an empty ranking.
-        let ranked = ws.strict(|ws| crate::agent::routing::explain(ws, question, args.top))?;
+        let ranked = crate::agent::routing::explain(&ws, question, args.top)?;
         let text = if args.json {
             serde_json::to_string_pretty(&ranked)? + "\n"
         } else {

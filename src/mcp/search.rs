@@ -112,7 +112,8 @@ pub fn docs(library: &dyn Library, a: DocsArgs) -> ToolText {
 /// Orchestrator's pre-rank orders them for `question`
 /// ([`crate::agent::routing::explain`]), as text ([`crate::agent::routing::ranked_text`], what
 /// `docnav docs --for` prints) and as a [`DocsPage`] in rank order whose entries say `why`.
-/// Errors (as tool errors): an empty question, `k` 0 or over [`MAX_K`], an empty workspace.
+/// Errors (as tool errors): an empty question, `k` 0 or over [`MAX_K`], an empty workspace, a
+/// catalog whose cards do not decode (the message names the file and says to re-index).
 pub fn docs_for(library: &dyn Library, question: &str, k: Option<usize>) -> ToolText {
     let k = k.unwrap_or(DOCS_FOR_K);
     if question.trim().is_empty() {
@@ -128,7 +129,10 @@ pub fn docs_for(library: &dyn Library, question: &str, k: Option<usize>) -> Tool
             "docs: the workspace has no documents (run `docnav index <paths>` first)",
         );
     }
-    let ranked = crate::agent::routing::explain(library, question, k);
+    let ranked = match crate::agent::routing::explain(library, question, k) {
+        Ok(ranked) => ranked,
+        Err(e) => return ToolText::error(format!("docs: {e}")),
+    };
     let documents = ranked
         .iter()
         .map(|r| DocEntry {

@@ -369,6 +369,18 @@ pub trait Library: Send + Sync {
         out
     }
 
+    /// Run `read` and fail with the first catalog read that failed during it: the reads here
+    /// answer a failed read as an empty catalog would (a workspace logs it), which a listing or
+    /// a ranking must not pass off as the catalog. The default, for a library whose reads
+    /// cannot fail (held in memory), runs `read` and returns `Ok`; a workspace holds the
+    /// failures of its reads during `read` ([`crate::workspace::Workspace::strict`]).
+    ///
+    /// Errors: the first [`WorkspaceError`] of a catalog read during `read`.
+    fn strict_reads(&self, read: &mut dyn FnMut()) -> Result<(), WorkspaceError> {
+        read();
+        Ok(())
+    }
+
     /// The 0-based position of `doc_id` in catalog order (its number in `ls /` minus one),
     /// `None` for an unknown id.
     fn card_position(&self, doc_id: &str) -> Option<usize> {

@@ -32,6 +32,7 @@ pub mod indexer;
 pub mod site_files;
 pub mod source_stat;
 pub mod store;
+mod strict;
 mod sync;
 
 use std::path::{Path, PathBuf};
@@ -415,15 +416,9 @@ pub struct Workspace {
     cache: Mutex<cache::TreeCache>,
     /// The open index, or why it could not be opened (reported by [`Library::sections`]).
     sections: Result<SectionIndex, String>,
-    /// While [`Workspace::strict`] runs: the first catalog read that failed (not logged).
-    held: Mutex<Option<Option<WorkspaceError>>>,
-}
-
-/// The held read failure of [`Workspace::strict`], even after a panic elsewhere.
-fn lock_held(
-    held: &Mutex<Option<Option<WorkspaceError>>>,
-) -> std::sync::MutexGuard<'_, Option<Option<WorkspaceError>>> {
-    held.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// The open [`Workspace::strict`] scopes and the first catalog read that failed in each
+    /// (held, not logged).
+    strict: strict::Scopes,
 }
 
 /// Open the catalog store of `dir`. Errors: [`WorkspaceError::Missing`] without one;
@@ -507,22 +502,24 @@ impl Workspace {
             store,
             cache: Mutex::new(cache::TreeCache::new(cache::DEFAULT_TREE_CACHE_BYTES)),
             sections,
-            held: Mutex::new(None),
+            strict: strict::Scopes::default(),
         }
     }
 
     /// Run `read` on this workspace and fail with the first catalog read that failed during it
     /// (a card that does not decode, a catalog damaged under the command), which the
     /// [`Library`] reads otherwise log and answer as an empty catalog would. For a one-shot
-    /// command (`docnav docs`) that must not print an empty or partial list as if it were the
-    /// catalog. Reads from other threads during `read` count too.
+    /// command (`docnav docs`) or a request (`docs?for=`) that must not print an empty or
+    /// partial list as if it were the catalog. Reads from other threads during `read` count
+    /// too; scopes may run at once on several threads (a server's requests) and nest, each
+    /// failing with the first failure met while it ran ([`strict`]).
     ///
     /// Errors: the first [`WorkspaceError`] of a catalog read during `read` (`Corrupt`
     /// naming the catalog file, with the hint to re-index).
     pub fn strict<T>(&self, read: impl FnOnce(&Self) -> T) -> Result<T, WorkspaceError> {
-        *lock_held(&self.held) = Some(None);
+        let scope = self.strict.open();
         let out = read(self);
-        match lock_held(&self.held).take().flatten() {
+        match scope.close() {
             Some(e) => Err(e),
             None => Ok(out),
         }
@@ -534,12 +531,9 @@ impl Workspace {
         match result {
             Ok(value) => Some(value),
             Err(e) => {
-                match lock_held(&self.held).as_mut() {
-                    // Inside [`Workspace::strict`]: the first failure is its error.
-                    Some(first) => {
-                        first.get_or_insert(e);
-                    }
-                    None => tracing::error!("{e}"),
+                // Inside a [`Workspace::strict`] scope the failure is its error instead.
+                if let Err(e) = self.strict.hold(e) {
+                    tracing::error!("{e}");
                 }
                 None
             }
@@ -677,6 +671,10 @@ impl Library for Workspace {
             .report(store.with_id_prefix(prefix, limit))
             .unwrap_or_default();
         cards.into_iter().map(Arc::new).collect()
+    }
+
+    fn strict_reads(&self, read: &mut dyn FnMut()) -> Result<(), WorkspaceError> {
+        self.strict(|_| read())
     }
 
     fn card_position(&self, doc_id: &str) -> Option<usize> {

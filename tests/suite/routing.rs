@@ -100,7 +100,7 @@ fn a_question_naming_an_issuer_sees_its_filing_first() {
         assert_eq!(pre.docs[0], first, "{question}: {:?}", pre.docs);
     }
     // The reasons `docs --for` prints come from the same ranking.
-    let ranked = explain(lib.as_ref(), "What was AAPL's revenue in fiscal 2019?", 3);
+    let ranked = explain(lib.as_ref(), "What was AAPL's revenue in fiscal 2019?", 3).unwrap();
     assert_eq!(ranked[0].card.doc_id, "apple-2019-10k");
     assert_eq!(ranked[0].why.name.as_deref(), Some("AAPL"));
     let period = ranked[0].why.period.as_ref().unwrap();
@@ -123,7 +123,7 @@ fn a_question_naming_nothing_is_ranked_by_its_words() {
     let pre = pre_rank(lib.as_ref(), "how do I search compressed files?");
     assert_eq!(pre.docs[0], "ripgrep-faq", "{:?}", pre.docs);
     assert!(
-        explain(lib.as_ref(), "how do I search compressed files?", 1)[0]
+        explain(lib.as_ref(), "how do I search compressed files?", 1).unwrap()[0]
             .why
             .name
             .is_none()
@@ -204,7 +204,7 @@ fn a_ticker_reaches_the_issuers_documents_that_do_not_print_it() {
         "the release prints no ticker: {:?}",
         release.names
     );
-    let ranked = explain(&lib, "MCD revenue in Q2 2023", 2);
+    let ranked = explain(&lib, "MCD revenue in Q2 2023", 2).unwrap();
     let ids: Vec<&str> = ranked.iter().map(|r| r.card.doc_id.as_str()).collect();
     assert_eq!(ids, ["mcdonalds-2023q2-earnings", "mcdonalds-2022-10k"]);
     // Both are named by the ticker the question used; the release's period answers it.
@@ -248,7 +248,7 @@ fn a_question_naming_a_version_sees_the_changelog_that_holds_it_first() {
         ("What did regex v1.9.5 fix?", "regex-changelog"),
         ("regex version 1.x", "regex-changelog"),
     ] {
-        let ranked = explain(&lib, question, 2);
+        let ranked = explain(&lib, question, 2).unwrap();
         assert_eq!(ranked[0].card.doc_id, first, "{question}");
         let score = |i: usize| ranked[i].why.period.as_ref().map_or(0, |p| p.score);
         assert!(
@@ -293,4 +293,56 @@ fn docs_over_a_catalog_whose_cards_do_not_decode_fails_naming_the_file() {
     let r = run(&ws, &["docs", "--for", "compressed files", "-k", "1"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.starts_with("1. ripgrep-faq "), "{}", r.stdout);
+}
+
+/// A workspace in `dir/ws` (notes and the ripgrep FAQ) whose DocCards do not decode, as the
+/// CLI test above damages it; with the line `docnav docs --for "compressed files"` prints.
+fn damaged_workspace(dir: &std::path::Path) -> (PathBuf, String) {
+    let ws = dir.join("ws");
+    index_notes_and_faq(&ws);
+    rusqlite::Connection::open(docnav::workspace::catalog_path(&ws))
+        .unwrap()
+        .execute_batch("UPDATE cards SET card = X'DEADBEEF'")
+        .unwrap();
+    let cli = run(&ws, &["docs", "--for", "compressed files"]);
+    assert_eq!(cli.code, 1, "{}", cli.stdout);
+    let line = cli.stderr.trim_end().strip_prefix("error: ").unwrap();
+    assert!(line.contains("catalog.db` is damaged"), "{line}");
+    (ws, line.to_string())
+}
+
+/// `/api/v1/docs?for=` over such a catalog answers the CLI's error as the typed API error
+/// (500 `internal`, the same one line), not 200 with an empty ranking.
+#[tokio::test(flavor = "multi_thread")]
+async fn api_docs_for_over_a_catalog_whose_cards_do_not_decode_is_the_clis_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, line) = damaged_workspace(dir.path());
+    let served = crate::support::server::Served::start(&ws, &[], &[]);
+    let r = crate::support::server::client()
+        .get(served.at("/api/v1/docs?for=compressed+files&k=2"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 500);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["error"], "internal", "{body}");
+    assert_eq!(body["detail"], line.as_str(), "{body}");
+}
+
+/// MCP's `docs` with `for` over such a catalog is a tool error carrying the CLI's line.
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_docs_for_over_a_catalog_whose_cards_do_not_decode_is_a_tool_error() {
+    use super::mcp::{call, start, text};
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, line) = damaged_workspace(dir.path());
+    let (server, _) = start(&ws, &[], &[]).await;
+    let r = call(
+        &server,
+        "docs",
+        serde_json::json!({"for": "compressed files", "k": 2}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(true), "{r:?}");
+    assert_eq!(text(&r), format!("docs: {line}"));
+    server.cancel().await.unwrap();
 }

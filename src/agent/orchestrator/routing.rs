@@ -20,7 +20,7 @@ use crate::index::period::{asked_form, asked_periods, match_period, AskedPeriod}
 use crate::index::releases::{asked_versions, match_releases};
 use crate::index::DocCard;
 use crate::tree::references::name_key;
-use crate::workspace::Library;
+use crate::workspace::{Library, WorkspaceError};
 
 /// A document a question names, and by what.
 #[derive(Debug, Clone)]
@@ -250,8 +250,25 @@ pub struct RankedCard {
 }
 
 /// The pre-rank for `question` ([`crate::agent::orchestrator::pre_rank`], the same function
-/// the Orchestrator calls) with why each card ranks where it does: the first `k` cards.
-pub fn explain(library: &dyn Library, question: &str, k: usize) -> Vec<RankedCard> {
+/// the Orchestrator calls) with why each card ranks where it does: the first `k` cards. Every
+/// face that shows the ranking (`docnav docs --for`, `/api/v1/docs?for=`, MCP `docs` with `for`,
+/// Python `docs_for`) calls this and renders its error.
+///
+/// Errors: the first [`WorkspaceError`] of a catalog read during the ranking
+/// ([`Library::strict_reads`]; `Corrupt` naming the catalog file when its cards do not decode),
+/// never a ranking of the cards that could be read as if they were the catalog.
+pub fn explain(
+    library: &dyn Library,
+    question: &str,
+    k: usize,
+) -> Result<Vec<RankedCard>, WorkspaceError> {
+    let mut ranked = Vec::new();
+    library.strict_reads(&mut || ranked = explain_reads(library, question, k))?;
+    Ok(ranked)
+}
+
+/// [`explain`]'s reads, their failures logged or held by the caller.
+fn explain_reads(library: &dyn Library, question: &str, k: usize) -> Vec<RankedCard> {
     let ranked = super::cards::rank_explained(library, question);
     ranked
         .ranking

@@ -93,7 +93,8 @@ pub struct RankedDocs {
 /// filter keeps); `GET /api/v1/docs?for=QUESTION&k=N`: the cards ranked for a question
 /// ([`RankedDocs`]). Errors: 400 for `limit` 0 or over [`MAX_DOCS_PAGE`], a filter over
 /// [`MAX_FILTER_CHARS`] chars, `q` with `for`, an empty or too long question, `k` out of range;
-/// 503 without a workspace.
+/// 503 without a workspace; with `for`, 500 (`internal`, the detail naming the file and saying
+/// to re-index) when the catalog's cards do not decode.
 pub async fn docs(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<DocsQuery>,
@@ -115,7 +116,7 @@ pub async fn docs(
             .blocking(move || {
                 let library = opened.workspace.as_ref();
                 Ok(RankedDocs {
-                    cards: crate::agent::routing::explain(library, &question, k),
+                    cards: crate::agent::routing::explain(library, &question, k)?,
                     total: library.document_count(),
                     question,
                 })

@@ -163,6 +163,11 @@ impl Library for TraceLibrary {
             .filter(|target| self.cards.get(target).is_some())
     }
 
+    /// The recording's cards are in memory; only the aliases are read from the workspace.
+    fn strict_reads(&self, read: &mut dyn FnMut()) -> Result<(), WorkspaceError> {
+        self.inner.strict_reads(read)
+    }
+
     fn aliases(&self) -> Vec<(String, String)> {
         let mut aliases = self.inner.aliases();
         aliases.retain(|(_, target)| self.cards.get(target).is_some());
