@@ -109,7 +109,11 @@ pub const FORMAT_VERSION: u32 = 8;
 /// are titled by a numbered run-in heading or a line that reads as a title, never a sentence
 /// broken before a formula; an outline entry's heading is looked for where its destination
 /// points on the page first (an R help page's title, not the `See Also` line above it).
-pub const TREE_BUILDER_VERSION: u32 = 16;
+/// 17: PDF contents lists of titles alone place their headings; exhibits stand apart; a page
+/// set in larger type has its own body size; a heading printed over several lines is read whole
+/// (an unfinished or centred line goes on), a header row's cells and fragments ending mid-phrase
+/// are no headings, and a numbered paragraph is titled by its run-in head.
+pub const TREE_BUILDER_VERSION: u32 = 17;
 
 /// First bytes of a tree file, before its little-endian `u32` format version.
 pub const TREE_FILE_MAGIC: &[u8; 8] = b"DOCNAVT\n";

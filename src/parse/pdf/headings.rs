@@ -29,6 +29,7 @@
 
 use std::collections::HashMap;
 
+use super::fragments;
 use super::nesting;
 use super::numbering::{self, fold, Numbering};
 use super::text::TextLine;
@@ -144,6 +145,9 @@ struct Block {
     /// (Corning's `Consolidated Statements of Cash Flows` … `Corning Incorporated and
     /// Subsidiary Companies`), which a contents entry names alone.
     lead: Option<String>,
+    /// True when its lines are centred on one another (a certification's title over five
+    /// lines): it may be as long as [`fragments::MAX_CENTRED_CHARS`].
+    centred: bool,
 }
 
 impl Block {
@@ -330,24 +334,54 @@ fn block_at(
     }
     let mut text = first.text.clone();
     let mut n = 1;
-    while n < MAX_HEADING_LINES && i + n < lines.len() && page[i + n] == page[i] {
+    let mut centred_block = false;
+    while i + n < lines.len() && page[i + n] == page[i] {
         let (prev, next) = (lines[i + n - 1], lines[i + n]);
+        // A heading does not stop mid-phrase: an unfinished line (`CERTIFICATION PURSUANT
+        // TO`), or one followed by a lone function word (`APPENDIX` / `TO`), goes on further.
+        let open = fragments::unfinished(&text)
+            || next
+                .text
+                .split_whitespace()
+                .all(fragments::is_function_word);
+        let max_lines = if open || centred_block {
+            fragments::MAX_CONTINUED_LINES
+        } else {
+            MAX_HEADING_LINES
+        };
+        if n >= max_lines {
+            break;
+        }
         let gap = prev.y - next.y;
+        let max_gap = if open {
+            fragments::UNFINISHED_GAP_EM
+        } else {
+            CONTINUATION_GAP_EM
+        };
         let same_style = (next.size - first.size).abs() < 0.3 && next.bold == first.bold;
-        // Wrapped lines start where the heading does, or under its title after a number.
+        // Only an unfinished title goes on centred: a statement's centred issuer, title and
+        // period lines (`ORACLE CORPORATION` / `CONSOLIDATED STATEMENTS OF OPERATIONS` / `For
+        // the Years Ended …`) are three blocks, the title among them the one a contents list
+        // names.
+        let centred = open && fragments::centred(prev, next);
+        // Wrapped lines start where the heading does, or under its title after a number, or
+        // are centred under an unfinished line above.
         let aligned = (next.x - first.x).abs() <= 1.5
             || numbering::numbering(&first.text).is_some()
                 && next.x > first.x
-                && next.x <= first.x + 6.0 * first.size;
+                && next.x <= first.x + 6.0 * first.size
+            || fragments::under_title_cell(first, next)
+            || centred;
         if !same_style
             || next.in_table
             || !aligned
             || gap <= 0.0
-            || gap > CONTINUATION_GAP_EM * first.size
-            || numbering::numbering(&next.text).is_some()
+            || gap > max_gap * first.size
+            || !open && numbering::numbering(&next.text).is_some()
         {
             break;
         }
+        centred_block |= centred;
         // A hyphen left at the end (hyphenation already joined what it could) is the
         // compound's own: `architecture-` / `independent`.
         if !text.ends_with('-') {
@@ -356,7 +390,21 @@ fn block_at(
         text.push_str(&next.text);
         n += 1;
     }
-    if text.chars().count() > MAX_HEADING_CHARS || running_text(&text) {
+    let max_chars = if centred_block {
+        fragments::MAX_CENTRED_CHARS
+    } else {
+        MAX_HEADING_CHARS
+    };
+    if text.chars().count() > max_chars || running_text(&text) {
+        return None;
+    }
+    let number = numbering::numbering(&text);
+    // A fragment is no title: an unnumbered block that still ends mid-phrase (a table's
+    // column header `Elimination of`, a signature block's `Senior Vice President and`), or
+    // one with same-style text beside it (a header row's cell).
+    if number.is_none() && fragments::unfinished(&text)
+        || fragments::beside_same_style(lines, page, i, n)
+    {
         return None;
     }
     // A sentence set larger than the body but in regular weight (a plan's schedule page in its
@@ -373,13 +421,14 @@ fn block_at(
     Some(Block {
         at: i,
         lines: n,
-        number: numbering::numbering(&text),
+        number,
         text,
         size: first.size,
         bold: first.bold,
         x: first.x,
         styled: true,
         lead: (n == 1 && first.cells.len() >= 2).then(|| first.cells[0].text.clone()),
+        centred: centred_block,
     })
 }
 
@@ -428,6 +477,7 @@ fn keyword_line_block(lines: &[&TextLine], page: &[usize], i: usize) -> Option<B
         x: first.x,
         styled: false,
         lead: None,
+        centred: false,
     })
 }
 
@@ -543,7 +593,32 @@ fn figures_only(text: &str) -> bool {
         .split_whitespace()
         .filter(|w| matches!(*w, "$" | "%"))
         .count();
-    let numbers = words.iter().filter(|w| numeric(w)).count();
+    // A number that cites a provision is no figure (`18 U.S.C. SECTION 1350, AS ADOPTED PURSUANT
+    // TO SECTION 906 OF THE SARBANES-OXLEY ACT OF 2002`).
+    const CITING: &[&str] = &[
+        "section",
+        "sections",
+        "rule",
+        "rules",
+        "item",
+        "note",
+        "exhibit",
+        "form",
+        "chapter",
+        "title",
+        "regulation",
+        "article",
+        "schedule",
+    ];
+    let cites = |i: usize| {
+        let before = |k: usize| i.checked_sub(k).map(|j| words[j].as_str());
+        CITING.contains(&before(1).unwrap_or(""))
+            || before(1) == Some("of") && before(2) == Some("act")
+            || words.get(i + 1).is_some_and(|w| w == "u.s.c")
+    };
+    let numbers = (0..words.len())
+        .filter(|&i| numeric(&words[i]) && !cites(i))
+        .count();
     if numbers + signs >= 3 {
         return true;
     }
@@ -789,6 +864,7 @@ fn plain_title_line(
         number: None,
         styled: false,
         lead: None,
+        centred: false,
     })
 }
 
@@ -814,12 +890,24 @@ fn tidy_title(text: &str) -> String {
     out
 }
 
+/// `b`'s title: its text tidied ([`tidy_title`]), and for a numbered line running on into its
+/// paragraph only its run-in head ([`fragments::run_in_head`]).
+fn run_in_title(b: &Block) -> String {
+    let tidy = tidy_title(&b.text);
+    if b.number.is_none() {
+        return tidy;
+    }
+    numbering::numbering(&tidy)
+        .and_then(|n| fragments::run_in_head(&tidy, n.len))
+        .map_or_else(|| tidy.clone(), str::to_string)
+}
+
 fn heading(b: &Block, level: u32) -> Heading {
     Heading {
         at: b.at,
         lines: b.lines,
         level: level.max(1),
-        title: tidy_title(&b.text),
+        title: run_in_title(b),
         number: b.number.clone(),
         size: b.size,
         bold: b.bold,
@@ -924,7 +1012,12 @@ fn bold_label(lines: &[&TextLine], page: &[usize], b: &Block, body: Body) -> boo
         Some([first, _, ..]) if b.lines == 1 => first.text.chars().count(),
         _ => b.text.chars().count(),
     };
-    if label_chars > MAX_BOLD_LABEL_CHARS && !division {
+    let max_chars = if b.centred {
+        fragments::MAX_CENTRED_CHARS
+    } else {
+        MAX_BOLD_LABEL_CHARS
+    };
+    if label_chars > max_chars && !division {
         return false;
     }
     if b.number.is_none()
@@ -1003,6 +1096,11 @@ mod tests {
             assert!(figures_only(row), "{row}");
         }
         assert!(!figures_only("Andes SBU 2016 vs. 2015"));
+        // Numbers that cite provisions are no figures.
+        assert!(!figures_only(
+            "CERTIFICATION PURSUANT TO 18 U.S.C. SECTION 1350, AS ADOPTED PURSUANT TO SECTION 906 \
+             OF THE SARBANES-OXLEY ACT OF 2002"
+        ));
     }
 
     #[test]

@@ -47,6 +47,7 @@
 mod budget;
 mod fonts;
 mod footnotes;
+mod fragments;
 mod furniture;
 mod headings;
 mod hyphenation;
