@@ -387,6 +387,11 @@ fn full_year(y: &str) -> Option<u16> {
 /// when it names none.
 pub fn asked_periods(question: &str) -> Vec<AskedPeriod> {
     let mut out: Vec<AskedPeriod> = Vec::new();
+    // Every period is read from an ASCII year; without a digit there is none, and the patterns
+    // (whose compilation is most of a `docs --for` process's parsing) are not built.
+    if !question.bytes().any(|b| b.is_ascii_digit()) {
+        return out;
+    }
     fn push(out: &mut Vec<AskedPeriod>, p: AskedPeriod) {
         if !out.contains(&p) {
             out.push(p);

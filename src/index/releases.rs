@@ -157,6 +157,10 @@ static ASKED_VERSION: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// The versions `question` names, each as its leading numbers (`4.x` → `[4]`, `v2.32.0` →
 /// `[2, 32, 0]`); empty when it names none. A year-like major alone (`version 2019`) counts.
 pub fn asked_versions(question: &str) -> Vec<Vec<u64>> {
+    // A version is ASCII digits: without one the pattern is not even built.
+    if !question.bytes().any(|b| b.is_ascii_digit()) {
+        return Vec::new();
+    }
     let Some(re) = ASKED_VERSION.as_ref() else {
         return Vec::new();
     };

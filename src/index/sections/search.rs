@@ -157,10 +157,20 @@ struct NamedHit {
     record: Option<SectionRecord>,
 }
 
+/// How [`first_over_all_documents`] reads the document id of a hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NameFrom {
+    /// From its stored record, for hits whose record the caller needs anyway (sections); only
+    /// for an index sorted by `doc_id` ([`sorted_by_doc_id`]).
+    Records,
+    /// From the `doc_id` column (any index).
+    Column,
+}
+
 /// Of `top` (best first, with whole ties, over all documents), the first `limit` in the order
-/// score (best first), `doc_id`, reading order, each named. A sorted index
-/// (`doc_ordered`, see [`sorted_by_doc_id`]) names them from their stored records
-/// ([`first_in_doc_order`]); an unsorted one cuts each segment's ties by the ordinals of the
+/// score (best first), `doc_id`, reading order, each named. [`NameFrom::Records`] (a sorted
+/// index, see [`sorted_by_doc_id`]) names them from their stored records
+/// ([`first_in_doc_order`]); [`NameFrom::Column`] cuts each segment's ties by the ordinals of the
 /// `doc_id` column (in one segment they order as the ids do) and names the rest from it. One
 /// document's hits keep their address order, which is their reading order (its entries sit in
 /// one segment, added in pre-order; tantivy's sorting is stable and merges keep a segment's
@@ -173,9 +183,9 @@ fn first_over_all_documents(
     columns: &ColumnCache,
     top: Vec<(f32, DocAddress)>,
     limit: usize,
-    doc_ordered: bool,
+    name_from: NameFrom,
 ) -> tantivy::Result<Vec<NamedHit>> {
-    if doc_ordered {
+    if name_from == NameFrom::Records {
         return first_in_doc_order(searcher, fields, columns, top, limit);
     }
     let top = columns.keep_first_per_segment(searcher, top, limit)?;
@@ -475,8 +485,18 @@ impl SectionIndex {
             let q = BooleanQuery::new(should);
             let doc_ordered = sorted_by_doc_id(&searcher);
             let top = top_with_whole_ties(&searcher, &q, limit.max(1), &stats, doc_ordered)?;
-            let named =
-                first_over_all_documents(&searcher, f, &self.columns, top, limit, doc_ordered)?;
+            // Cards are named from the `doc_id` column, not from their stored records: a card
+            // needs only its id, and each card's record sits in a different store block, so
+            // naming 200 cards decompressed 200 blocks — more than the column's dictionary
+            // lookups (`docs --for` at 100,000 documents, BENCHMARKS.md).
+            let named = first_over_all_documents(
+                &searcher,
+                f,
+                &self.columns,
+                top,
+                limit,
+                NameFrom::Column,
+            )?;
             Ok(named
                 .into_iter()
                 .map(|hit| (hit.doc_id, hit.score))
@@ -756,7 +776,11 @@ impl PreparedSearch {
                     &self.columns,
                     top,
                     limit,
-                    doc_ordered,
+                    if doc_ordered {
+                        NameFrom::Records
+                    } else {
+                        NameFrom::Column
+                    },
                 )?,
                 Some(order) => self.first_in_scope_order(order, top, limit)?,
             };
