@@ -306,6 +306,13 @@ fn collapse(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Each entry as `(title, depth, file)`.
+    fn entries(toc: &[TocEntry]) -> Vec<(&str, u32, &str)> {
+        toc.iter()
+            .map(|e| (e.title.as_str(), e.depth, e.file.as_str()))
+            .collect()
+    }
+
     #[test]
     fn paths_resolve_against_their_folder() {
         assert_eq!(parent("OEBPS/content.opf"), "OEBPS/");
@@ -327,12 +334,8 @@ mod tests {
           <navPoint id="c"><navLabel><text>Notes &amp; more</text></navLabel><content src="n.xhtml"/></navPoint>
         </navMap></ncx>"#;
         let toc = ncx_toc(ncx, "OPS/toc.ncx");
-        let got: Vec<(&str, u32, &str)> = toc
-            .iter()
-            .map(|e| (e.title.as_str(), e.depth, e.file.as_str()))
-            .collect();
         assert_eq!(
-            got,
+            entries(&toc),
             vec![
                 ("Part One", 1, "OPS/p1.xhtml"),
                 ("Chapter 1", 2, "OPS/c1.xhtml"),
@@ -347,12 +350,8 @@ mod tests {
           <nav epub:type="toc"><h1>Contents</h1><ol><li><a href="text/a.xhtml">A</a><ol><li><a href="text/a.xhtml#s">A.1</a></li></ol></li>
           <li><a href="text/b.xhtml">B</a></li></ol></nav></body></html>"#;
         let toc = nav_toc(nav, "EPUB/nav.xhtml");
-        let got: Vec<(&str, u32, &str)> = toc
-            .iter()
-            .map(|e| (e.title.as_str(), e.depth, e.file.as_str()))
-            .collect();
         assert_eq!(
-            got,
+            entries(&toc),
             vec![
                 ("A", 1, "EPUB/text/a.xhtml"),
                 ("A.1", 2, "EPUB/text/a.xhtml"),
