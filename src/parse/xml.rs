@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use quick_xml::events::{BytesRef, BytesStart};
+use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::Reader;
 
 /// A reader over `text` that keeps whitespace (it is text in `<w:t xml:space="preserve">`)
@@ -16,6 +16,17 @@ pub fn reader(text: &str) -> Reader<&[u8]> {
     config.trim_text(false);
     config.check_end_names = false;
     reader
+}
+
+/// The events of `text` as [`reader`] reads them, in order, up to its end or to the first
+/// malformed construct: a document is read as far as it parses and taken to end there.
+pub fn events(text: &str) -> impl Iterator<Item = Event<'_>> {
+    let mut r = reader(text);
+    std::iter::from_fn(move || match r.read_event() {
+        Ok(Event::Eof) | Err(_) => None,
+        Ok(e) => Some(e),
+    })
+    .fuse()
 }
 
 /// The element's name without its prefix (`w:p` → `p`): the tag's first word (up to any
@@ -139,15 +150,23 @@ mod tests {
 
     #[test]
     fn a_stray_end_tag_does_not_stop_the_reader() {
-        let mut r = reader("<a><b>one</c><d>two</d></a>");
-        let mut texts = Vec::new();
-        loop {
-            match r.read_event() {
-                Ok(Event::Text(t)) => texts.push(t.to_string()),
-                Ok(Event::Eof) | Err(_) => break,
-                Ok(_) => {}
-            }
-        }
+        let texts: Vec<String> = events("<a><b>one</c><d>two</d></a>")
+            .filter_map(|e| match e {
+                Event::Text(t) => Some(t.to_string()),
+                _ => None,
+            })
+            .collect();
         assert_eq!(texts, ["one", "two"]);
+    }
+
+    #[test]
+    fn events_end_at_the_first_malformed_construct() {
+        let texts: Vec<String> = events("<a>one</a><!x>two<c>three</c>")
+            .filter_map(|e| match e {
+                Event::Text(t) => Some(t.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, ["one"]);
     }
 }

@@ -16,6 +16,9 @@
 //! the bound).
 
 use std::io::{Cursor, Read};
+use std::path::Path;
+
+use super::ParseError;
 
 /// Most capacity, in bytes, of the inflate buffer a thread keeps between entries
 /// ([`Archive::with_text`]); a larger one (an entry past it) is freed after use.
@@ -203,6 +206,86 @@ impl<'a> Archive<'a> {
                 Ok(text) => text,
                 Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
             }))
+    }
+}
+
+/// An archive opened as a document of one kind (a Word document, an EPUB book): every failure
+/// to open it or read one of its parts is a [`ParseError::Archive`] naming the file and the kind.
+pub struct ZippedDoc<'a> {
+    archive: Archive<'a>,
+    path: &'a Path,
+    kind: &'static str,
+}
+
+impl<'a> ZippedDoc<'a> {
+    /// Open `bytes` (read from `path`) as a `kind` (`Word document`, `EPUB book`).
+    ///
+    /// Errors: [`ParseError::Archive`] when `bytes` is not a zip archive.
+    pub fn open(
+        path: &'a Path,
+        bytes: &'a [u8],
+        options: &ZipOptions,
+        kind: &'static str,
+    ) -> Result<ZippedDoc<'a>, ParseError> {
+        let archive = Archive::open(bytes, options).map_err(|e| failure(path, kind, &e))?;
+        Ok(ZippedDoc {
+            archive,
+            path,
+            kind,
+        })
+    }
+
+    /// The [`ParseError::Archive`] of this document for `reason` (one line).
+    pub fn error(&self, reason: String) -> ParseError {
+        ParseError::Archive {
+            path: self.path.to_path_buf(),
+            kind: self.kind,
+            reason,
+        }
+    }
+
+    /// The error for a part `name` the document cannot do without and the archive lacks.
+    pub fn missing(&self, name: &str) -> ParseError {
+        self.error(format!("no `{name}` in the archive"))
+    }
+
+    /// True when the archive has an entry `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.archive.contains(name)
+    }
+
+    /// [`Archive::read_text`]: part `name` as text, `None` when the archive lacks it.
+    ///
+    /// Errors: [`ParseError::Archive`] for a part past the bound or that cannot be inflated.
+    pub fn read_text(&mut self, name: &str) -> Result<Option<String>, ParseError> {
+        let read = self.archive.read_text(name);
+        read.map_err(|e| failure(self.path, self.kind, &e))
+    }
+
+    /// Part `name` as text. Errors: as [`ZippedDoc::read_text`], and [`ZippedDoc::missing`]
+    /// when the archive lacks it.
+    pub fn require_text(&mut self, name: &str) -> Result<String, ParseError> {
+        self.read_text(name)?.ok_or_else(|| self.missing(name))
+    }
+
+    /// [`Archive::with_text`]: part `name` lent to `f` as text, `None` when the archive lacks
+    /// it. Errors: as [`ZippedDoc::read_text`].
+    pub fn with_text<R>(
+        &mut self,
+        name: &str,
+        f: impl FnOnce(&str) -> R,
+    ) -> Result<Option<R>, ParseError> {
+        let read = self.archive.with_text(name, f);
+        read.map_err(|e| failure(self.path, self.kind, &e))
+    }
+}
+
+/// The [`ParseError::Archive`] of the `kind` at `path` for the archive error `e`.
+fn failure(path: &Path, kind: &'static str, e: &ZipError) -> ParseError {
+    ParseError::Archive {
+        path: path.to_path_buf(),
+        kind,
+        reason: e.to_string(),
     }
 }
 

@@ -13,7 +13,7 @@ pub mod verdict;
 
 use std::sync::{Arc, Mutex};
 
-pub use library::{check_documents, DocumentCheck, TraceLibrary};
+pub use library::{check_documents, trace_library, DocumentCheck};
 pub use model::{
     in_flight_actors, recorded_calls, CallOutcome, RecordedCall, ReplayModel, ReplayRouter,
 };
@@ -231,7 +231,7 @@ fn actor_divergence(
     None
 }
 
-/// Replay `trace` against the documents of `library` that its header names ([`TraceLibrary`]:
+/// Replay `trace` against the documents of `library` that its header names ([`trace_library`]:
 /// other documents of the workspace are not seen) with the recorded options; never calls a real
 /// model. Check the documents first with [`check_documents`]: a missing one makes the run fail,
 /// a changed one diverge.
@@ -240,7 +240,7 @@ pub async fn replay(trace: &Trace, library: Arc<dyn Library>) -> ReplayOutcome {
     let library: Arc<dyn Library> = if trace.header.catalog.is_some() {
         library
     } else {
-        Arc::new(TraceLibrary::new(&trace.header, library))
+        Arc::new(trace_library(&trace.header, library))
     };
     let options: AgentOptions =
         serde_json::from_value(trace.header.options.clone()).unwrap_or_default();

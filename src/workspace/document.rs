@@ -541,17 +541,36 @@ impl CatalogDigest {
     }
 }
 
-/// A library held in memory, with its section index in RAM (tests, benchmarks, one-off runs
-/// over files without a workspace).
+/// A library held in memory: its cards listed and its section index built in RAM. Its documents
+/// are held too ([`InMemoryLibrary::new`]: tests, benchmarks, one-off runs over files without a
+/// workspace), or they are those of another library narrowed to some of its cards
+/// ([`InMemoryLibrary::narrowed`]: a replay sees only the documents its recording saw).
 #[derive(Debug)]
 pub struct InMemoryLibrary {
     cards: CardList,
-    docs: HashMap<String, Arc<Document>>,
-    /// The index, or why tantivy could not build it in memory (reported by
-    /// [`Library::sections`]).
+    documents: Documents,
+    /// The index, or why it could not be built in memory (reported by [`Library::sections`]).
     sections: Result<SectionIndex, String>,
     /// `alias → doc_id` ([`InMemoryLibrary::with_alias`]).
     aliases: std::collections::BTreeMap<String, String>,
+}
+
+/// Where the documents of an [`InMemoryLibrary`] come from.
+enum Documents {
+    /// Held in memory, by id.
+    Held(HashMap<String, Arc<Document>>),
+    /// Loaded from this library, which also answers the aliases naming one of the cards and the
+    /// catalog reads' failures ([`Library::strict_reads`]).
+    Narrowed(Arc<dyn Library>),
+}
+
+impl std::fmt::Debug for Documents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Documents::Held(docs) => f.debug_tuple("Held").field(&docs.len()).finish(),
+            Documents::Narrowed(_) => f.write_str("Narrowed"),
+        }
+    }
 }
 
 impl Default for InMemoryLibrary {
@@ -575,7 +594,40 @@ impl InMemoryLibrary {
             .collect();
         InMemoryLibrary {
             cards,
-            docs,
+            documents: Documents::Held(docs),
+            sections,
+            aliases: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// `library` narrowed to the documents `doc_ids` that it holds (cards in catalog order):
+    /// [`Library::cards_page`] lists only them, [`Library::document`] loads only them from
+    /// `library` (another id is [`WorkspaceError::NotFound`]), an alias counts when it names one
+    /// of them, and [`Library::sections`] is a section index of only them, built in memory, so
+    /// searches at `/` see their statistics alone. Loads their trees to index them; one that
+    /// cannot be loaded leaves [`Library::sections`] reporting why.
+    pub fn narrowed<'a>(
+        library: Arc<dyn Library>,
+        doc_ids: impl IntoIterator<Item = &'a str>,
+    ) -> InMemoryLibrary {
+        let cards: Vec<DocCard> = doc_ids
+            .into_iter()
+            .filter_map(|doc_id| library.card(doc_id))
+            .map(|c| DocCard::clone(&c))
+            .collect();
+        let cards = CardList::new(cards);
+        let sections = cards
+            .iter()
+            .map(|c| library.document(&c.doc_id))
+            .collect::<Result<Vec<Arc<Document>>, WorkspaceError>>()
+            .map_err(|e| e.to_string())
+            .and_then(|docs| {
+                index_in_memory(cards.iter().zip(&docs).map(|(c, d)| (&**c, &d.tree)))
+                    .map_err(|e| e.to_string())
+            });
+        InMemoryLibrary {
+            cards,
+            documents: Documents::Narrowed(library),
             sections,
             aliases: std::collections::BTreeMap::new(),
         }
@@ -623,29 +675,69 @@ impl Library for InMemoryLibrary {
         self.cards.get(doc_id)
     }
 
+    /// The alias given by [`InMemoryLibrary::with_alias`], else the narrowed library's when it
+    /// names one of the cards (a run asked with `--doc` an alias replays).
     fn alias_target(&self, alias: &str) -> Option<String> {
-        self.aliases.get(alias).cloned()
+        if let Some(target) = self.aliases.get(alias) {
+            return Some(target.clone());
+        }
+        match &self.documents {
+            Documents::Held(_) => None,
+            Documents::Narrowed(inner) => inner
+                .alias_target(alias)
+                .filter(|target| self.cards.get(target).is_some()),
+        }
+    }
+
+    /// The cards and index are in memory; a narrowed library's aliases are read from the library
+    /// it narrows, whose read failures count.
+    fn strict_reads(&self, read: &mut dyn FnMut()) -> Result<(), WorkspaceError> {
+        match &self.documents {
+            Documents::Held(_) => {
+                read();
+                Ok(())
+            }
+            Documents::Narrowed(inner) => inner.strict_reads(read),
+        }
     }
 
     fn aliases(&self) -> Vec<(String, String)> {
-        self.aliases
-            .iter()
-            .map(|(alias, doc_id)| (alias.clone(), doc_id.clone()))
-            .collect()
+        let mut aliases = match &self.documents {
+            Documents::Held(_) => Vec::new(),
+            Documents::Narrowed(inner) => {
+                let mut aliases = inner.aliases();
+                aliases.retain(|(_, target)| self.cards.get(target).is_some());
+                aliases
+            }
+        };
+        aliases.extend(
+            self.aliases
+                .iter()
+                .map(|(alias, doc_id)| (alias.clone(), doc_id.clone())),
+        );
+        aliases
     }
 
     fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {
-        self.docs
-            .get(doc_id)
-            .cloned()
-            .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))
+        match &self.documents {
+            Documents::Held(docs) => docs.get(doc_id).cloned(),
+            Documents::Narrowed(inner) if self.cards.get(doc_id).is_some() => {
+                return inner.document(doc_id)
+            }
+            Documents::Narrowed(_) => None,
+        }
+        .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))
     }
 
     fn sections(&self) -> Result<&SectionIndex, WorkspaceError> {
+        let dir = match self.documents {
+            Documents::Held(_) => "in memory",
+            Documents::Narrowed(_) => "replay (in memory)",
+        };
         self.sections
             .as_ref()
             .map_err(|reason| WorkspaceError::Search {
-                dir: "in memory".into(),
+                dir: dir.into(),
                 reason: reason.clone(),
             })
     }

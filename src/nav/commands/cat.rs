@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use super::{one_path, options, target, try_out, usage_error, Command, Example};
+use super::{count_option, one_path, options, target, try_out, usage_error, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::{char_to_byte, location_header, page, Page};
@@ -221,10 +221,7 @@ impl Cat {
         session: &mut Session,
     ) -> Result<Result<Asked, CommandOutput>, NavError> {
         let parsed = or_out!(options(self, args, SPEC));
-        let offset = or_out!(parsed
-            .count("offset")
-            .map_err(|e| usage_error(self, Some(&e))))
-        .unwrap_or(0);
+        let offset = or_out!(count_option(self, &parsed, "offset")).unwrap_or(0);
         let budget = or_out!(parsed
             .count("budget")
             .and_then(|b| match b {
@@ -233,9 +230,7 @@ impl Cat {
             })
             .map_err(|e| usage_error(self, Some(&e))))
         .unwrap_or(session.budget());
-        let line = or_out!(parsed
-            .count("line")
-            .map_err(|e| usage_error(self, Some(&e))));
+        let line = or_out!(count_option(self, &parsed, "line"));
         let count = or_out!(parsed
             .count("lines")
             .and_then(|n| match n {

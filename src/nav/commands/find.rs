@@ -8,7 +8,7 @@
 //! order; when more sections match than are shown, a last line says so.
 
 use super::grep::ContentLines;
-use super::{options, try_out, usage_error, Command, Example};
+use super::{count_option, options, try_out, usage_error, Command, Example};
 use crate::index::Scope;
 use crate::nav::args::OptSpec;
 use crate::nav::path::{structure_path, Place};
@@ -50,10 +50,7 @@ impl Command for Find {
     }
     fn run(&self, args: &[String], session: &mut Session) -> Result<CommandOutput, NavError> {
         let parsed = try_out!(options(self, args, &[OptSpec::value(Some('n'), "hits")]));
-        let limit = try_out!(parsed
-            .count("hits")
-            .map_err(|e| usage_error(self, Some(&e))))
-        .unwrap_or(DEFAULT_HITS);
+        let limit = try_out!(count_option(self, &parsed, "hits")).unwrap_or(DEFAULT_HITS);
         if limit == 0 {
             // Zero hits would read as "no section matches".
             return Ok(usage_error(self, Some("-n needs at least 1 hit, got 0")));

@@ -14,7 +14,7 @@
 
 use regex::{Regex, RegexBuilder};
 
-use super::{options, target, try_out, usage_error, Command, Example};
+use super::{count_option, options, target, try_out, usage_error, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::{display_path, load, Place};
 use crate::nav::render::{one_line, one_line_around};
@@ -69,10 +69,7 @@ impl Command for Grep {
     }
     fn run(&self, args: &[String], session: &mut Session) -> Result<CommandOutput, NavError> {
         let parsed = try_out!(options(self, args, SPEC));
-        let max = try_out!(parsed
-            .count("max-count")
-            .map_err(|e| usage_error(self, Some(&e))))
-        .unwrap_or(DEFAULT_MAX);
+        let max = try_out!(count_option(self, &parsed, "max-count")).unwrap_or(DEFAULT_MAX);
         let (pattern, path) = match parsed.positional.as_slice() {
             [p] => (p, None),
             [p, path] => (p, Some(path.as_str())),

@@ -1,6 +1,6 @@
 //! `head [-n N] [path]`: the first lines of a node's text (with its subtree), not evidence.
 
-use super::{one_path, options, target, try_out, usage_error, Command, Example};
+use super::{count_option, one_path, options, target, try_out, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::location_header;
@@ -38,10 +38,7 @@ impl Command for Head {
     }
     fn run(&self, args: &[String], session: &mut Session) -> Result<CommandOutput, NavError> {
         let parsed = try_out!(options(self, args, &[OptSpec::value(Some('n'), "lines")]));
-        let n = try_out!(parsed
-            .count("lines")
-            .map_err(|e| usage_error(self, Some(&e))))
-        .unwrap_or(DEFAULT_LINES);
+        let n = try_out!(count_option(self, &parsed, "lines")).unwrap_or(DEFAULT_LINES);
         let path = try_out!(one_path(self, &parsed));
         let place = try_out!(target(self, session, path)?);
         let Place::Node { doc_id, doc, node } = &place else {

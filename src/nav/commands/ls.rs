@@ -1,6 +1,6 @@
 //! `ls [path]`: list the children of a node, or the documents at `/`.
 
-use super::{one_path, options, target, try_out, usage_error, Command, Example};
+use super::{count_option, one_path, options, target, try_out, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::{human_size, ls_line, one_line};
@@ -47,11 +47,9 @@ impl Command for Ls {
     }
     fn run(&self, args: &[String], session: &mut Session) -> Result<CommandOutput, NavError> {
         let parsed = try_out!(options(self, args, &[OptSpec::value(None, "from")]));
-        let from = try_out!(parsed
-            .count("from")
-            .map_err(|e| usage_error(self, Some(&e))))
-        .unwrap_or(1)
-        .max(1);
+        let from = try_out!(count_option(self, &parsed, "from"))
+            .unwrap_or(1)
+            .max(1);
         let path = try_out!(one_path(self, &parsed));
         let place = try_out!(target(self, session, path)?);
         Ok(CommandOutput::ok(list(session, &place, from)))

@@ -92,6 +92,18 @@ pub(crate) fn options(
     parse_args(args, spec).map_err(|why| usage_error(cmd, Some(&why)))
 }
 
+/// The number given to option `long`, `None` when absent; a value that is no number becomes the
+/// command's usage error (as output).
+pub(crate) fn count_option(
+    cmd: &dyn Command,
+    parsed: &ParsedArgs,
+    long: &str,
+) -> Result<Option<usize>, CommandOutput> {
+    parsed
+        .count(long)
+        .map_err(|why| usage_error(cmd, Some(&why)))
+}
+
 /// Resolve an optional path argument (the cursor when `None`); a bad path becomes
 /// `name: <why>` output.
 ///

@@ -1,6 +1,6 @@
 //! `tree [-L depth] [path]`: the outline below a node with structure numbers (usable as `#2.1`).
 
-use super::{one_path, options, target, try_out, usage_error, Command, Example};
+use super::{count_option, one_path, options, target, try_out, Command, Example};
 use crate::nav::args::OptSpec;
 use crate::nav::path::{display_path, load, Place};
 use crate::nav::render::one_line;
@@ -43,10 +43,7 @@ impl Command for TreeCmd {
     }
     fn run(&self, args: &[String], session: &mut Session) -> Result<CommandOutput, NavError> {
         let parsed = try_out!(options(self, args, &[OptSpec::value(Some('L'), "level")]));
-        let depth = try_out!(parsed
-            .count("level")
-            .map_err(|e| usage_error(self, Some(&e))))
-        .unwrap_or(DEFAULT_DEPTH);
+        let depth = try_out!(count_option(self, &parsed, "level")).unwrap_or(DEFAULT_DEPTH);
         let path = try_out!(one_path(self, &parsed));
         let place = try_out!(target(self, session, path)?);
         let mut lines = Vec::new();

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use super::styles::{NumberLabel, Numbering, Role, Styles};
 use crate::parse::html::classify_href;
-use crate::parse::xml::{attr, attrs, entity, local, local_end, reader};
+use crate::parse::xml::{attr, attrs, entity, events, local, local_end};
 use crate::parse::{RawLink, RawSection};
 
 /// What the walk needs besides the body: styles, numbering, hyperlink targets by relationship
@@ -116,12 +116,7 @@ pub const MAX_NESTED_TABLES: usize = 16;
 pub fn walk(xml: &str, parts: &mut Parts) -> Body {
     let mut w = Walker::new(parts);
     let mut at = Reading::default();
-    let mut r = reader(xml);
-    loop {
-        let event = match r.read_event() {
-            Ok(Event::Eof) | Err(_) => break,
-            Ok(e) => e,
-        };
+    for event in events(xml) {
         match event {
             Event::Start(ref e) | Event::Empty(ref e) => {
                 w.open(&mut at, e, matches!(event, Event::Empty(_)));

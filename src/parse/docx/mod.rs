@@ -18,8 +18,8 @@ use quick_xml::events::Event;
 
 use self::body::Parts;
 use self::styles::{Numbering, Styles};
-use super::xml::{attr, attrs, entity, local, local_end, reader};
-use super::zipped::{Archive, ZipError, ZipOptions};
+use super::xml::{attr, attrs, entity, events, local, local_end};
+use super::zipped::{ZipOptions, ZippedDoc};
 use super::{ParseError, ParsedDoc};
 use crate::tree::DocFormat;
 
@@ -44,24 +44,17 @@ pub fn parse_docx(
     bytes: &[u8],
     options: &ZipOptions,
 ) -> Result<ParsedDoc, ParseError> {
-    let fail = |reason: String| ParseError::Archive {
-        path: path.to_path_buf(),
-        kind: "Word document",
-        reason,
-    };
-    let zip_fail = |e: ZipError| fail(e.to_string());
-    let mut archive = Archive::open(bytes, options).map_err(zip_fail)?;
-    let missing_document = || fail(format!("no `{DOCUMENT}` in the archive"));
-    if !archive.contains(DOCUMENT) {
-        return Err(missing_document());
+    let mut doc = ZippedDoc::open(path, bytes, options, "Word document")?;
+    if !doc.contains(DOCUMENT) {
+        return Err(doc.missing(DOCUMENT));
     }
-    let mut part = |name: &str| archive.read_text(name).map_err(zip_fail);
-    let styles = Styles::parse(&part("word/styles.xml")?.unwrap_or_default());
-    let numbering = Numbering::parse(&part("word/numbering.xml")?.unwrap_or_default());
-    let links = relationships(&part("word/_rels/document.xml.rels")?.unwrap_or_default());
-    let footnotes = notes(&part("word/footnotes.xml")?.unwrap_or_default());
-    let endnotes = notes(&part("word/endnotes.xml")?.unwrap_or_default());
-    let core = core_properties(&part("docProps/core.xml")?.unwrap_or_default());
+    let mut part = |name: &str| doc.read_text(name).map(Option::unwrap_or_default);
+    let styles = Styles::parse(&part("word/styles.xml")?);
+    let numbering = Numbering::parse(&part("word/numbering.xml")?);
+    let links = relationships(&part("word/_rels/document.xml.rels")?);
+    let footnotes = notes(&part("word/footnotes.xml")?);
+    let endnotes = notes(&part("word/endnotes.xml")?);
+    let core = core_properties(&part("docProps/core.xml")?);
     let mut parts = Parts {
         styles,
         numbering,
@@ -69,10 +62,9 @@ pub fn parse_docx(
         footnotes,
         endnotes,
     };
-    let body = archive
-        .with_text(DOCUMENT, |document| body::walk(document, &mut parts))
-        .map_err(zip_fail)?
-        .ok_or_else(missing_document)?;
+    let body = doc
+        .with_text(DOCUMENT, |document| body::walk(document, &mut parts))?
+        .ok_or_else(|| doc.missing(DOCUMENT))?;
     let core_title = core
         .iter()
         .find(|(k, _)| k == "title")
@@ -92,18 +84,17 @@ pub fn parse_docx(
 /// Relationship id → target, for the hyperlinks of `document.xml.rels`.
 fn relationships(xml: &str) -> HashMap<String, String> {
     let mut out = HashMap::new();
-    let mut r = reader(xml);
-    loop {
-        match r.read_event() {
-            Ok(Event::Eof) | Err(_) => break,
-            Ok(Event::Start(e)) | Ok(Event::Empty(e)) if local(&e) == "Relationship" => {
-                if let [Some(kind), Some(id), Some(target)] = attrs(&e, ["Type", "Id", "Target"]) {
-                    if kind.ends_with("/hyperlink") {
-                        out.insert(id.into_owned(), target.into_owned());
-                    }
-                }
+    for event in events(xml) {
+        let (Event::Start(e) | Event::Empty(e)) = event else {
+            continue;
+        };
+        if local(&e) != "Relationship" {
+            continue;
+        }
+        if let [Some(kind), Some(id), Some(target)] = attrs(&e, ["Type", "Id", "Target"]) {
+            if kind.ends_with("/hyperlink") {
+                out.insert(id.into_owned(), target.into_owned());
             }
-            Ok(_) => {}
         }
     }
     out
@@ -113,14 +104,9 @@ fn relationships(xml: &str) -> HashMap<String, String> {
 /// the separator notes Word keeps there are left out.
 fn notes(xml: &str) -> HashMap<String, String> {
     let mut out = HashMap::new();
-    let mut r = reader(xml);
     let mut current: Option<(String, String)> = None;
     let mut in_text = false;
-    loop {
-        let event = match r.read_event() {
-            Ok(Event::Eof) | Err(_) => break,
-            Ok(e) => e,
-        };
+    for event in events(xml) {
         match event {
             Event::Start(e) => match local(&e) {
                 "footnote" | "endnote" => {
@@ -170,14 +156,9 @@ fn notes(xml: &str) -> HashMap<String, String> {
 fn core_properties(xml: &str) -> Vec<(String, String)> {
     const KEYS: &[&str] = &["title", "creator", "subject", "description", "keywords"];
     let mut out: Vec<(String, String)> = Vec::new();
-    let mut r = reader(xml);
     let mut key: Option<&'static str> = None;
     let mut value = String::new();
-    loop {
-        let event = match r.read_event() {
-            Ok(Event::Eof) | Err(_) => break,
-            Ok(e) => e,
-        };
+    for event in events(xml) {
         match event {
             Event::Start(e) => {
                 key = KEYS.iter().copied().find(|k| *k == local(&e));

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 
 use quick_xml::events::Event;
 
-use crate::parse::xml::{attr, local, local_end, reader};
+use crate::parse::xml::{attr, events, local, local_end};
 
 /// What a paragraph style makes a paragraph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,14 +47,9 @@ impl Styles {
     /// then body text unless it carries an outline level itself).
     pub fn parse(xml: &str) -> Styles {
         let mut styles = FxHashMap::default();
-        let mut r = reader(xml);
         let mut current: Option<(String, Style)> = None;
         let mut in_num = false;
-        loop {
-            let event = match r.read_event() {
-                Ok(Event::Eof) | Err(_) => break,
-                Ok(e) => e,
-            };
+        for event in events(xml) {
             match event {
                 Event::Start(e) | Event::Empty(e) => match local(&e) {
                     "style" => {
@@ -192,15 +187,10 @@ impl Numbering {
     /// Parse `numbering.xml` (none when missing: numbered paragraphs are then plain).
     pub fn parse(xml: &str) -> Numbering {
         let mut n = Numbering::default();
-        let mut r = reader(xml);
         let mut abstract_id: Option<String> = None;
         let mut level: Option<(usize, Level)> = None;
         let mut num_id: Option<String> = None;
-        loop {
-            let event = match r.read_event() {
-                Ok(Event::Eof) | Err(_) => break,
-                Ok(e) => e,
-            };
+        for event in events(xml) {
             match event {
                 Event::Start(e) | Event::Empty(e) => match local(&e) {
                     "abstractNum" => abstract_id = attr(&e, "abstractNumId"),

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use self::package::{resolve, TocEntry};
 use super::html::parse_html;
-use super::zipped::{Archive, ZipError, ZipOptions};
+use super::zipped::{ZipOptions, ZippedDoc};
 use super::{ParseError, ParsedDoc, RawLink, RawSection};
 use crate::tree::DocFormat;
 
@@ -47,37 +47,25 @@ pub fn parse_epub(
     bytes: &[u8],
     options: &ZipOptions,
 ) -> Result<ParsedDoc, ParseError> {
-    let fail = |reason: String| ParseError::Archive {
-        path: path.to_path_buf(),
-        kind: "EPUB book",
-        reason,
-    };
-    let zip_fail = |e: ZipError| fail(e.to_string());
-    let mut archive = Archive::open(bytes, options).map_err(zip_fail)?;
+    let mut doc = ZippedDoc::open(path, bytes, options, "EPUB book")?;
     const CONTAINER: &str = "META-INF/container.xml";
-    let container = archive
-        .read_text(CONTAINER)
-        .map_err(zip_fail)?
-        .ok_or_else(|| fail(format!("no `{CONTAINER}` in the archive")))?;
+    let container = doc.require_text(CONTAINER)?;
     let opf_path = package::rootfile(&container)
-        .ok_or_else(|| fail(format!("`{CONTAINER}` names no package document")))?;
-    let opf = archive
-        .read_text(&opf_path)
-        .map_err(zip_fail)?
-        .ok_or_else(|| fail(format!("no `{opf_path}` in the archive")))?;
+        .ok_or_else(|| doc.error(format!("`{CONTAINER}` names no package document")))?;
+    let opf = doc.require_text(&opf_path)?;
     let pkg = package::package(&opf, &opf_path);
     if pkg.spine.is_empty() {
-        return Err(fail(format!("the spine of `{opf_path}` lists no chapters")));
+        return Err(doc.error(format!("the spine of `{opf_path}` lists no chapters")));
     }
     let mut toc = Vec::new();
     if let Some(nav) = &pkg.nav {
-        if let Some(text) = archive.read_text(nav).map_err(zip_fail)? {
+        if let Some(text) = doc.read_text(nav)? {
             toc = package::nav_toc(&text, nav);
         }
     }
     if toc.is_empty() {
         if let Some(ncx) = &pkg.ncx {
-            if let Some(text) = archive.read_text(ncx).map_err(zip_fail)? {
+            if let Some(text) = doc.read_text(ncx)? {
                 toc = package::ncx_toc(&text, ncx);
             }
         }
@@ -86,9 +74,8 @@ pub fn parse_epub(
     let mut warnings = Vec::new();
     for file in &pkg.spine {
         let name = file.rsplit('/').next().unwrap_or(file);
-        let chapter = archive
-            .with_text(file, |text| parse_html(text, Some(name), DocFormat::Epub))
-            .map_err(zip_fail)?
+        let chapter = doc
+            .with_text(file, |text| parse_html(text, Some(name), DocFormat::Epub))?
             .transpose()
             .map_err(|_| ParseError::TooDeep {
                 path: path.to_path_buf(),

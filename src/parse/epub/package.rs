@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use quick_xml::events::Event;
 
 use crate::parse::html::classify_href;
-use crate::parse::xml::{attr, entity, local, local_end, reader};
+use crate::parse::xml::{attr, entity, events, local, local_end};
 
 /// One entry of the table of contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,18 +38,10 @@ pub struct Package {
 
 /// The package document's path from `container.xml` (its first rootfile).
 pub fn rootfile(container: &str) -> Option<String> {
-    let mut r = reader(container);
-    loop {
-        match r.read_event() {
-            Ok(Event::Eof) | Err(_) => return None,
-            Ok(Event::Start(e)) | Ok(Event::Empty(e)) if local(&e) == "rootfile" => {
-                if let Some(path) = attr(&e, "full-path") {
-                    return Some(path);
-                }
-            }
-            Ok(_) => {}
-        }
-    }
+    events(container).find_map(|event| match event {
+        Event::Start(e) | Event::Empty(e) if local(&e) == "rootfile" => attr(&e, "full-path"),
+        _ => None,
+    })
 }
 
 /// Parse the package document `opf`, found at archive path `opf_path`.
@@ -71,12 +63,7 @@ pub fn package(opf: &str, opf_path: &str) -> Package {
     let mut out = Package::default();
     let mut key: Option<&'static str> = None;
     let mut value = String::new();
-    let mut r = reader(opf);
-    loop {
-        let event = match r.read_event() {
-            Ok(Event::Eof) | Err(_) => break,
-            Ok(e) => e,
-        };
+    for event in events(opf) {
         match event {
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let name = local(e);
@@ -150,15 +137,10 @@ pub fn nav_toc(xhtml: &str, path: &str) -> Vec<TocEntry> {
     let base = parent(path);
     // Each top-level nav: whether it is the toc, and its entries.
     let mut navs: Vec<(bool, Vec<TocEntry>)> = Vec::new();
-    let mut r = reader(xhtml);
     let mut nav_depth = 0u32;
     let mut lists = 0u32;
     let mut link: Option<(String, String)> = None;
-    loop {
-        let event = match r.read_event() {
-            Ok(Event::Eof) | Err(_) => break,
-            Ok(e) => e,
-        };
+    for event in events(xhtml) {
         match event {
             Event::Start(e) => match local(&e) {
                 "nav" => {
@@ -211,16 +193,11 @@ pub fn nav_toc(xhtml: &str, path: &str) -> Vec<TocEntry> {
 pub fn ncx_toc(xml: &str, path: &str) -> Vec<TocEntry> {
     let base = parent(path);
     let mut out = Vec::new();
-    let mut r = reader(xml);
     let mut depth = 0u32;
     let mut in_label = false;
     // The open navPoints' labels and targets, innermost last.
     let mut open: Vec<NavPoint> = Vec::new();
-    loop {
-        let event = match r.read_event() {
-            Ok(Event::Eof) | Err(_) => break,
-            Ok(e) => e,
-        };
+    for event in events(xml) {
         match event {
             Event::Start(ref e) | Event::Empty(ref e) => match local(e) {
                 "navPoint" if matches!(event, Event::Start(_)) => {
@@ -329,6 +306,13 @@ fn collapse(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Each entry as `(title, depth, file)`.
+    fn entries(toc: &[TocEntry]) -> Vec<(&str, u32, &str)> {
+        toc.iter()
+            .map(|e| (e.title.as_str(), e.depth, e.file.as_str()))
+            .collect()
+    }
+
     #[test]
     fn paths_resolve_against_their_folder() {
         assert_eq!(parent("OEBPS/content.opf"), "OEBPS/");
@@ -350,12 +334,8 @@ mod tests {
           <navPoint id="c"><navLabel><text>Notes &amp; more</text></navLabel><content src="n.xhtml"/></navPoint>
         </navMap></ncx>"#;
         let toc = ncx_toc(ncx, "OPS/toc.ncx");
-        let got: Vec<(&str, u32, &str)> = toc
-            .iter()
-            .map(|e| (e.title.as_str(), e.depth, e.file.as_str()))
-            .collect();
         assert_eq!(
-            got,
+            entries(&toc),
             vec![
                 ("Part One", 1, "OPS/p1.xhtml"),
                 ("Chapter 1", 2, "OPS/c1.xhtml"),
@@ -370,12 +350,8 @@ mod tests {
           <nav epub:type="toc"><h1>Contents</h1><ol><li><a href="text/a.xhtml">A</a><ol><li><a href="text/a.xhtml#s">A.1</a></li></ol></li>
           <li><a href="text/b.xhtml">B</a></li></ol></nav></body></html>"#;
         let toc = nav_toc(nav, "EPUB/nav.xhtml");
-        let got: Vec<(&str, u32, &str)> = toc
-            .iter()
-            .map(|e| (e.title.as_str(), e.depth, e.file.as_str()))
-            .collect();
         assert_eq!(
-            got,
+            entries(&toc),
             vec![
                 ("A", 1, "EPUB/text/a.xhtml"),
                 ("A.1", 2, "EPUB/text/a.xhtml"),

@@ -198,16 +198,10 @@ mod tests {
         TextLine {
             text: text.into(),
             x: 72.0,
-            x_end: 0.0,
             y,
             size,
-            bold: false,
-            para_before: false,
             marks: marks.iter().map(|&(at, m)| (at, m.to_string())).collect(),
-            notes: Vec::new(),
-            cells: Vec::new(),
-            in_table: false,
-            split_spaces: Vec::new(),
+            ..TextLine::default()
         }
     }
 

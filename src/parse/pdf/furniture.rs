@@ -353,16 +353,9 @@ mod tests {
         TextLine {
             text: text.into(),
             x: 72.0,
-            x_end: 0.0,
             y,
             size: 10.0,
-            bold: false,
-            para_before: false,
-            marks: Vec::new(),
-            notes: Vec::new(),
-            cells: Vec::new(),
-            in_table: false,
-            split_spaces: Vec::new(),
+            ..TextLine::default()
         }
     }
 

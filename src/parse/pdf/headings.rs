@@ -332,6 +332,54 @@ fn block_at(
     {
         return None;
     }
+    let (text, n, centred_block) = continued(lines, page, i);
+    let max_chars = if centred_block {
+        fragments::MAX_CENTRED_CHARS
+    } else {
+        MAX_HEADING_CHARS
+    };
+    if text.chars().count() > max_chars || running_text(&text) {
+        return None;
+    }
+    let number = numbering::numbering(&text);
+    // A fragment is no title: an unnumbered block that still ends mid-phrase (a table's
+    // column header `Elimination of`, a signature block's `Senior Vice President and`), or
+    // one with same-style text beside it (a header row's cell).
+    if number.is_none() && fragments::unfinished(&text)
+        || fragments::beside_same_style(lines, page, i, n)
+    {
+        return None;
+    }
+    // A sentence set larger than the body but in regular weight (a plan's schedule page in its
+    // own type: `Company Vehicle: Section 4.8 of the Plan shall apply to each Participant …`)
+    // is text; bold ones stay candidates (a 10-K's risk factors are headed by bold sentences).
+    let words = text.split_whitespace().count();
+    if !first.bold
+        && text.ends_with('.')
+        && words >= MIN_SENTENCE_WORDS
+        && numbering::numbering(&text).is_none()
+    {
+        return None;
+    }
+    Some(Block {
+        at: i,
+        lines: n,
+        number,
+        text,
+        size: first.size,
+        bold: first.bold,
+        x: first.x,
+        styled: true,
+        lead: (n == 1 && first.cells.len() >= 2).then(|| first.cells[0].text.clone()),
+        centred: centred_block,
+    })
+}
+
+/// The text of the heading whose first line is line `i` joined with the lines on its page that
+/// continue it (same style, aligned or centred under an unfinished line, close below), how many
+/// lines that is, and whether a centred line continued it.
+fn continued(lines: &[&TextLine], page: &[usize], i: usize) -> (String, usize, bool) {
+    let first = lines[i];
     let mut text = first.text.clone();
     let mut n = 1;
     let mut centred_block = false;
@@ -390,46 +438,7 @@ fn block_at(
         text.push_str(&next.text);
         n += 1;
     }
-    let max_chars = if centred_block {
-        fragments::MAX_CENTRED_CHARS
-    } else {
-        MAX_HEADING_CHARS
-    };
-    if text.chars().count() > max_chars || running_text(&text) {
-        return None;
-    }
-    let number = numbering::numbering(&text);
-    // A fragment is no title: an unnumbered block that still ends mid-phrase (a table's
-    // column header `Elimination of`, a signature block's `Senior Vice President and`), or
-    // one with same-style text beside it (a header row's cell).
-    if number.is_none() && fragments::unfinished(&text)
-        || fragments::beside_same_style(lines, page, i, n)
-    {
-        return None;
-    }
-    // A sentence set larger than the body but in regular weight (a plan's schedule page in its
-    // own type: `Company Vehicle: Section 4.8 of the Plan shall apply to each Participant …`)
-    // is text; bold ones stay candidates (a 10-K's risk factors are headed by bold sentences).
-    let words = text.split_whitespace().count();
-    if !first.bold
-        && text.ends_with('.')
-        && words >= MIN_SENTENCE_WORDS
-        && numbering::numbering(&text).is_none()
-    {
-        return None;
-    }
-    Some(Block {
-        at: i,
-        lines: n,
-        number,
-        text,
-        size: first.size,
-        bold: first.bold,
-        x: first.x,
-        styled: true,
-        lead: (n == 1 && first.cells.len() >= 2).then(|| first.cells[0].text.clone()),
-        centred: centred_block,
-    })
+    (text, n, centred_block)
 }
 
 /// A plain line opening with a division keyword (`Item 7.`, `PART II`, `Note 3`): a candidate
@@ -501,83 +510,106 @@ fn running_text(text: &str) -> bool {
         )
 }
 
+/// Words a period or a figures' header is written in (`Year Ended`, `in millions`): a line of
+/// numbers, months and these words alone is [`figures_only`].
+const PERIOD_WORDS: &[&str] = &[
+    "year",
+    "years",
+    "ended",
+    "ending",
+    "as",
+    "of",
+    "at",
+    "for",
+    "the",
+    "and",
+    "fiscal",
+    "months",
+    "month",
+    "three",
+    "six",
+    "nine",
+    "twelve",
+    "quarter",
+    "quarters",
+    "period",
+    "through",
+    "to",
+    "weeks",
+    "week",
+    "fy",
+    "q1",
+    "q2",
+    "q3",
+    "q4",
+    "in",
+    "millions",
+    "thousands",
+    "except",
+    "per",
+    "share",
+    "data",
+    "amounts",
+    "dollars",
+    "unaudited",
+    // A signature's date, an equity statement's row label (`Balance at December 31, 2021`).
+    "date",
+    "dated",
+    "balance",
+    "balances",
+];
+
+/// Month names and their abbreviations, as [`figures_only`] reads a date.
+const MONTH_WORDS: &[&str] = &[
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "may",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// Words after which a number cites a provision and is no figure for [`figures_only`] (`18
+/// U.S.C. SECTION 1350, AS ADOPTED PURSUANT TO SECTION 906 OF THE SARBANES-OXLEY ACT OF 2002`).
+const CITING_WORDS: &[&str] = &[
+    "section",
+    "sections",
+    "rule",
+    "rules",
+    "item",
+    "note",
+    "exhibit",
+    "form",
+    "chapter",
+    "title",
+    "regulation",
+    "article",
+    "schedule",
+];
+
 /// True for a line of figures and dates rather than words: three or more numbers (a table row
 /// or a header of years: `2019 2018 2017`, `Balance at December 31, 2015 $ 11,468 $ 4,800`), or
 /// nothing but a period (`DECEMBER 31, 2016 AND 2015`, `Year Ended December 31, 2020`, `May 31,
 /// 2019`) — a statement's date line or a column header, never a heading.
 fn figures_only(text: &str) -> bool {
-    const PERIOD_WORDS: &[&str] = &[
-        "year",
-        "years",
-        "ended",
-        "ending",
-        "as",
-        "of",
-        "at",
-        "for",
-        "the",
-        "and",
-        "fiscal",
-        "months",
-        "month",
-        "three",
-        "six",
-        "nine",
-        "twelve",
-        "quarter",
-        "quarters",
-        "period",
-        "through",
-        "to",
-        "weeks",
-        "week",
-        "fy",
-        "q1",
-        "q2",
-        "q3",
-        "q4",
-        "in",
-        "millions",
-        "thousands",
-        "except",
-        "per",
-        "share",
-        "data",
-        "amounts",
-        "dollars",
-        "unaudited",
-        // A signature's date, an equity statement's row label (`Balance at December 31, 2021`).
-        "date",
-        "dated",
-        "balance",
-        "balances",
-    ];
-    const MONTHS: &[&str] = &[
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "may",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-        "january",
-        "february",
-        "march",
-        "april",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     let words: Vec<String> = text
         .split_whitespace()
         .map(|w| {
@@ -593,26 +625,9 @@ fn figures_only(text: &str) -> bool {
         .split_whitespace()
         .filter(|w| matches!(*w, "$" | "%"))
         .count();
-    // A number that cites a provision is no figure (`18 U.S.C. SECTION 1350, AS ADOPTED PURSUANT
-    // TO SECTION 906 OF THE SARBANES-OXLEY ACT OF 2002`).
-    const CITING: &[&str] = &[
-        "section",
-        "sections",
-        "rule",
-        "rules",
-        "item",
-        "note",
-        "exhibit",
-        "form",
-        "chapter",
-        "title",
-        "regulation",
-        "article",
-        "schedule",
-    ];
     let cites = |i: usize| {
         let before = |k: usize| i.checked_sub(k).map(|j| words[j].as_str());
-        CITING.contains(&before(1).unwrap_or(""))
+        CITING_WORDS.contains(&before(1).unwrap_or(""))
             || before(1) == Some("of") && before(2) == Some("act")
             || words.get(i + 1).is_some_and(|w| w == "u.s.c")
     };
@@ -626,7 +641,7 @@ fn figures_only(text: &str) -> bool {
         && words.iter().all(|w| {
             numeric(w)
                 || PERIOD_WORDS.contains(&w.as_str())
-                || MONTHS.contains(&w.trim_end_matches('.'))
+                || MONTH_WORDS.contains(&w.trim_end_matches('.'))
         })
 }
 
@@ -692,11 +707,56 @@ fn from_toc(
     toc_lines: &[usize],
 ) -> Option<Detected> {
     let toc_end = entries.last()?.at;
-    let other_lists: std::collections::HashSet<usize> = toc_lines.iter().copied().collect();
     if entries.len() < MIN_HEADINGS {
         return None;
     }
-    let mut cursor = toc_end + 1;
+    let found = place_entries(entries, blocks, lines, page, toc_end + 1);
+    let matched = found.len();
+    // Half the entries found, or half the numbered ones (a contents list whose unnumbered
+    // sub-entries are printed differently in the body still places its Items and Notes).
+    let numbered = entries.iter().filter(|e| e.numbering.is_some()).count();
+    let matched_numbered = found.iter().filter(|(_, b)| b.number.is_some()).count();
+    let enough = matched * 2 >= entries.len()
+        || (numbered >= MIN_HEADINGS && matched_numbered * 2 >= numbered);
+    if matched < MIN_HEADINGS || !enough {
+        return None;
+    }
+    let max_depth = entries.iter().map(|e| e.level).max().unwrap_or(1);
+    let mut headings: Vec<Heading> = found
+        .iter()
+        .map(|(level, b)| Heading {
+            listed: true,
+            ..heading(b, *level)
+        })
+        .collect();
+    let between = Listed {
+        found: &found,
+        max_depth,
+        other_lists: toc_lines,
+        body,
+    };
+    headings.extend(between.headings_between(blocks, toc_end + 1));
+    headings.sort_by_key(|h| h.at);
+    Some(Detected {
+        headings,
+        method: Method::Toc {
+            entries: entries.len(),
+            matched,
+        },
+    })
+}
+
+/// The blocks from line `start` on that `entries` name, in order, each with its entry's level:
+/// each entry is looked for after the previous one found, a numbered one to the end, a bare
+/// title within [`TOC_WINDOW_LINES`] lines (or as far as its printed page number reaches).
+fn place_entries(
+    entries: &[TocEntry],
+    blocks: &[Option<Block>],
+    lines: &[&TextLine],
+    page: &[usize],
+    start: usize,
+) -> Vec<(u32, Block)> {
+    let mut cursor = start;
     let mut found: Vec<(u32, Block)> = Vec::new();
     // The printed page number and the page index of the last entry found.
     let mut last_found_page: Option<(u32, usize)> = None;
@@ -756,86 +816,93 @@ fn from_toc(
                 .or(last_found_page);
         }
     }
-    let matched = found.len();
-    // Half the entries found, or half the numbered ones (a contents list whose unnumbered
-    // sub-entries are printed differently in the body still places its Items and Notes).
-    let numbered = entries.iter().filter(|e| e.numbering.is_some()).count();
-    let matched_numbered = found.iter().filter(|(_, b)| b.number.is_some()).count();
-    let enough = matched * 2 >= entries.len()
-        || (numbered >= MIN_HEADINGS && matched_numbered * 2 >= numbered);
-    if matched < MIN_HEADINGS || !enough {
-        return None;
+    found
+}
+
+/// What the contents list placed, for finding the headings it does not list.
+struct Listed<'a> {
+    /// The blocks it placed, with their levels.
+    found: &'a [(u32, Block)],
+    /// Its deepest level.
+    max_depth: u32,
+    /// The lines of other contents lists (an exhibit's own), whose entries are no headings.
+    other_lists: &'a [usize],
+    /// The body text's style.
+    body: Body,
+}
+
+impl Listed<'_> {
+    /// Headings the list does not name, from line `start` on: numbered ones deeper than its
+    /// deepest level that extend a heading found, and unnumbered ones in the style of one of its
+    /// levels (after its first heading found, not much smaller than the body).
+    fn headings_between(&self, blocks: &[Option<Block>], start: usize) -> Vec<Heading> {
+        let found = self.found;
+        let max_depth = self.max_depth;
+        let body = self.body;
+        let other_lists: std::collections::HashSet<usize> =
+            self.other_lists.iter().copied().collect();
+        let level_of_style = level_of_style(found);
+        let taken: std::collections::HashSet<usize> = found.iter().map(|(_, b)| b.at).collect();
+        let first_found = found.first().map_or(usize::MAX, |(_, b)| b.at);
+        let mut headings = Vec::new();
+        // Deeper numbered headings and same-style unnumbered ones, between the table's headings.
+        let mut last_key_at_depth: HashMap<u32, String> = HashMap::new();
+        let mut i = start;
+        while i < blocks.len() {
+            let Some(b) = &blocks[i] else {
+                i += 1;
+                continue;
+            };
+            // Another contents list's entries (an exhibit's own) are no headings.
+            if other_lists.contains(&b.at) {
+                i += b.lines;
+                continue;
+            }
+            if taken.contains(&b.at) {
+                if let Some(n) = &b.number {
+                    last_key_at_depth.insert(n.depth, n.key.clone());
+                }
+            } else if let Some(n) = &b.number {
+                let parent = n.key.rsplit_once('.').map(|(p, _)| p);
+                let extends = parent.is_some_and(|p| {
+                    last_key_at_depth
+                        .get(&(n.depth - 1))
+                        .is_some_and(|k| k.eq_ignore_ascii_case(p))
+                });
+                if n.depth > max_depth && extends {
+                    last_key_at_depth.insert(n.depth, n.key.clone());
+                    headings.push(heading(b, n.depth));
+                }
+            } else if let Some(level) = level_of_style.get(&b.style()) {
+                // Much smaller than the body: a table's column header (`Retained` / `Earnings`).
+                if b.at > first_found && b.size >= body.size * SMALLER_RATIO {
+                    headings.push(heading(b, *level));
+                }
+            }
+            i += b.lines;
+        }
+        headings
     }
+}
+
+/// The style of each level's headings among `found` (the most common one), as style → level.
+fn level_of_style(found: &[(u32, Block)]) -> HashMap<(i32, bool), u32> {
     // The style of each level's headings (the most common one).
     let mut styles: HashMap<u32, HashMap<(i32, bool), usize>> = HashMap::new();
-    for (level, b) in &found {
+    for (level, b) in found {
         *styles
             .entry(*level)
             .or_default()
             .entry(b.style())
             .or_default() += 1;
     }
-    let level_of_style: HashMap<(i32, bool), u32> = styles
+    styles
         .iter()
         .filter_map(|(level, counts)| {
             let (style, _) = counts.iter().max_by_key(|(s, n)| (**n, **s))?;
             Some((*style, *level))
         })
-        .collect();
-    let max_depth = entries.iter().map(|e| e.level).max().unwrap_or(1);
-    let taken: std::collections::HashSet<usize> = found.iter().map(|(_, b)| b.at).collect();
-    let first_found = found.first().map_or(usize::MAX, |(_, b)| b.at);
-    let mut headings: Vec<Heading> = found
-        .iter()
-        .map(|(level, b)| Heading {
-            listed: true,
-            ..heading(b, *level)
-        })
-        .collect();
-    // Deeper numbered headings and same-style unnumbered ones, between the table's headings.
-    let mut last_key_at_depth: HashMap<u32, String> = HashMap::new();
-    let mut i = toc_end + 1;
-    while i < blocks.len() {
-        let Some(b) = &blocks[i] else {
-            i += 1;
-            continue;
-        };
-        // Another contents list's entries (an exhibit's own) are no headings.
-        if other_lists.contains(&b.at) {
-            i += b.lines;
-            continue;
-        }
-        if taken.contains(&b.at) {
-            if let Some(n) = &b.number {
-                last_key_at_depth.insert(n.depth, n.key.clone());
-            }
-        } else if let Some(n) = &b.number {
-            let parent = n.key.rsplit_once('.').map(|(p, _)| p);
-            let extends = parent.is_some_and(|p| {
-                last_key_at_depth
-                    .get(&(n.depth - 1))
-                    .is_some_and(|k| k.eq_ignore_ascii_case(p))
-            });
-            if n.depth > max_depth && extends {
-                last_key_at_depth.insert(n.depth, n.key.clone());
-                headings.push(heading(b, n.depth));
-            }
-        } else if let Some(level) = level_of_style.get(&b.style()) {
-            // Much smaller than the body: a table's column header (`Retained` / `Earnings`).
-            if b.at > first_found && b.size >= body.size * SMALLER_RATIO {
-                headings.push(heading(b, *level));
-            }
-        }
-        i += b.lines;
-    }
-    headings.sort_by_key(|h| h.at);
-    Some(Detected {
-        headings,
-        method: Method::Toc {
-            entries: entries.len(),
-            matched,
-        },
-    })
+        .collect()
 }
 
 /// The first line in `range` whose whole text is `entry`'s title (folded to alphanumerics),

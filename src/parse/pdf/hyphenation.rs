@@ -178,17 +178,8 @@ mod tests {
             .iter()
             .map(|t| TextLine {
                 text: (*t).into(),
-                x: 0.0,
-                x_end: 0.0,
-                y: 0.0,
                 size: 10.0,
-                bold: false,
-                para_before: false,
-                marks: Vec::new(),
-                notes: Vec::new(),
-                cells: Vec::new(),
-                in_table: false,
-                split_spaces: Vec::new(),
+                ..TextLine::default()
             })
             .collect()
     }

@@ -801,10 +801,6 @@ mod tests {
             x_end: cells[cells.len() - 1].1,
             y,
             size: 8.0,
-            bold: false,
-            para_before: false,
-            marks: Vec::new(),
-            notes: Vec::new(),
             cells: if cells.len() > 1 {
                 cells
                     .iter()
@@ -817,8 +813,7 @@ mod tests {
             } else {
                 Vec::new()
             },
-            in_table: false,
-            split_spaces: Vec::new(),
+            ..TextLine::default()
         }
     }
 

@@ -6,10 +6,8 @@
 
 use std::sync::Arc;
 
-use crate::index::{DocCard, SectionIndex};
 use crate::trace::TraceHeader;
-use crate::workspace::document::index_in_memory;
-use crate::workspace::{CardList, Document, Library, WorkspaceError};
+use crate::workspace::{InMemoryLibrary, Library};
 
 /// How one document of the recording stands in the replay's workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,93 +99,11 @@ pub fn check_documents(header: &TraceHeader, library: &dyn Library) -> Vec<Docum
 }
 
 /// `library` narrowed to the documents the trace header names (those it holds; in catalog
-/// order, as the recording's catalog listed them): [`Library::cards`] lists only them,
-/// [`Library::document`] loads only them (another id is [`WorkspaceError::NotFound`]), and
-/// [`Library::sections`] is a section index of only them, built in memory, so searches at `/`
-/// and the pre-rank see the recording's documents and statistics. (Statistics at `/` of a
-/// workspace whose index still counts deleted entries of re-indexed documents can differ from
-/// these; a fresh index, like the recording's in tests, gives the same.)
-pub struct TraceLibrary {
-    inner: Arc<dyn Library>,
-    cards: CardList,
-    sections: Result<SectionIndex, String>,
-}
-
-impl TraceLibrary {
-    /// The view of `library` for a replay of a trace with this `header`. Loads those documents'
-    /// trees to index them; one that cannot be loaded leaves [`Library::sections`] reporting
-    /// why.
-    pub fn new(header: &TraceHeader, library: Arc<dyn Library>) -> TraceLibrary {
-        let cards: Vec<DocCard> = header
-            .documents
-            .iter()
-            .filter_map(|d| library.card(&d.doc_id))
-            .map(|c| DocCard::clone(&c))
-            .collect();
-        let cards = CardList::new(cards);
-        let sections = cards
-            .iter()
-            .map(|c| library.document(&c.doc_id))
-            .collect::<Result<Vec<Arc<Document>>, WorkspaceError>>()
-            .map_err(|e| e.to_string())
-            .and_then(|docs| {
-                index_in_memory(cards.iter().zip(&docs).map(|(c, d)| (&**c, &d.tree)))
-                    .map_err(|e| e.to_string())
-            });
-        TraceLibrary {
-            inner: library,
-            cards,
-            sections,
-        }
-    }
-}
-
-impl Library for TraceLibrary {
-    fn document_count(&self) -> usize {
-        self.cards.len()
-    }
-
-    fn cards_page(&self, offset: usize, limit: usize) -> Vec<Arc<DocCard>> {
-        self.cards.page(offset, limit)
-    }
-
-    fn card(&self, doc_id: &str) -> Option<Arc<DocCard>> {
-        self.cards.get(doc_id)
-    }
-
-    /// The workspace's alias, when it names a document of the recording (a run asked with
-    /// `--doc` an alias replays).
-    fn alias_target(&self, alias: &str) -> Option<String> {
-        self.inner
-            .alias_target(alias)
-            .filter(|target| self.cards.get(target).is_some())
-    }
-
-    /// The recording's cards are in memory; only the aliases are read from the workspace.
-    fn strict_reads(&self, read: &mut dyn FnMut()) -> Result<(), WorkspaceError> {
-        self.inner.strict_reads(read)
-    }
-
-    fn aliases(&self) -> Vec<(String, String)> {
-        let mut aliases = self.inner.aliases();
-        aliases.retain(|(_, target)| self.cards.get(target).is_some());
-        aliases
-    }
-
-    fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {
-        if self.cards.get(doc_id).is_some() {
-            self.inner.document(doc_id)
-        } else {
-            Err(WorkspaceError::NotFound(doc_id.to_string()))
-        }
-    }
-
-    fn sections(&self) -> Result<&SectionIndex, WorkspaceError> {
-        self.sections
-            .as_ref()
-            .map_err(|reason| WorkspaceError::Search {
-                dir: "replay (in memory)".into(),
-                reason: reason.clone(),
-            })
-    }
+/// order, as the recording's catalog listed them; see [`InMemoryLibrary::narrowed`]): cards,
+/// documents and a section index of only them, so searches at `/` and the pre-rank see the
+/// recording's documents and statistics. (Statistics at `/` of a workspace whose index still
+/// counts deleted entries of re-indexed documents can differ from these; a fresh index, like
+/// the recording's in tests, gives the same.)
+pub fn trace_library(header: &TraceHeader, library: Arc<dyn Library>) -> InMemoryLibrary {
+    InMemoryLibrary::narrowed(library, header.documents.iter().map(|d| d.doc_id.as_str()))
 }
