@@ -4,7 +4,6 @@ long work runs with the GIL released."""
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -115,7 +114,7 @@ class Workspace:
 
     def docs(self) -> List[DocCard]:
         """Every document's DocCard, in catalog order (``docnav docs --json``)."""
-        return [DocCard._from(d) for d in json.loads(self._native.docs_json())]
+        return self._native.docs()
 
     def docs_for(self, question: str, k: int = 10) -> List[RankedDoc]:
         """The first ``k`` (1–50) DocCards as ``ask``'s Orchestrator ranks them for ``question``
@@ -124,12 +123,12 @@ class Workspace:
         ``why`` it ranks there. Raises ``ValueError`` for an empty question or ``k`` out of
         range, ``WorkspaceError`` (the CLI's message, naming the file and saying to re-index)
         when the catalog's cards do not decode."""
-        return [RankedDoc._from(r) for r in json.loads(self._native.docs_for_json(question, k))]
+        return self._native.docs_for(question, k)
 
     def tree(self, doc_id: str) -> Node:
         """The heading tree of ``doc_id``, root first (``docnav tree --json``). Raises
         ``WorkspaceError`` for an unknown id."""
-        return Node._from(json.loads(self._native.tree_json(doc_id)))
+        return self._native.tree(doc_id)
 
     def search(
         self,
@@ -253,7 +252,7 @@ class Workspace:
             handle.cancel()
             handle.wait(5.0)
             raise
-        return Answer._from(json.loads(handle.result()))
+        return handle.result()
 
     async def ask_async(
         self,
@@ -292,7 +291,7 @@ class Workspace:
         except BaseException:
             handle.cancel()
             raise
-        return Answer._from(json.loads(handle.result()))
+        return handle.result()
 
 
 #: The keyword arguments of ``ask`` passed to the extension as they are.
@@ -343,7 +342,7 @@ class Session:
 
     def evidence(self) -> List[Evidence]:
         """What ``cat`` collected so far, in reading order, with exact locations."""
-        return [Evidence._from(e) for e in json.loads(self._native.evidence_json())]
+        return self._native.evidence()
 
     def clear_evidence(self) -> None:
         """Forget the collected evidence."""
@@ -356,4 +355,4 @@ def replay(trace_path: PathLike, workspace: Union[PathLike, Workspace] = ".docna
     that cannot be read, one of an older format, or one whose documents are no longer indexed;
     ``WorkspaceError`` for the workspace."""
     ws = workspace.path if isinstance(workspace, Workspace) else os.fspath(workspace)
-    return ReplayReport._from(json.loads(_native.replay_json(os.fspath(trace_path), ws)))
+    return _native.replay(os.fspath(trace_path), ws)

@@ -19,7 +19,6 @@ merge; this module only moves them between Ray workers. A shard whose actor or t
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shlex
 from dataclasses import dataclass
@@ -202,11 +201,11 @@ class _Shard:
     ) -> str:
         return _native.search_shard_json(self.ws._native, query, stats, k, doc_ids, budget)
 
-    def docs_json(self) -> str:
-        return self.ws._native.docs_json()
+    def docs(self) -> List[DocCard]:
+        return self.ws.docs()
 
-    def tree_json(self, doc_id: str) -> str:
-        return self.ws._native.tree_json(doc_id)
+    def tree(self, doc_id: str) -> Node:
+        return self.ws.tree(doc_id)
 
     def exec(self, command: str, cwd: str, budget: Optional[int]) -> str:
         return self.ws._native.exec(command, cwd, budget)
@@ -312,13 +311,14 @@ class ShardedWorkspace:
 
     def docs(self) -> List[DocCard]:
         """Every shard's DocCards, in catalog order (by id), as one workspace lists them."""
-        cards = [DocCard._from(d) for raw in self._all("docs_json") for d in json.loads(raw)]
+        cards: List[DocCard] = [c for part in self._all("docs") for c in part]
         return sorted(cards, key=lambda c: c.doc_id)
 
     def tree(self, doc_id: str) -> Node:
         """``Workspace.tree`` of ``doc_id``, from its shard. Raises ``WorkspaceError`` for an
         unknown id."""
-        return Node._from(json.loads(self._one(doc_id, "tree_json", doc_id)))
+        tree: Node = self._one(doc_id, "tree", doc_id)
+        return tree
 
     def exec(
         self,

@@ -10,12 +10,13 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use tokio::sync::oneshot;
 
-use docnav::agent::{AgentOptions, NullSink};
+use docnav::agent::{AgentError, AgentOptions, NullSink};
 use docnav::llm::{ChatModel, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
-use docnav::trace::record::{Ask, AskFailure, CachePolicy, Catalog, TraceDestination};
+use docnav::trace::record::{Ask, AskError, AskFailure, CachePolicy, Catalog, TraceDestination};
 use docnav::workspace::Workspace;
 
-use crate::errors::Error;
+use crate::errors::{Error, SETTING_NAMES};
+use crate::results::Answer;
 
 /// The runtime every `ask` of this process runs on (created on the first ask).
 fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
@@ -143,7 +144,7 @@ fn connect(knobs: &ModelKnobs) -> Result<Arc<dyn ChatModel>, Error> {
 
 /// How a run ended.
 enum Ended {
-    Answered(String),
+    Answered(Box<docnav::agent::evidence::Answer>, Option<String>),
     Model(String),
     Failed(String),
     Cancelled(Option<PathBuf>),
@@ -200,33 +201,25 @@ pub fn start_ask(request: AskRequest) -> PyResult<AskHandle> {
             }
         };
         let ended = match ask.run(Arc::new(NullSink), cancelled).await {
-            Ok(outcome) => {
-                let mut value = match serde_json::to_value(outcome.answer()) {
-                    Ok(v) => v,
-                    Err(e) => serde_json::json!({ "error": e.to_string() }),
-                };
-                if let Some(obj) = value.as_object_mut() {
-                    obj.insert(
-                        "trace".into(),
-                        outcome
-                            .trace()
-                            .map(|p| serde_json::Value::String(p.display().to_string()))
-                            .unwrap_or(serde_json::Value::Null),
-                    );
-                }
-                Ended::Answered(value.to_string())
-            }
+            Ok(outcome) => Ended::Answered(
+                Box::new(outcome.answer().clone()),
+                outcome.trace().map(|p| p.display().to_string()),
+            ),
             Err(AskFailure::Cancelled { trace }) => Ended::Cancelled(trace),
             Err(failure) => {
                 let note = failure
                     .trace()
                     .map(|p| format!(" (trace: `{}`)", p.display()))
                     .unwrap_or_default();
-                let message = format!("{}{note}", failure.message());
-                if failure.model_failed() {
-                    Ended::Model(message)
-                } else {
-                    Ended::Failed(message)
+                match &failure {
+                    AskFailure::Failed {
+                        error: AskError::Agent(AgentError::Llm(e)),
+                        ..
+                    } => Ended::Model(format!("ask: {}{note}", e.message(&SETTING_NAMES))),
+                    _ if failure.model_failed() => {
+                        Ended::Model(format!("{}{note}", failure.message()))
+                    }
+                    _ => Ended::Failed(format!("{}{note}", failure.message())),
                 }
             }
         };
@@ -288,15 +281,15 @@ impl AskHandle {
         lock(&self.shared.ended).is_some()
     }
 
-    /// The answer as JSON (`docnav ask --json` plus `"trace"`). Errors: `ModelError` when the
+    /// The answer (what `docnav ask --json` prints, with the trace file when one was recorded). Errors: `ModelError` when the
     /// model failed; `WorkspaceError`/`DocnavError` for other failures; `DocnavError` when it was
     /// cancelled or has not ended yet.
-    fn result(&self) -> PyResult<String> {
+    fn result(&self, py: Python<'_>) -> PyResult<Answer> {
         match &*lock(&self.shared.ended) {
             None => {
                 Err(Error::Other("ask: the run has not ended (call wait() first)".into()).into())
             }
-            Some(Ended::Answered(json)) => Ok(json.clone()),
+            Some(Ended::Answered(answer, trace)) => Answer::of(py, answer, trace.clone()),
             Some(Ended::Model(message)) => Err(Error::Model(message.clone()).into()),
             Some(Ended::Failed(message)) => Err(Error::Workspace(message.clone()).into()),
             Some(Ended::Cancelled(trace)) => Err(Error::Other(format!(

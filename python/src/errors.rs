@@ -8,7 +8,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 use docnav::agent::lexical::LexicalError;
-use docnav::llm::LlmError;
+use docnav::llm::{LlmError, SettingNames};
 use docnav::nav::NavError;
 use docnav::workspace::WorkspaceError as CoreWorkspaceError;
 
@@ -60,9 +60,8 @@ pub enum Error {
     /// The workspace (missing, damaged, older, unknown document, unusable search index):
     /// `WorkspaceError`.
     Workspace(String),
-    /// The model (none configured, the server failed): `ModelError`. The CLI's hint names its
-    /// flags; from Python they are keyword arguments, so the message says `model=`, not
-    /// `--model`.
+    /// The model (none configured, the server failed): `ModelError`. Its hints name the
+    /// settings as keyword arguments ([`SETTING_NAMES`]: `model=`, not the CLI's `--model`).
     Model(String),
     /// A navigation command reported an error: `CommandError`.
     Command(String),
@@ -90,17 +89,18 @@ impl From<LexicalError> for Error {
     }
 }
 
+/// The model settings as `Workspace.ask` names them (its keyword arguments), for the hints of
+/// model errors.
+pub const SETTING_NAMES: SettingNames = SettingNames {
+    model: "`model=`",
+    base_url: "`base_url=`",
+    timeout: "`timeout=`",
+    no_json_schema: "`json_schema=False`",
+};
+
 impl From<LlmError> for Error {
     fn from(e: LlmError) -> Error {
-        Error::Model(
-            e.to_string()
-                .replace("`--model`", "`model=`")
-                .replace("`--base-url`", "`base_url=`")
-                .replace(
-                    "turn the json_schema switch off",
-                    "pass `json_schema=False`",
-                ),
-        )
+        Error::Model(e.message(&SETTING_NAMES))
     }
 }
 

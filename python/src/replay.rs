@@ -7,19 +7,19 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 
 use docnav::trace::read_trace;
-use docnav::trace::replay::replay;
 use docnav::trace::replay::verdict::{judge, missing_refusal, notes, version_refusal};
 use docnav::workspace::{Library, Workspace};
 
 use crate::errors::Error;
+use crate::results::ReplayReport;
 
-/// Replay the trace at `trace_path` over the workspace at `workspace`; returns JSON
-/// `{"verdict": {"status": "identical"|"identical_to_cut"|"failed_the_same_way"|"diverged"|
-/// "failed", …}, "notes": [...]}`. Errors: `ReplayError` for an unreadable trace, one of an older
-/// format, or one whose documents are no longer indexed; `WorkspaceError` for the workspace.
+/// Replay the trace at `trace_path` over the workspace at `workspace`; returns its report
+/// (the verdict's status and details, and notes on the documents). Errors: `ReplayError` for an
+/// unreadable trace, one of an older format, or one whose documents are no longer indexed;
+/// `WorkspaceError` for the workspace.
 #[pyfunction]
-pub fn replay_json(py: Python<'_>, trace_path: PathBuf, workspace: PathBuf) -> PyResult<String> {
-    Ok(py.detach(|| -> Result<String, Error> {
+pub fn replay(py: Python<'_>, trace_path: PathBuf, workspace: PathBuf) -> PyResult<ReplayReport> {
+    let (label, verdict, notes) = py.detach(|| -> Result<_, Error> {
         let trace = read_trace(&trace_path).map_err(|e| Error::Replay(e.to_string()))?;
         let label = trace_path.display().to_string();
         if let Some(why) = version_refusal(&trace, &label) {
@@ -34,14 +34,10 @@ pub fn replay_json(py: Python<'_>, trace_path: PathBuf, workspace: PathBuf) -> P
             .enable_all()
             .build()
             .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-        let outcome = runtime.block_on(replay(&trace, library.clone()));
+        let outcome = runtime.block_on(docnav::trace::replay::replay(&trace, library.clone()));
         let verdict = judge(&trace, &outcome);
-        let report = serde_json::json!({
-            "trace": label,
-            "identical": verdict.is_success(),
-            "verdict": verdict,
-            "notes": notes(&trace, library.as_ref(), Some(&outcome)),
-        });
-        Ok(report.to_string())
-    })?)
+        let notes = notes(&trace, library.as_ref(), Some(&outcome));
+        Ok((label, verdict, notes))
+    })?;
+    ReplayReport::of(py, label, &verdict, notes)
 }

@@ -11,6 +11,7 @@ use docnav::nav::lexer::quote_word;
 use docnav::nav::{Session as NavSession, Status};
 
 use crate::errors::Error;
+use crate::results;
 
 /// A navigation session.
 #[pyclass(module = "docnav._native", frozen)]
@@ -72,10 +73,9 @@ impl Session {
         Ok(py.detach(|| lock(&self.inner).pwd().map_err(Error::from))?)
     }
 
-    /// The evidence `cat` collected so far, as a JSON array of evidence items (doc_id, path,
-    /// structure, lines/pages, text, score 0).
-    fn evidence_json(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(py.detach(|| -> Result<String, Error> {
+    /// The evidence `cat` collected so far, in reading order, with exact locations (score 0).
+    fn evidence(&self, py: Python<'_>) -> PyResult<Vec<results::Evidence>> {
+        let items = py.detach(|| -> Result<Vec<Evidence>, Error> {
             let inner = lock(&self.inner);
             let library = inner.library();
             let mut items = Vec::new();
@@ -94,8 +94,9 @@ impl Session {
                     items.push(e);
                 }
             }
-            Ok(serde_json::to_string(&items)?)
-        })?)
+            Ok(items)
+        })?;
+        items.iter().map(|e| results::Evidence::of(py, e)).collect()
     }
 
     /// Forget the collected evidence.

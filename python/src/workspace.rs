@@ -21,7 +21,7 @@ use docnav::workspace::{IndexOptions, Library, Workspace as CoreWorkspace};
 
 use crate::ask::{start_ask, AgentKnobs, AskHandle, AskRequest, ModelKnobs};
 use crate::errors::Error;
-use crate::results::{IndexReport, SearchHit};
+use crate::results::{DocCard, IndexReport, Node, RankedDoc, SearchHit};
 use crate::session::Session;
 
 /// Most results of one search (as the MCP `search` tool).
@@ -179,12 +179,11 @@ impl Workspace {
         Ok(IndexReport::of(report))
     }
 
-    /// The DocCards as a JSON array (`docnav docs --json`).
-    fn docs_json(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(py.detach(|| -> Result<String, Error> {
-            let opened = self.opened()?;
-            Ok(serde_json::to_string(&opened.workspace.all_cards())?)
-        })?)
+    /// Every document's DocCard, in catalog order (`docnav docs --json`).
+    fn docs(&self, py: Python<'_>) -> PyResult<Vec<DocCard>> {
+        let cards =
+            py.detach(|| -> Result<_, Error> { Ok(self.opened()?.workspace.all_cards()) })?;
+        cards.iter().map(|c| DocCard::of(py, c)).collect()
     }
 
     /// The source file of each of `doc_ids` (an unknown id is left out), as `{doc_id: source}`
@@ -203,51 +202,41 @@ impl Workspace {
     }
 
     /// The first `k` (1–50) DocCards as `ask`'s Orchestrator ranks them for `question`
-    /// (`docnav docs --for --json`, [`docnav::agent::routing::explain`]), as a JSON array of
-    /// `{rank, why, reasons, card}`: `why` the one-line reason the CLI prints, `reasons` its
-    /// parts. Raises `ValueError` for an empty question or `k` out of range, `WorkspaceError`
+    /// (`docnav docs --for`, [`docnav::agent::routing::explain`]), each with `why` it ranks
+    /// there. Raises `ValueError` for an empty question or `k` out of range, `WorkspaceError`
     /// (the CLI's message, naming the file) when the catalog's cards do not decode.
     #[pyo3(signature = (question, k = 10))]
-    fn docs_for_json(&self, py: Python<'_>, question: &str, k: usize) -> PyResult<String> {
+    fn docs_for(&self, py: Python<'_>, question: &str, k: usize) -> PyResult<Vec<RankedDoc>> {
         check_k(k)?;
         if question.trim().is_empty() {
             return Err(pyo3::exceptions::PyValueError::new_err(
                 "the question is empty",
             ));
         }
-        Ok(py.detach(|| -> Result<String, Error> {
+        let ranked = py.detach(|| -> Result<_, Error> {
             let opened = self.opened()?;
-            let ranked = docnav::agent::routing::explain(opened.workspace.as_ref(), question, k)?;
-            // Each part serialized on its own, so scores keep their f32 digits as the CLI's
-            // JSON prints them (a `serde_json::Value` would widen them to f64).
-            let mut rows = Vec::with_capacity(ranked.len());
-            for r in &ranked {
-                rows.push(format!(
-                    "{{\"rank\":{},\"why\":{},\"reasons\":{},\"card\":{}}}",
-                    r.rank,
-                    serde_json::to_string(&r.why.line())?,
-                    serde_json::to_string(&r.why)?,
-                    serde_json::to_string(r.card.as_ref())?,
-                ));
-            }
-            Ok(format!("[{}]", rows.join(",")))
-        })?)
+            Ok(docnav::agent::routing::explain(
+                opened.workspace.as_ref(),
+                question,
+                k,
+            )?)
+        })?;
+        ranked.iter().map(|r| RankedDoc::of(py, r)).collect()
     }
 
-    /// The outline of `doc_id` (or of the document it is an alias of) as JSON (`docnav tree
-    /// --json`): nested nodes with structure, title, lines/pages, tokens, references and
-    /// children.
-    fn tree_json(&self, py: Python<'_>, doc_id: &str) -> PyResult<String> {
-        Ok(py.detach(|| -> Result<String, Error> {
+    /// The heading tree of `doc_id` (or of the document it is an alias of), root first
+    /// (`docnav tree --json`). Raises `WorkspaceError` for an unknown id.
+    fn tree(&self, py: Python<'_>, doc_id: &str) -> PyResult<Node> {
+        let outline = py.detach(|| -> Result<_, Error> {
             let opened = self.opened()?;
             let doc_id = opened
                 .workspace
                 .resolve_id(doc_id)
                 .unwrap_or_else(|| doc_id.to_string());
             let doc = opened.workspace.document(&doc_id)?;
-            let outline = OutlineNode::of(&doc.tree, NodeId::ROOT, u32::MAX);
-            Ok(serde_json::to_string(&outline)?)
-        })?)
+            Ok(OutlineNode::of(&doc.tree, NodeId::ROOT, u32::MAX))
+        })?;
+        Node::of(py, &outline)
     }
 
     /// The `k` best sections for `query` (BM25 over the section index), best score first, each

@@ -124,6 +124,9 @@ def test_a_model_that_fails_is_a_model_error_and_the_trace_is_kept(
         own_workspace.ask(QUESTION, model="fake", base_url=fake.base_url, trace=trace)
     assert str(trace) in str(caught.value)
     assert json.loads(trace.read_text().splitlines()[0])["type"] == "header"
+    # The server may reject json_schema: the hint names the keyword argument, not the CLI's flag.
+    assert "`json_schema=False`" in str(caught.value)
+    assert "--no-json-schema" not in str(caught.value)
 
 
 def test_ask_takes_every_model_and_agent_option_of_the_cli_with_its_defaults() -> None:

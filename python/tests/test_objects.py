@@ -5,6 +5,7 @@ and one ``Session`` serves many threads, which see only ``DocnavError``s."""
 from __future__ import annotations
 
 import copy
+import datetime
 import multiprocessing
 import pickle
 import threading
@@ -147,3 +148,48 @@ def test_an_index_report_is_a_frozen_value_that_pickles_and_compares(tmp_path: P
         assert type(clone) is docnav.IndexReport and clone == report
     assert report != docnav.IndexReport(**{**{f: getattr(report, f) for f in fields}, "failed": 0})
     assert repr(report).startswith("IndexReport(indexed=1, unchanged=0, failed=1, pruned=0, ")
+
+
+def test_documents_trees_and_evidence_are_frozen_values_that_pickle_and_compare(
+    workspace: docnav.Workspace,
+) -> None:
+    card = next(c for c in workspace.docs() if c.doc_id == "ripgrep-faq")
+    tree = workspace.tree("ripgrep-faq")
+    ranked = workspace.docs_for("search compressed files", k=2)
+    session = workspace.session()
+    session.exec("cat /ripgrep-faq/#1.8")
+    evidence = session.evidence()
+    assert evidence and evidence[0].doc_id == "ripgrep-faq" and evidence[0].lines == (163, 176)
+    for value in (card, tree, ranked[0], evidence[0]):
+        for clone in (pickle.loads(pickle.dumps(value)), copy.deepcopy(value)):
+            assert type(clone) is type(value) and clone == value, type(value).__name__
+        assert repr(value).startswith(f"{type(value).__name__}(")
+    # Fields as the CLI's JSON gives them.
+    assert card.format == "markdown" and card.bytes > 0 and card.outline and card.period is None
+    assert tree.structure == "" and tree.find("1.8") is not None
+    assert [n.structure for n in tree.walk()][:2] == ["", tree.children[0].structure]
+    # A subtree's nodes are the same objects however they are reached.
+    node = tree.find("1.8")
+    assert node is not None and node in list(tree.walk())
+    assert tree.children[0] is tree.children[0]
+    assert ranked[0].rank == 1 and ranked[0].why and ranked[0].card.doc_id
+    assert isinstance(ranked[0].reasons, dict)
+    assert evidence[0].location == "lines 163–176"
+    assert evidence[0].title_path.startswith("ripgrep-faq › ")
+    # Values differ by any field; a different class never equals.
+    other = docnav.Node(tree.structure, "another title", tree.lines, tree.pages, tree.token_count,
+                        tree.references, tree.children, tree.paragraphs)
+    assert other != tree and tree != (tree.structure,)
+    # A period's dates are dates; a Word document's evidence is located by paragraphs.
+    period = docnav.Period("10-K", 2019, None, datetime.date(2019, 9, 28), None, None)
+    assert pickle.loads(pickle.dumps(period)) == period and period.end == datetime.date(2019, 9, 28)
+    word = docnav.Evidence("d", [], "", None, None, "t", 0.0, None, (2, 4))
+    assert word.location == "paragraphs 2–4"
+    answer = docnav.Answer(
+        "q", [word], docnav.Verdict("sufficient", "", "evaluate"), [],
+        docnav.AskStats(1, 2, 3, 4, 1, [docnav.WorkerStats("d", 2, 1)]), None,
+        docnav.WrittenAnswer("t [1]", [docnav.AnswerSentence("t", [1], False, "no quote")]))
+    assert pickle.loads(pickle.dumps(answer)) == answer
+    assert answer.answer is not None and not answer.answer.supported
+    with pytest.raises(AttributeError):
+        answer.question = "other"  # type: ignore[misc]

@@ -8,6 +8,8 @@ annotated, and the results it returns are frozen."""
 from __future__ import annotations
 
 import ast
+import collections.abc
+import datetime
 import inspect
 import os
 import pathlib
@@ -28,6 +30,10 @@ NAMESPACE: Dict[str, Any] = {
     **{name: getattr(typing, name) for name in typing.__all__},
     "os": os,
     "pathlib": pathlib,
+    "datetime": datetime,
+    "RankReasons": docnav.RankReasons,
+    "ScoreExplain": docnav.ScoreExplain,
+    "ReplayDetails": docnav.ReplayDetails,
     **{name: getattr(_native, name) for name in dir(_native) if isinstance(getattr(_native, name), type)},
 }
 
@@ -101,6 +107,13 @@ def admits(tp: Any, value: Any) -> bool:
         return True
     if origin is Union:
         return any(admits(t, value) for t in args)
+    if origin is collections.abc.Iterator:
+        return isinstance(value, collections.abc.Iterator)
+    if typing.is_typeddict(tp):
+        hints = typing.get_type_hints(tp)
+        return isinstance(value, dict) and all(
+            k in hints and admits(hints[k], v) for k, v in value.items()
+        ) and all(k in value for k in tp.__required_keys__)
     if tp is float:
         return isinstance(value, (int, float))
     if origin in (list, List):
@@ -156,22 +169,25 @@ class Instances:
         table: Dict[str, Tuple[Callable[..., Any], Dict[str, Any]]] = {
             "Workspace.__init__": (_native.Workspace, dict(path=str(self.ws_dir))),
             "Workspace.index": (ws.index, dict(paths=[str(self.doc)])),
-            "Workspace.docs_json": (ws.docs_json, {}),
-            "Workspace.docs_for_json": (ws.docs_for_json, dict(question="zip files")),
-            "Workspace.tree_json": (ws.tree_json, dict(doc_id="ripgrep-faq")),
+            "Workspace.docs": (ws.docs, {}),
+            "Workspace.docs_for": (ws.docs_for, dict(question="zip files")),
+            "Workspace.tree": (ws.tree, dict(doc_id="ripgrep-faq")),
             "Workspace.search": (ws.search, dict(query="compressed")),
             "Workspace.sources": (ws.sources, dict(doc_ids=["ripgrep-faq"])),
             "Workspace.exec": (ws.exec, dict(command="ls")),
             "Workspace.session": (ws.session, {}),
             "Workspace.start_ask": (self.start, ask),
             "Session.exec": (session.exec, dict(command="ls")),
-            "Session.evidence_json": (session.evidence_json, {}),
+            "Session.evidence": (session.evidence, {}),
             "Session.clear_evidence": (session.clear_evidence, {}),
             "AskHandle.wait": (handle.wait, dict(timeout=0.01)),
             "AskHandle.cancel": (handle.cancel, {}),
             "AskHandle.done": (handle.done, {}),
             "AskHandle.result": (handle.result, {}),
-            "replay_json": (_native.replay_json, dict(trace_path="none.jsonl", workspace=str(self.ws_dir))),
+            "replay": (_native.replay, dict(trace_path="none.jsonl", workspace=str(self.ws_dir))),
+            "ReplayReport.__init__": (_native.ReplayReport, dict(
+                trace="t.jsonl", identical=True, status="identical",
+                details={"events": 3, "model_replies": 2, "evidence": 1}, notes=[])),
             "shard_key_of_id": (_native.shard_key_of_id, dict(doc_id="guide-2")),
             "shard_key_of_source": (_native.shard_key_of_source, dict(path="docs/guide.md")),
             "collect_sources": (_native.collect_sources, dict(args=[str(self.doc)])),
@@ -190,8 +206,45 @@ class Instances:
             "IndexReport.__init__": (_native.IndexReport, dict(
                 indexed=1, unchanged=2, failed=0, pruned=0, duplicates=0, errors=[],
                 warnings=["w"], notices=[], bytes_built=10, elapsed_ms=1.5)),
+            "Releases.__init__": (_native.Releases, dict(newest="v2", oldest="v1", count=3)),
+            "Period.__init__": (_native.Period, dict(
+                form="10-K", fiscal_year=2019, quarter=None, end=datetime.date(2019, 9, 28),
+                report=None, releases=_native.Releases("v2", "v1", 3))),
+            "DocCard.__init__": (_native.DocCard, dict(self.card_fields())),
+            "RankedDoc.__init__": (_native.RankedDoc, dict(
+                rank=1, why="card BM25 #1 (1.00)", reasons={"card": {"rank": 1, "score": 1.0}},
+                card=self.instance_of("DocCard"))),
+            "Node.__init__": (_native.Node, dict(
+                structure="1", title="T", lines=(1, 2), pages=None, token_count=3,
+                references=["2"], children=[], paragraphs=None)),
+            "Node.walk": (self.instance_of("Node").walk, {}),
+            "Node.find": (self.instance_of("Node").find, dict(structure="1")),
+            "Evidence.__init__": (_native.Evidence, dict(
+                doc_id="d", path=["T"], structure="1", lines=(1, 2), pages=None, text="t",
+                score=1.5, explain=None, paragraphs=None)),
+            "Verdict.__init__": (_native.Verdict, dict(
+                verdict="sufficient", missing="", judged_by="evaluate")),
+            "WorkerFailure.__init__": (_native.WorkerFailure, dict(
+                worker="r1-w1-d", doc_id="d", task="t", error="e")),
+            "WorkerStats.__init__": (_native.WorkerStats, dict(doc_id="d", steps=2, evidence=1)),
+            "AskStats.__init__": (_native.AskStats, dict(
+                llm_calls=1, prompt_tokens=2, completion_tokens=3, wall_ms=4, rounds=1,
+                workers=[_native.WorkerStats("d", 2, 1)])),
+            "AnswerSentence.__init__": (_native.AnswerSentence, dict(
+                text="t", citations=[1], supported=True, problem=None)),
+            "WrittenAnswer.__init__": (_native.WrittenAnswer, dict(
+                text="t", sentences=[_native.AnswerSentence("t", [1], True)], missing=None)),
+            "Answer.__init__": (_native.Answer, dict(
+                question="q", evidence=[], verdict=None, worker_errors=[],
+                stats=_native.AskStats(0, 0, 0, 0, 0, []), trace=None, answer=None)),
         }
         return table[qualified]
+
+    def card_fields(self) -> Dict[str, Any]:
+        card = self.workspace.docs()[0]
+        names = ("doc_id", "title", "source", "format", "bytes", "node_count", "outline",
+                 "summary", "top_terms", "fingerprint", "names", "period")
+        return {n: getattr(card, n) for n in names}
 
     def instance_of(self, cls: str) -> Any:
         if cls == "Workspace":
@@ -202,6 +255,14 @@ class Instances:
             return self.workspace.search("compressed", k=1)[0]
         if cls == "IndexReport":
             return self.workspace.index([str(self.doc)])
+        if cls == "DocCard":
+            return self.workspace.docs()[0]
+        if cls == "RankedDoc":
+            return self.workspace.docs_for("compressed files")[0]
+        if cls == "Node":
+            return self.workspace.tree("ripgrep-faq").children[0]
+        if cls in VALUES:
+            return VALUES[cls]()
         return self.start(question="q", model="m", base_url=fake_url(), retries=0)
 
     def close(self) -> None:
@@ -211,9 +272,34 @@ class Instances:
             handle.wait(5.0)
 
 
+#: Results no fixture document gives (a period, an answer): built from their fields.
+VALUES: Dict[str, Callable[[], Any]] = {
+    "Releases": lambda: _native.Releases("v2", "v1", 3),
+    "Period": lambda: _native.Period("10-Q", 2024, 1, datetime.date(2023, 4, 30), None,
+                                     _native.Releases("v2", "v1", 3)),
+    "Evidence": lambda: _native.Evidence(
+        "d", ["T"], "1", None, (3, 3), "t", 1.5,
+        {"units": 2, "length": 3.0, "average_length": 2.5,
+         "terms": [{"term": "t", "tf": 1.0, "df": 1, "idf": 0.5, "contribution": 1.5}]}),
+    "Verdict": lambda: _native.Verdict("insufficient", "the year", "evaluate"),
+    "WorkerFailure": lambda: _native.WorkerFailure("r1-w1-d", "d", "t", "e"),
+    "WorkerStats": lambda: _native.WorkerStats("d", 2, 1),
+    "AskStats": lambda: _native.AskStats(1, 2, 3, 4, 1, [_native.WorkerStats("d", 2, 1)]),
+    "AnswerSentence": lambda: _native.AnswerSentence("t", [1], False, "no [2]"),
+    "WrittenAnswer": lambda: _native.WrittenAnswer(
+        "t", [_native.AnswerSentence("t", [1], True)], "the year"),
+    "ReplayReport": lambda: _native.ReplayReport(
+        "t.jsonl", False, "diverged",
+        {"actor": "orchestrator", "seq": 3, "step": 0, "expected": "a", "actual": "b",
+         "diff": ["-a", "+b"], "message": "replay diverged at orchestrator #3"}, ["changed"]),
+    "Answer": lambda: _native.Answer(
+        "q", [VALUES["Evidence"]()], VALUES["Verdict"](), [VALUES["WorkerFailure"]()],
+        VALUES["AskStats"](), "trace.jsonl", VALUES["WrittenAnswer"]()),
+}
+
 #: Good calls that raise (a result not ready, a trace that is not there): their parameters are
 #: still probed, their return type is checked elsewhere (test_ask, test_workspace).
-RAISES = {"AskHandle.result": docnav.DocnavError, "replay_json": docnav.ReplayError}
+RAISES = {"AskHandle.result": docnav.DocnavError, "replay": docnav.ReplayError}
 
 
 @pytest.fixture
@@ -243,7 +329,9 @@ def test_the_stub_signatures_are_the_compiled_ones() -> None:
     for qualified, fn in stub_members().items():
         runtime = runtime_of(qualified)
         if is_property(fn):
-            assert inspect.isgetsetdescriptor(runtime), f"{qualified} is a property"
+            # A field holding a Python object is a (read-only) member descriptor.
+            assert inspect.isgetsetdescriptor(runtime) or inspect.ismemberdescriptor(runtime), \
+                f"{qualified} is a property"
             continue
         method = "." in qualified and not qualified.endswith(".__init__")
         expected = stub_params(fn, method=method or qualified.endswith(".__init__"))
@@ -318,13 +406,15 @@ def test_the_python_layer_is_fully_annotated() -> None:
 
 
 def test_results_are_frozen(workspace: docnav.Workspace) -> None:
-    results = [docnav.DocCard, docnav.RankedDoc, docnav.Node,
-               docnav.Evidence, docnav.Answer, docnav.ReplayReport, docnav.Period, docnav.Releases,
-               docnav.Verdict, docnav.AskStats, docnav.WrittenAnswer, docnav.AnswerSentence,
-               docnav.WorkerFailure, docnav.WorkerStats]
-    for cls in results:
-        params = getattr(cls, "__dataclass_params__", None)
-        assert params is not None and params.frozen, cls.__name__
+    # Built by the extension (frozen pyclasses): no attribute can be set or added.
+    for name, make in VALUES.items():
+        value = make()
+        assert type(value).__module__ == "docnav._native", name
+        first = next(a for a in vars(type(value)) if not a.startswith("_"))
+        with pytest.raises(AttributeError):
+            setattr(value, first, getattr(value, first))
+        with pytest.raises(AttributeError):
+            value.extra = 1
     # Built by the extension (a frozen pyclass): every attribute is read-only.
     hit = workspace.search("compressed", k=1)[0]
     assert type(hit) is docnav.SearchHit and type(hit).__module__ == "docnav._native"

@@ -13,15 +13,37 @@ fn attempts_label(attempts: u32) -> String {
     }
 }
 
-/// Everything that can go wrong talking to a model.
+/// How a face names the model settings that errors' hints point at: the CLI's flags
+/// ([`SettingNames::CLI`], what `Display` says) or, for a library, its keyword arguments. Each is
+/// the text the hint shows, backticks included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettingNames {
+    /// The model name (`--model`).
+    pub model: &'static str,
+    /// The API base URL (`--base-url`).
+    pub base_url: &'static str,
+    /// The per-request timeout (`--timeout`).
+    pub timeout: &'static str,
+    /// Sending no `response_format` json_schema (`--no-json-schema`).
+    pub no_json_schema: &'static str,
+}
+
+impl SettingNames {
+    /// The CLI's flags.
+    pub const CLI: SettingNames = SettingNames {
+        model: "`--model`",
+        base_url: "`--base-url`",
+        timeout: "`--timeout`",
+        no_json_schema: "`--no-json-schema`",
+    };
+}
+
+/// Everything that can go wrong talking to a model. `Display` names settings as the CLI's flags;
+/// [`LlmError::message`] as another face names them.
 #[derive(Debug, Error)]
 pub enum LlmError {
     /// No model is configured. The CLI maps this to exit code 2.
-    #[error(
-        "no model configured: {missing}\nhint: set `DOCNAV_MODEL` or pass `--model`, and set \
-         `OPENAI_API_KEY` (OpenAI) or `OPENAI_BASE_URL` (a local server, e.g. \
-         `http://localhost:11434/v1` for Ollama)"
-    )]
+    #[error("{}", self.message(&SettingNames::CLI))]
     NotConfigured {
         /// What is missing, e.g. "no model name".
         missing: String,
@@ -32,11 +54,7 @@ pub enum LlmError {
     InvalidConfig(String),
 
     /// Every attempt timed out.
-    #[error(
-        "model request to {url} timed out after {timeout_ms} ms ({}) (hint: a \
-         slow local model may need a longer `--timeout`)",
-        attempts_label(*.attempts)
-    )]
+    #[error("{}", self.message(&SettingNames::CLI))]
     Timeout {
         /// The chat-completions URL.
         url: String,
@@ -47,7 +65,7 @@ pub enum LlmError {
     },
 
     /// The server answered with a non-success HTTP status (after retries, for retryable ones).
-    #[error("model server {url} returned HTTP {status} ({}): {body}{hint}", attempts_label(*.attempts))]
+    #[error("{}", self.message(&SettingNames::CLI))]
     Http {
         /// The chat-completions URL.
         url: String,
@@ -57,16 +75,13 @@ pub enum LlmError {
         body: String,
         /// Attempts made.
         attempts: u32,
-        /// Empty, or a `\nhint: …` line (e.g. when `response_format` may be the cause).
-        hint: String,
+        /// Whether `response_format` json_schema may be the cause (it was sent and the server
+        /// answered 400, 422 or 5xx): the message then says how to turn it off.
+        schema_hint: bool,
     },
 
     /// The request never got an HTTP answer (connection refused, reset, DNS…).
-    #[error(
-        "cannot reach model server {url} ({}): {message} (hint: is the server \
-         running? check `--base-url` / `OPENAI_BASE_URL`)",
-        attempts_label(*.attempts)
-    )]
+    #[error("{}", self.message(&SettingNames::CLI))]
     Transport {
         /// The chat-completions URL.
         url: String,
@@ -78,11 +93,7 @@ pub enum LlmError {
 
     /// A success status, but the body is not a chat completion with text (not JSON, cut off,
     /// another shape, no choices, no content), on every attempt.
-    #[error(
-        "model server {url} sent a malformed response ({}): the last was {message} (hint: \
-         check that `--base-url` / `OPENAI_BASE_URL` points at an OpenAI-compatible API)",
-        attempts_label(*.attempts)
-    )]
+    #[error("{}", self.message(&SettingNames::CLI))]
     BadResponse {
         /// The chat-completions URL.
         url: String,
@@ -120,6 +131,74 @@ pub enum LlmError {
         /// The chat-completions URL.
         url: String,
     },
+}
+
+impl LlmError {
+    /// The one-line message (a `\nhint: …` line for a missing model or a server that may
+    /// reject json_schema), its hints naming the settings as `names` does; `Display` is
+    /// `message(&SettingNames::CLI)`.
+    pub fn message(&self, names: &SettingNames) -> String {
+        match self {
+            LlmError::NotConfigured { missing } => format!(
+                "no model configured: {missing}\nhint: set `DOCNAV_MODEL` or pass {}, and set \
+                 `OPENAI_API_KEY` (OpenAI) or `OPENAI_BASE_URL` (a local server, e.g. \
+                 `http://localhost:11434/v1` for Ollama)",
+                names.model
+            ),
+            LlmError::Timeout {
+                url,
+                timeout_ms,
+                attempts,
+            } => format!(
+                "model request to {url} timed out after {timeout_ms} ms ({}) (hint: a slow local \
+                 model may need a longer {})",
+                attempts_label(*attempts),
+                names.timeout
+            ),
+            LlmError::Http {
+                url,
+                status,
+                body,
+                attempts,
+                schema_hint,
+            } => {
+                let hint = if *schema_hint {
+                    format!(
+                        "\nhint: if this server does not support `response_format` json_schema, \
+                         pass {}",
+                        names.no_json_schema
+                    )
+                } else {
+                    String::new()
+                };
+                format!(
+                    "model server {url} returned HTTP {status} ({}): {body}{hint}",
+                    attempts_label(*attempts)
+                )
+            }
+            LlmError::Transport {
+                url,
+                message,
+                attempts,
+            } => format!(
+                "cannot reach model server {url} ({}): {message} (hint: is the server running? \
+                 check {} / `OPENAI_BASE_URL`)",
+                attempts_label(*attempts),
+                names.base_url
+            ),
+            LlmError::BadResponse {
+                url,
+                message,
+                attempts,
+            } => format!(
+                "model server {url} sent a malformed response ({}): the last was {message} \
+                 (hint: check that {} / `OPENAI_BASE_URL` points at an OpenAI-compatible API)",
+                attempts_label(*attempts),
+                names.base_url
+            ),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// Replace every occurrence of `secret` in `text` by `[redacted]`. An empty secret changes nothing.

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 pub use config::{ApiKey, ModelConfig, ModelEnv, ModelFlags, DEFAULT_OPENAI_BASE_URL};
 pub use decision::{decide, Decision, Exchange};
-pub use error::LlmError;
+pub use error::{LlmError, SettingNames};
 pub use extract::{extract_json, ExtractError};
 pub use openai::OpenAiCompatible;
 pub use retry::{backoff_delay, parse_retry_after, RetryPolicy};

@@ -367,17 +367,13 @@ impl OpenAiCompatible {
                 attempts,
             },
             Failure::Http { status, body, .. } => {
-                let hint = if sent_schema && (status == 400 || status == 422 || status >= 500) {
-                    "\nhint: if this server does not support `response_format` json_schema, turn the json_schema switch off".to_string()
-                } else {
-                    String::new()
-                };
+                let schema_hint = sent_schema && (status == 400 || status == 422 || status >= 500);
                 LlmError::Http {
                     url,
                     status,
                     body,
                     attempts,
-                    hint,
+                    schema_hint,
                 }
             }
             Failure::Transport(message) => LlmError::Transport {

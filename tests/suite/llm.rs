@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use docnav::llm::{
     decide, ApiKey, ChatMessage, ChatModel, ChatRequest, Decision, LlmError, ModelConfig, ModelEnv,
-    ModelFlags, OpenAiCompatible, ResponseSchema, Usage, UsageTotals,
+    ModelFlags, OpenAiCompatible, ResponseSchema, SettingNames, Usage, UsageTotals,
 };
 use pretty_assertions::assert_eq;
 use serde::Deserialize;
@@ -231,6 +231,22 @@ async fn client_error_is_not_retried() {
         err.to_string()
             .contains("hint: if this server does not support `response_format`"),
         "{err}"
+    );
+    // The CLI's message names its flag; a face that names settings otherwise gets its own.
+    assert!(
+        err.to_string().ends_with("pass `--no-json-schema`"),
+        "{err}"
+    );
+    let library = SettingNames {
+        model: "`model=`",
+        base_url: "`base_url=`",
+        timeout: "`timeout=`",
+        no_json_schema: "`json_schema=False`",
+    };
+    let message = err.message(&library);
+    assert!(
+        message.ends_with("pass `json_schema=False`") && !message.contains("--no-json-schema"),
+        "{message}"
     );
     fake.verify().unwrap();
 }
