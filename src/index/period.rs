@@ -136,6 +136,10 @@ static DATE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"\b([A-Z][a-z]{2,8}\.?)\s+(\d{1,2}),\s*((?:19|20)\d{2})\b").ok());
 
 fn dates_in(text: &str) -> Vec<(usize, usize, Date)> {
+    // Every date has a comma before its year: without one the pattern is not built.
+    if !text.contains(',') {
+        return Vec::new();
+    }
     let Some(re) = DATE.as_ref() else {
         return Vec::new();
     };
@@ -164,16 +168,15 @@ static ENDED: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 static FORM: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?i)\bForm\s+(10-K|10-Q|8-K|20-F|40-F|6-K)\b").ok());
-static ORDINAL_QUARTER: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?(fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b")
-        .ok()
-});
+const ORDINAL_QUARTER_PATTERN: &str = r"(?i)\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?(fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b";
+static ORDINAL_QUARTER: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(ORDINAL_QUARTER_PATTERN).ok());
 static RELEASE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?i)\b(results|earnings)\b").ok());
-static FISCAL_YEAR: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bfiscal\s+(?:year\s+)?((?:19|20)\d{2})\b|\bFY\s?((?:19|20)\d{2}|\d{2})\b")
-        .ok()
-});
+const FISCAL_YEAR_PATTERN: &str =
+    r"(?i)\bfiscal\s+(?:year\s+)?((?:19|20)\d{2})\b|\bFY\s?((?:19|20)\d{2}|\d{2})\b";
+static FISCAL_YEAR: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(FISCAL_YEAR_PATTERN).ok());
 
 fn ordinal(word: &str) -> Option<u8> {
     match word.to_lowercase().as_str() {
@@ -371,12 +374,60 @@ pub struct AskedPeriod {
     pub date: Option<Date>,
 }
 
-static ASKED_QUARTER: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bQ([1-4])\s*(?:of\s+)?(FY\s?|fiscal\s+(?:year\s+)?)?'?((?:19|20)\d{2}|\d{2})\b|\b((?:19|20)\d{2})\s*Q([1-4])\b")
+/// `pattern` compiled for questions: ASCII classes and case folding (`\b`, `\d`, `\s`,
+/// `(?i)`), which compile in about half the time of Unicode ones — a `docs --for` process
+/// compiles each pattern it uses once. Match it against [`ascii_spaced`] text: what differs
+/// from the Unicode pattern is then only a word boundary beside a non-ASCII letter or digit.
+pub(crate) fn question_regex(pattern: &str) -> Option<Regex> {
+    regex::RegexBuilder::new(pattern)
+        .unicode(false)
+        .build()
         .ok()
+}
+
+/// `text` with every whitespace character (a no-break space, a tab) a plain space, for the
+/// ASCII `\s` of a [`question_regex`].
+pub(crate) fn ascii_spaced(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .collect()
+}
+
+static ASKED_ORDINAL_QUARTER: LazyLock<Option<Regex>> =
+    LazyLock::new(|| question_regex(ORDINAL_QUARTER_PATTERN));
+static ASKED_FISCAL_YEAR: LazyLock<Option<Regex>> =
+    LazyLock::new(|| question_regex(FISCAL_YEAR_PATTERN));
+static ASKED_QUARTER: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    question_regex(
+        r"(?i)\bQ([1-4])\s*(?:of\s+)?(FY\s?|fiscal\s+(?:year\s+)?)?'?((?:19|20)\d{2}|\d{2})\b|\b((?:19|20)\d{2})\s*Q([1-4])\b",
+    )
 });
-static BARE_YEAR: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\b((?:19|20)\d{2})\b").ok());
+/// The years 1900–2099 written alone in `text` (four ASCII digits starting `19` or `20`, no
+/// ASCII letter, digit or `_` on either side), in order.
+fn bare_years(text: &str) -> Vec<u16> {
+    let bytes = text.as_bytes();
+    let word = |i: usize| {
+        bytes
+            .get(i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    };
+    let mut out = Vec::new();
+    for start in 0..bytes.len().saturating_sub(3) {
+        let four = &bytes[start..start + 4];
+        if matches!(&four[..2], b"19" | b"20")
+            && four.iter().all(u8::is_ascii_digit)
+            && (start == 0 || !word(start - 1))
+            && !word(start + 4)
+        {
+            out.extend(
+                std::str::from_utf8(four)
+                    .ok()
+                    .and_then(|y| y.parse::<u16>().ok()),
+            );
+        }
+    }
+    out
+}
 
 fn full_year(y: &str) -> Option<u16> {
     let n: u16 = y.parse().ok()?;
@@ -392,6 +443,10 @@ pub fn asked_periods(question: &str) -> Vec<AskedPeriod> {
     if !question.bytes().any(|b| b.is_ascii_digit()) {
         return out;
     }
+    // The same for each pattern below: what every match of it contains (case folding cannot
+    // produce these letters from other characters), checked before the pattern is built.
+    let lower = question.to_ascii_lowercase();
+    let spaced = ascii_spaced(question);
     fn push(out: &mut Vec<AskedPeriod>, p: AskedPeriod) {
         if !out.contains(&p) {
             out.push(p);
@@ -408,8 +463,11 @@ pub fn asked_periods(question: &str) -> Vec<AskedPeriod> {
             },
         );
     }
-    if let Some(re) = ORDINAL_QUARTER.as_ref() {
-        for c in re.captures_iter(question) {
+    let ordinal_quarter = lower
+        .contains("quarter")
+        .then(|| ASKED_ORDINAL_QUARTER.as_ref());
+    if let Some(re) = ordinal_quarter.flatten() {
+        for c in re.captures_iter(&spaced) {
             if let (Some(q), Some(y)) = (
                 c.get(1).and_then(|m| ordinal(m.as_str())),
                 c.get(3).and_then(|m| m.as_str().parse::<u16>().ok()),
@@ -426,8 +484,12 @@ pub fn asked_periods(question: &str) -> Vec<AskedPeriod> {
             }
         }
     }
-    if let Some(re) = ASKED_QUARTER.as_ref() {
-        for c in re.captures_iter(question) {
+    let asked_quarter = ["q1", "q2", "q3", "q4"]
+        .iter()
+        .any(|q| lower.contains(q))
+        .then(|| ASKED_QUARTER.as_ref());
+    if let Some(re) = asked_quarter.flatten() {
+        for c in re.captures_iter(&spaced) {
             let parsed = if let Some(q) = c.get(1) {
                 (|| {
                     Some((
@@ -458,8 +520,10 @@ pub fn asked_periods(question: &str) -> Vec<AskedPeriod> {
             }
         }
     }
-    if let Some(re) = FISCAL_YEAR.as_ref() {
-        for c in re.captures_iter(question) {
+    let fiscal_year =
+        (lower.contains("fy") || lower.contains("fiscal")).then(|| ASKED_FISCAL_YEAR.as_ref());
+    if let Some(re) = fiscal_year.flatten() {
+        for c in re.captures_iter(&spaced) {
             let y = c
                 .get(1)
                 .or_else(|| c.get(2))
@@ -477,21 +541,17 @@ pub fn asked_periods(question: &str) -> Vec<AskedPeriod> {
             }
         }
     }
-    if let Some(re) = BARE_YEAR.as_ref() {
-        for c in re.captures_iter(question) {
-            if let Some(y) = c.get(1).and_then(|m| m.as_str().parse::<u16>().ok()) {
-                if !out.iter().any(|p| p.year == y) {
-                    push(
-                        &mut out,
-                        AskedPeriod {
-                            year: y,
-                            fiscal: false,
-                            quarter: None,
-                            date: None,
-                        },
-                    );
-                }
-            }
+    for y in bare_years(question) {
+        if !out.iter().any(|p| p.year == y) {
+            push(
+                &mut out,
+                AskedPeriod {
+                    year: y,
+                    fiscal: false,
+                    quarter: None,
+                    date: None,
+                },
+            );
         }
     }
     out
@@ -664,6 +724,18 @@ mod tests {
             Some((2023, 5, 26))
         );
         assert!(asked_periods("how do I prune roses").is_empty());
+        // Any whitespace separates, as in the document patterns; case is folded.
+        assert_eq!(asked_periods("Q2\u{a0}2023 margin"), [q(2023, 2)]);
+        assert_eq!(asked_periods("THIRD\tQUARTER OF 2021"), [q(2021, 3)]);
+        assert_eq!(asked_periods("fiscal\u{2003}year 2019"), [y(2019, true)]);
+        // Every question pattern compiles (a pattern that did not would find nothing, silently).
+        for re in [&ASKED_ORDINAL_QUARTER, &ASKED_FISCAL_YEAR, &ASKED_QUARTER] {
+            assert!(re.is_some());
+        }
+        assert_eq!(
+            bare_years("2015, 1999 and x2016 2017a 20171 (2018)"),
+            [2015, 1999, 2018]
+        );
         assert_eq!(asked_form("Costco's 8-K of 2023"), Some("8-K"));
         assert_eq!(asked_form("the 10-K for FY2019"), Some("10-K"));
         assert_eq!(asked_form("their 18-K"), None);

@@ -148,24 +148,27 @@ fn heading_version(title: &str) -> Option<(VersionKey, String)> {
 /// written as one (three numbers, or a wildcard `x`). Two bare numbers (`4.2`) are an amount
 /// as often as a version and are left out.
 static ASKED_VERSION: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
+    super::period::question_regex(
         r"(?i)\b(?:versions?|releases?|v)\s?(\d+(?:\.(?:\d+|x)){0,2})\b|\b(\d+(?:\.\d+)?\.x|\d+\.\d+\.\d+)\b",
     )
-    .ok()
 });
 
 /// The versions `question` names, each as its leading numbers (`4.x` → `[4]`, `v2.32.0` →
 /// `[2, 32, 0]`); empty when it names none. A year-like major alone (`version 2019`) counts.
 pub fn asked_versions(question: &str) -> Vec<Vec<u64>> {
-    // A version is ASCII digits: without one the pattern is not even built.
-    if !question.bytes().any(|b| b.is_ascii_digit()) {
+    // A version is ASCII digits after `v`, `version` or `release`, or has a dot: without
+    // these the pattern is not even built.
+    let lower = question.to_ascii_lowercase();
+    if !lower.bytes().any(|b| b.is_ascii_digit())
+        || !(lower.contains('.') || lower.contains('v') || lower.contains("relea"))
+    {
         return Vec::new();
     }
     let Some(re) = ASKED_VERSION.as_ref() else {
         return Vec::new();
     };
     let mut out: Vec<Vec<u64>> = Vec::new();
-    for c in re.captures_iter(question) {
+    for c in re.captures_iter(&super::period::ascii_spaced(question)) {
         let Some(v) = c.get(1).or_else(|| c.get(2)) else {
             continue;
         };
@@ -216,6 +219,8 @@ mod tests {
             [vec![2, 32, 0], vec![4, 2]]
         );
         assert_eq!(asked_versions("since release 7"), [vec![7]]);
+        assert_eq!(asked_versions("since RELEASE\u{a0}7"), [vec![7]]);
+        assert!(ASKED_VERSION.is_some());
         // Amounts and years are not versions.
         assert!(asked_versions("revenue grew 4.2% in 2019 to $3.5 billion").is_empty());
     }
