@@ -18,6 +18,7 @@ mod extract;
 mod openai;
 mod response;
 mod retry;
+mod tls;
 mod usage;
 
 use std::future::Future;
@@ -31,6 +32,7 @@ pub use error::{LlmError, SettingNames};
 pub use extract::{extract_json, ExtractError};
 pub use openai::OpenAiCompatible;
 pub use retry::{backoff_delay, parse_retry_after, RetryPolicy};
+pub use tls::install_crypto_provider;
 pub use usage::{UsageLog, UsageTotals};
 
 /// A boxed, `Send` future borrowing from `'a`; the return type of [`ChatModel::complete`], so the

@@ -63,6 +63,7 @@ struct BackgroundClient {
 impl BackgroundClient {
     fn build(connect_timeout: std::time::Duration) -> BackgroundClient {
         let make = move || {
+            super::tls::install_crypto_provider();
             reqwest::Client::builder()
                 .connect_timeout(connect_timeout)
                 .build()

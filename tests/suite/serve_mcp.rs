@@ -15,6 +15,7 @@ async fn connect(served: &Served, token: Option<&str>) -> Result<Server, String>
     if let Some(token) = token {
         config = config.auth_header(token);
     }
+    docnav::llm::install_crypto_provider();
     let transport = StreamableHttpClientTransport::from_config(config);
     Client::default()
         .serve(transport)

@@ -116,6 +116,7 @@ impl Drop for Served {
 
 /// An HTTP client that never uses a proxy (everything stays on loopback).
 pub fn client() -> reqwest::Client {
+    docnav::llm::install_crypto_provider();
     reqwest::Client::builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
