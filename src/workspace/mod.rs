@@ -29,6 +29,7 @@ mod build_key;
 pub mod cache;
 pub mod document;
 pub mod indexer;
+pub mod local_disk;
 pub mod site_files;
 pub mod source_stat;
 pub mod store;
@@ -190,6 +191,17 @@ pub enum WorkspaceError {
     /// workspace is as it was before the run.
     #[error("indexing `{0}` was cancelled; the workspace is unchanged")]
     Cancelled(PathBuf),
+    /// The workspace folder is on a network filesystem, where SQLite's WAL mode (the catalog)
+    /// is not safe ([`local_disk`]).
+    #[error(
+        "workspace `{dir}` is on a network filesystem ({kind}); its catalog (SQLite in WAL mode) must be on a local disk (hint: index into a local folder and copy the workspace to where it is read; DOCNAV_ALLOW_NETWORK_FS=1 writes there anyway, for a mount only this machine uses)"
+    )]
+    NetworkFilesystem {
+        /// The workspace folder.
+        dir: PathBuf,
+        /// The filesystem (`NFS`, `SMB`, `FUSE`…).
+        kind: &'static str,
+    },
     /// A file of the workspace could not be read or written.
     #[error("workspace file `{path}`: {source}")]
     Io {

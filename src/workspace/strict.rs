@@ -113,6 +113,10 @@ fn copy_of(e: &WorkspaceError) -> WorkspaceError {
         },
         E::Missing(dir) => E::Missing(dir.clone()),
         E::Cancelled(dir) => E::Cancelled(dir.clone()),
+        E::NetworkFilesystem { dir, kind } => E::NetworkFilesystem {
+            dir: dir.clone(),
+            kind,
+        },
         E::Io { path, source } => E::Io {
             path: path.clone(),
             source: std::io::Error::new(source.kind(), source.to_string()),

@@ -17,8 +17,13 @@ pub(crate) struct WriterLock {
 
 impl WriterLock {
     /// Take the lock on `dir` (created if missing), waiting for another holder with a message on
-    /// stderr. Errors: [`WorkspaceError::Io`] when the lock file cannot be opened or locked.
+    /// stderr. Every write to a workspace takes it, so this is where a workspace on a network
+    /// filesystem is refused ([`super::local_disk`]).
+    ///
+    /// Errors: [`WorkspaceError::NetworkFilesystem`] for a folder on a network filesystem;
+    /// [`WorkspaceError::Io`] when the lock file cannot be opened or locked.
     pub(crate) fn acquire(dir: &Path) -> Result<WriterLock, WorkspaceError> {
+        super::local_disk::require_local_disk(dir)?;
         let path = dir.join("lock");
         let io = |source| WorkspaceError::Io {
             path: path.clone(),
