@@ -25,7 +25,10 @@ fn bench(c: &mut Criterion) {
         return;
     };
     // A real 3 MB Markdown document: the corpus's Markdown files concatenated, largest first.
-    let big_md = std::env::temp_dir().join(format!("docnav-bench-3mb-{}.md", std::process::id()));
+    // In a folder of its own, under a fixed name: the name is the document's id, which is part of
+    // each figure's key in bench/baseline.json.
+    let big_dir = tempfile::tempdir().unwrap();
+    let big_md = big_dir.path().join("docnav-bench-3mb.md");
     let mut md: Vec<_> = std::fs::read_dir(corpus.join("md"))
         .unwrap()
         .flatten()
