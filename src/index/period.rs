@@ -419,11 +419,7 @@ fn bare_years(text: &str) -> Vec<u16> {
             && (start == 0 || !word(start - 1))
             && !word(start + 4)
         {
-            out.extend(
-                std::str::from_utf8(four)
-                    .ok()
-                    .and_then(|y| y.parse::<u16>().ok()),
-            );
+            out.push(four.iter().fold(0, |y, d| y * 10 + u16::from(d - b'0')));
         }
     }
     out
