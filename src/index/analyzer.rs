@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer as TantivyTokenizer};
 
+use super::backlog::Backlog;
 use super::node_terms::term_spans;
-use super::sections::Backlog;
 use super::tokenize::Tokenizer;
 
 /// Name under which [`DocnavTokenizer`] is registered in the section index.

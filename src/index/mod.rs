@@ -2,6 +2,7 @@
 //! every search goes through, [`DocCard`]s, and the in-memory BM25 of the final evidence rerank.
 
 pub mod analyzer;
+mod backlog;
 pub mod bm25;
 pub mod doccard;
 pub mod names;
@@ -12,6 +13,7 @@ pub mod sections;
 pub mod tokenize;
 mod top_terms;
 
+pub use backlog::Backlog;
 pub use bm25::{Bm25Explanation, Bm25Scorer, CorpusStats, TermExplanation, B, K1};
 pub use doccard::DocCard;
 pub use node_terms::NodeTerms;

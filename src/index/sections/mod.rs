@@ -30,7 +30,6 @@
 //! (tokenized by [`super::analyzer::DocnavTokenizer`]), and snippets of a node's text are cut
 //! with the same [`super::analyzer::DocnavTokenizer`].
 
-mod backlog;
 mod corpus;
 mod directory;
 mod merge;
@@ -47,7 +46,6 @@ use tantivy::{Index, IndexReader, IndexSettings, IndexSortByField, Order, Reload
 
 use directory::BatchSyncDirectory;
 
-pub use backlog::Backlog;
 pub use corpus::QueryStatistics;
 pub use merge::{worth_merging, Committed, MergePlan, Merged, BULK_RUN_DENOMINATOR};
 pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};

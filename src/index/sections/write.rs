@@ -10,11 +10,11 @@ use tantivy::indexer::UserOperation;
 use tantivy::schema::Value as _;
 use tantivy::{DocSet, IndexWriter, TantivyDocument, Term, TERMINATED};
 
-use super::backlog::Backlog;
 use super::merge::{Committed, Merged};
 use super::search::{CardRecord, SectionRecord};
 use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, KIND_SECTION, TITLE_WEIGHT};
 use crate::index::analyzer::{TermListTokenizer, TERM_LIST_TOKENIZER_NAME};
+use crate::index::backlog::Backlog;
 use crate::index::node_terms::TERM_SEPARATOR;
 use crate::index::{DocCard, NodeTerms};
 use crate::tree::{NodeId, Tree};
