@@ -34,6 +34,35 @@ pub enum StepKind {
     Error,
 }
 
+impl StepKind {
+    /// The kind as serialised (`worker_started`, `model_call`, …): also the CSS class the Ask
+    /// page and the trace timeline give the step.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepKind::WorkerStarted => "worker_started",
+            StepKind::ModelCall => "model_call",
+            StepKind::ModelError => "model_error",
+            StepKind::Decision => "decision",
+            StepKind::Command => "command",
+            StepKind::Observation => "observation",
+            StepKind::Evidence => "evidence",
+            StepKind::WorkerFinished => "worker_finished",
+            StepKind::Error => "error",
+        }
+    }
+
+    /// Whether the step is a model call, answered or failed.
+    pub fn is_model(self) -> bool {
+        matches!(self, StepKind::ModelCall | StepKind::ModelError)
+    }
+}
+
+impl std::fmt::Display for StepKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The stage a decision was made at, from its recorded `kind`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::error::ApiError;
 use crate::agent::events::ORCHESTRATOR;
+use crate::agent::steps::DecisionKind;
 use crate::agent::AgentEvent;
 pub use crate::trace::utc_minute;
 use crate::trace::{parse_trace, read_trace, Trace};
@@ -103,7 +104,9 @@ impl TraceSummary {
                     prompt_tokens += usage.prompt_tokens;
                     completion_tokens += usage.completion_tokens;
                 }
-                AgentEvent::Decision { kind, value } if kind == "verdict" => {
+                AgentEvent::Decision { kind, value }
+                    if DecisionKind::of(kind) == DecisionKind::Verdict =>
+                {
                     verdict = value
                         .get("verdict")
                         .and_then(|v| v.as_str())
@@ -237,6 +240,9 @@ pub fn load(dir: &Path, name: &str) -> Result<Trace, ApiError> {
     read_trace(&path).map_err(|e| ApiError::cannot_replay(e.to_string()))
 }
 
+/// Steps one timeline shows, Orchestrator and Workers together; later ones are counted only.
+pub const PAGE_STEPS: usize = 2_000;
+
 /// How much of a trace file one timeline page reads: the page's memory is bounded by these,
 /// whatever the file's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,10 +256,10 @@ pub struct PageBounds {
 }
 
 impl Default for PageBounds {
-    /// [`PAGE_STEPS`](crate::serve::pages::timeline::PAGE_STEPS) events, 8 MiB, 2 MiB a line.
+    /// [`PAGE_STEPS`] events, 8 MiB, 2 MiB a line.
     fn default() -> Self {
         PageBounds {
-            events: crate::serve::pages::timeline::PAGE_STEPS,
+            events: PAGE_STEPS,
             bytes: 8 << 20,
             line_bytes: 2 << 20,
         }

@@ -13,9 +13,10 @@
 
 use crate::agent::events::round_of;
 use crate::agent::events::{actor_order_key, ORCHESTRATOR};
-use crate::agent::steps::Decision;
+use crate::agent::steps::{Decision, DecisionKind, StepKind};
 use crate::agent::{AgentEvent, EventRecord};
 use crate::serve::pages::shown;
+pub use crate::serve::traces::PAGE_STEPS;
 use crate::serve::traces::{utc_minute, TraceSummary};
 use crate::trace::Trace;
 
@@ -25,9 +26,6 @@ pub const STEP_TEXT_CHARS: usize = 20_000;
 
 /// Chars of step text one timeline shows in all; past it, texts are cut to nothing (noted).
 pub const PAGE_TEXT_CHARS: usize = 1_000_000;
-
-/// Steps one timeline shows, Orchestrator and Workers together; later ones are counted only.
-pub const PAGE_STEPS: usize = 2_000;
 
 /// Chars of a step's one-line label.
 pub const LABEL_CHARS: usize = 300;
@@ -90,9 +88,9 @@ pub struct MessageView {
 
 /// One step of a lane.
 pub struct StepView {
-    /// CSS class and what the step is: `started`, `command`, `observation`, `evidence`,
-    /// `decision`, `model`, `finished`, `error`.
-    pub kind: &'static str,
+    /// What the step is, also its CSS class ([`StepKind::as_str`]): a model step holds the
+    /// request and its reply.
+    pub kind: StepKind,
     /// The event number (per actor).
     pub seq: u64,
     /// One line, shown.
@@ -200,7 +198,10 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
         };
         match &r.event {
             AgentEvent::WorkerStarted { doc_id, task } => {
-                steps.push(step("started", format!("started on {doc_id}: {task}")));
+                steps.push(step(
+                    StepKind::WorkerStarted,
+                    format!("started on {doc_id}: {task}"),
+                ));
             }
             AgentEvent::ModelRequest { messages, .. } => {
                 steps.push(request_step(step, messages, budget));
@@ -214,14 +215,15 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
                     "model call: {} + {} tokens, {latency_ms} ms",
                     usage.prompt_tokens, usage.completion_tokens
                 );
-                match steps.iter_mut().rev().find(|s| s.kind == "model") {
+                match steps.iter_mut().rev().find(|s| s.kind.is_model()) {
                     Some(s) if s.reply.is_none() && s.failed => {
+                        s.kind = StepKind::ModelCall;
                         s.label = shown(&label);
                         s.reply = Some(budget.text(text));
                         s.failed = false;
                     }
                     _ => {
-                        let mut s = step("model", label);
+                        let mut s = step(StepKind::ModelCall, label);
                         s.reply = Some(budget.text(text));
                         steps.push(s);
                     }
@@ -232,25 +234,28 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
                 latency_ms,
             } => {
                 let label = format!("model call failed after {latency_ms} ms: {message}");
-                match steps.iter_mut().rev().find(|s| s.kind == "model") {
+                match steps.iter_mut().rev().find(|s| s.kind.is_model()) {
                     Some(s) if s.reply.is_none() && s.failed => {
+                        s.kind = StepKind::ModelError;
                         s.label = cut_shown(&label, LABEL_CHARS)
                     }
                     _ => {
-                        let mut s = step("model", label);
+                        let mut s = step(StepKind::ModelError, label);
                         s.failed = true;
                         steps.push(s);
                     }
                 }
             }
             AgentEvent::Decision { kind, value } => {
-                let mut s = step("decision", Decision::of(kind, value).label());
+                let mut s = step(StepKind::Decision, Decision::of(kind, value).label());
                 s.body = serde_json::to_string_pretty(value)
                     .ok()
                     .map(|j| budget.text(&j));
                 steps.push(s);
             }
-            AgentEvent::Command { line } => steps.push(step("command", format!("$ {line}"))),
+            AgentEvent::Command { line } => {
+                steps.push(step(StepKind::Command, format!("$ {line}")))
+            }
             AgentEvent::Observation {
                 text, chars, error, ..
             } => steps.push(observation_step(step, text, *chars, *error, budget)),
@@ -259,7 +264,7 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
                 structure,
                 chars,
             } => steps.push(step(
-                "evidence",
+                StepKind::Evidence,
                 format!("evidence {doc_id} #{structure} ({chars} chars)"),
             )),
             AgentEvent::WorkerFinished {
@@ -268,7 +273,7 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
                 error,
             } => {
                 let mut s = step(
-                    "finished",
+                    StepKind::WorkerFinished,
                     match error {
                         Some(e) => format!("failed after {n} steps: {e}"),
                         None => format!("done: {n} steps, {evidence} evidence"),
@@ -278,7 +283,7 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
                 steps.push(s);
             }
             AgentEvent::Error { message } => {
-                let mut s = step("error", format!("error: {message}"));
+                let mut s = step(StepKind::Error, format!("error: {message}"));
                 s.failed = true;
                 steps.push(s);
             }
@@ -394,13 +399,13 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
 /// A model call's request as a step (`step` makes the step of a kind and label): failed until
 /// its reply comes, which [`steps_of`] puts in the same step.
 fn request_step(
-    step: impl Fn(&'static str, String) -> StepView,
+    step: impl Fn(StepKind, String) -> StepView,
     messages: &[crate::llm::ChatMessage],
     budget: &mut Budget,
 ) -> StepView {
     let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
     let mut s = step(
-        "model",
+        StepKind::ModelCall,
         format!(
             "model call: {} messages, {chars} chars — in flight when the recording stopped",
             messages.len()
@@ -420,14 +425,17 @@ fn request_step(
 /// An observation as a step: its first non-blank line as the label, the recorded text as the
 /// body, with a note when the trace recorded only part of its `chars`.
 fn observation_step(
-    step: impl Fn(&'static str, String) -> StepView,
+    step: impl Fn(StepKind, String) -> StepView,
     text: &str,
     chars: usize,
     error: bool,
     budget: &mut Budget,
 ) -> StepView {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let mut s = step("observation", crate::nav::render::one_line(first, 160));
+    let mut s = step(
+        StepKind::Observation,
+        crate::nav::render::one_line(first, 160),
+    );
     let recorded = text.chars().count();
     let mut body = text.to_string();
     if recorded < chars {
@@ -450,7 +458,10 @@ fn orchestrator_buckets(orchestrator: Vec<&EventRecord>) -> Vec<Vec<&EventRecord
     for e in orchestrator {
         pending.push(e);
         if let AgentEvent::Decision { kind, .. } = &e.event {
-            if kind == "evaluate" || kind == "replan" {
+            if matches!(
+                DecisionKind::of(kind),
+                DecisionKind::Evaluate | DecisionKind::Replan
+            ) {
                 judged_rounds += 1;
             }
             while buckets.len() <= judged_rounds {
@@ -477,7 +488,9 @@ fn totals(trace: &Trace) -> (u64, usize, String) {
             AgentEvent::ModelResponse { latency_ms, .. }
             | AgentEvent::ModelError { latency_ms, .. } => model_ms += latency_ms,
             AgentEvent::EvidenceCollected { .. } => evidence += 1,
-            AgentEvent::Decision { kind, value } if kind == "verdict" => {
+            AgentEvent::Decision { kind, value }
+                if DecisionKind::of(kind) == DecisionKind::Verdict =>
+            {
                 missing = value
                     .get("missing")
                     .and_then(|m| m.as_str())
@@ -527,4 +540,128 @@ fn lane(actor: &str, events: &[&EventRecord], budget: &mut Budget) -> Option<Lan
         status: cut_shown(&status, LABEL_CHARS),
         failed,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::{ChatMessage, Usage};
+
+    fn trace_of(events: Vec<(&str, AgentEvent)>) -> Trace {
+        let mut text = serde_json::json!({
+            "type": "header", "format_version": 4, "docnav_version": "0.1.0",
+            "question": "q", "model": "m", "options": {}, "documents": [],
+            "started_unix_ms": 1u64,
+        })
+        .to_string();
+        let mut seqs: std::collections::HashMap<&str, u64> = Default::default();
+        for (actor, event) in events {
+            let seq = seqs.entry(actor).or_default();
+            let record = EventRecord {
+                actor: actor.to_string(),
+                seq: *seq,
+                event,
+            };
+            *seq += 1;
+            text.push('\n');
+            text.push_str(&serde_json::to_string(&record).unwrap());
+        }
+        crate::trace::parse_trace(std::path::Path::new("t.jsonl"), &text).unwrap()
+    }
+
+    fn request() -> AgentEvent {
+        AgentEvent::ModelRequest {
+            messages: vec![ChatMessage::user("hi")],
+            sha256: String::new(),
+        }
+    }
+
+    #[test]
+    fn each_step_has_its_typed_kind_and_a_failed_call_then_its_retry_is_one_model_step() {
+        let usage = Usage {
+            prompt_tokens: 5,
+            completion_tokens: 2,
+        };
+        let trace = trace_of(vec![
+            ("orchestrator", request()),
+            (
+                "orchestrator",
+                AgentEvent::ModelError {
+                    message: "timed out".into(),
+                    latency_ms: 7,
+                },
+            ),
+            (
+                "orchestrator",
+                AgentEvent::ModelResponse {
+                    text: "{}".into(),
+                    usage,
+                    latency_ms: 3,
+                },
+            ),
+            ("orchestrator", request()),
+            (
+                "orchestrator",
+                AgentEvent::ModelError {
+                    message: "refused".into(),
+                    latency_ms: 1,
+                },
+            ),
+            (
+                "r1-w1-guide",
+                AgentEvent::WorkerStarted {
+                    doc_id: "guide".into(),
+                    task: "t".into(),
+                },
+            ),
+            ("r1-w1-guide", request()),
+            (
+                "r1-w1-guide",
+                AgentEvent::Command {
+                    line: "ls /".into(),
+                },
+            ),
+            (
+                "r1-w1-guide",
+                AgentEvent::WorkerFinished {
+                    steps: 1,
+                    evidence: 0,
+                    error: None,
+                },
+            ),
+        ]);
+        let view = timeline("t.jsonl", &trace);
+        let orchestrator: Vec<(StepKind, bool, bool)> = view.phases[0]
+            .steps
+            .iter()
+            .map(|s| (s.kind, s.failed, s.reply.is_some()))
+            .collect();
+        // The first call failed, then its retry answered: one answered step; the second call
+        // only failed.
+        assert_eq!(
+            orchestrator,
+            [
+                (StepKind::ModelCall, false, true),
+                (StepKind::ModelError, true, false)
+            ]
+        );
+        let lane = &view.phases[1].lanes[0];
+        let kinds: Vec<(StepKind, bool)> = lane.steps.iter().map(|s| (s.kind, s.failed)).collect();
+        // A request with no reply was in flight when the recording stopped.
+        assert_eq!(
+            kinds,
+            [
+                (StepKind::WorkerStarted, false),
+                (StepKind::ModelCall, true),
+                (StepKind::Command, false),
+                (StepKind::WorkerFinished, false),
+            ]
+        );
+        // The kind is the step's CSS class, as on the Ask page.
+        assert_eq!(StepKind::WorkerStarted.to_string(), "worker_started");
+        assert_eq!(
+            serde_json::to_value(StepKind::ModelError).unwrap(),
+            StepKind::ModelError.as_str()
+        );
+    }
 }
