@@ -35,8 +35,8 @@ pub enum LexicalError {
 struct Hit {
     hit: SectionHit,
     ancestors: Vec<u32>,
-    /// `true` when the node has no children (`false` also when the record does not say, as
-    /// records written before builder 13 do not).
+    /// `true` when the node has no children (`false` also when the record does not say: the
+    /// records of older indexes lack the child count).
     leaf: bool,
     /// The slot it holds in the ranking: its own, or that of the ancestor it replaced.
     slot: Slot,
@@ -72,8 +72,8 @@ impl Hit {
 /// - `k`: at most this many evidence items (0 returns none).
 ///
 /// Returns an [`Answer`] whose evidence is best first, deduplicated along ancestor/descendant
-/// lines, each with its BM25 score, the terms of that score (`explain`, tantivy's explanation
-/// against the statistics of the searched documents) and verbatim text; `stats` has
+/// lines, each with its BM25 score, the terms of that score (`explain`, computed from the index's
+/// term counts against the statistics of the searched documents, as the score is) and verbatim text; `stats` has
 /// `llm_calls = 0`, `rounds = 0`, no workers and the wall time in ms. A question without index
 /// terms returns no evidence.
 ///

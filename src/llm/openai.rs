@@ -52,9 +52,8 @@ pub struct OpenAiCompatible {
 }
 
 /// The HTTP client, built on a thread of its own from [`OpenAiCompatible::new`] on: building
-/// it loads and parses the system's root certificates (about 10 ms, a tenth of an `ask` at
-/// 100,000 documents), which then overlaps the work before the first model call
-/// instead of preceding it. The first request waits for it.
+/// it loads and parses the system's root certificates, which then overlaps the work before the
+/// first model call instead of preceding it. The first request waits for it.
 struct BackgroundClient {
     pending: std::sync::Mutex<Option<std::thread::JoinHandle<Result<reqwest::Client, String>>>>,
     ready: std::sync::OnceLock<Result<reqwest::Client, String>>,

@@ -14,7 +14,7 @@
 //! - no source file a Worker read has changed size or modification time since the run (touching
 //!   or editing a document asks afresh, even before it is re-indexed);
 //! - the catalog is the one the run saw — the same index generation, read from the catalog's
-//!   first bytes without opening the workspace (the ≤ 30 ms path at 10,000 documents) — or, after
+//!   first bytes without opening the workspace (work independent of the catalog's size) — or, after
 //!   a re-index, one where the documents read have the same fingerprints and no document was
 //!   added or removed ([`AnswerCache::confirm`], which needs the opened catalog).
 //!

@@ -477,8 +477,8 @@ pub trait Library: Send + Sync {
 /// An order-independent digest of a set of lines: the XOR of the sha256 of each line (a
 /// multiset hash; a catalog's lines are unique by doc id, so no two cancel). A line is added and
 /// removed the same way ([`SetDigest::toggle_row`]), so a re-index of one document updates the
-/// catalog's digest from that document's old and new rows without reading the others (issue
-/// 24; an ordered sha256 over every row had to read all 100,000).
+/// catalog's digest from that document's old and new rows without reading the others (an
+/// ordered sha256 over every row would have to read them all).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SetDigest([u8; 32]);
 

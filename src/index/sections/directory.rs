@@ -5,9 +5,8 @@
 //!
 //! tantivy syncs every file it writes when the file is finished (`sync_data`), rewrites its
 //! list of managed files with a sync each time it creates one, and syncs the directory before
-//! it writes `meta.json`. A corpus index run made about sixty such calls; on this machine's
-//! disk they cost ~20 ms of wall time and ~20 ms of kernel CPU (writeback charged to the
-//! caller) of a ~200 ms run (BENCHMARKS.md, "Scale"). Here, on Linux, finished files are only
+//! it writes `meta.json`: dozens of calls in one index run, each waiting for the disk, with
+//! the writeback charged to the caller's CPU (BENCHMARKS.md, "Scale"). Here, on Linux, finished files are only
 //! flushed to the OS, and [`Directory::sync_directory`] — which tantivy calls before every
 //! `meta.json` it writes — makes everything written on the filesystem durable at once
 //! (`syncfs(2)`). So the guarantee tantivy relies on still holds: every file a `meta.json`
@@ -104,12 +103,10 @@ impl BatchSyncDirectory {
 /// The page cache keeps a file's data in folios no larger than the writes that made them and
 /// aligned to their offset. Handed over in 8 KiB pieces (tantivy's `BufWriter`), a 120 MB
 /// `.fieldnorm` file sits in 8 KiB folios, and a search that reads one byte of it per matching
-/// section maps (and at exit unmaps) thousands of 4 KiB pages: at `bench/scale`'s 100,000
-/// copies, `find` took ~400 page faults more than at 1,000, and mapping and unmapping them was
-/// a third of its time. Written in aligned 2 MiB pieces, on a filesystem with large folios
-/// (ext4 since Linux 6.16, XFS), the same data sits in 2 MiB folios that one fault maps whole
-/// (measured: touching every fourth page of that file and unmapping it, 14.3 ms → 0.2 ms; issue
-/// 24). Elsewhere the pieces are only fewer, larger writes.
+/// section maps (and at exit unmaps) thousands of 4 KiB pages, a fault each, which in a large
+/// index costs a search more than its scoring. Written in aligned 2 MiB pieces, on a filesystem with large folios
+/// (ext4 since Linux 6.16, XFS), the same data sits in 2 MiB folios that one fault maps whole.
+/// Elsewhere the pieces are only fewer, larger writes.
 const WRITE_CHUNK_BYTES: usize = 2 << 20;
 
 /// A file tantivy writes: handed to the OS in aligned [`WRITE_CHUNK_BYTES`] pieces (except the

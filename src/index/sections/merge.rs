@@ -3,19 +3,16 @@
 //!
 //! A writer merges nothing while a run indexes ([`NoMergePolicy`]); its segments are merged
 //! when the run is committed ([`Committed::finish`]). tantivy's default policy (logarithmic
-//! levels of eight, merging in the background as segments are flushed) left an index run of
-//! 100,000 documents in ten segments (16.5 million entries, 2 million, six of 256,000 and
-//! small ones), and a search pays for each: every segment is opened, and its block-max WAND
-//! walk has its own top-k threshold to raise before it can skip, so tied sections are scored
-//! again in each. At 100,000 copies (`bench/scale`), the index in one segment answered `ask
-//! --lexical` in 12 ms instead of 17, paired (BENCHMARKS.md, "One segment after a bulk run").
-//! A merge rewrites every entry, at about a fifth of the cost of indexing it (56–62 s for 20
-//! million entries on 2 cores), so the whole index is merged only after a run that itself
-//! wrote at least 1/[`BULK_RUN_DENOMINATOR`] of it: a first index, a rebuild, a large batch.
-//! Such a run no longer pays for the background merges either: each entry was merged about
-//! twice on the way to the ten segments, on the cores that were indexing, and the run of
-//! 100,000 documents went from 407 to 338 s with the final merge included. A smaller run (a
-//! changed file, `--watch`) gets the log policy's merges at its end, as it got them before.
+//! levels of eight, merging in the background as segments are flushed) leaves a large index
+//! run in many segments, and a search pays for each: every segment is opened, and its
+//! block-max WAND walk has its own top-k threshold to raise before it can skip, so tied
+//! sections are scored again in each (BENCHMARKS.md, "One segment after a bulk run").
+//! A merge rewrites every entry, at about a fifth of the cost of indexing it, so the whole
+//! index is merged only after a run that itself wrote at least 1/[`BULK_RUN_DENOMINATOR`] of
+//! it: a first index, a rebuild, a large batch. Such a run pays for no background merges
+//! either (they would merge each entry about twice on the way, on the cores that are
+//! indexing). A smaller run (a changed file, `--watch`) gets the log policy's merges at its
+//! end.
 
 use std::time::{Duration, Instant};
 

@@ -11,7 +11,7 @@
 //!
 //! Fields (one schema, two kinds of entries):
 //! - sections: `kind` = `section`, `doc_id`, `node` and `rank` (reading order; columns that
-//!   only entries from builder 11 and before fill, later ones keep both in `record`), `ancestor` (every
+//!   only older indexes' entries fill, newer ones keep both in `record`), `ancestor` (every
 //!   ancestor's node id, to search one subtree), `text` (the terms of the node's own content,
 //!   then its title's three times: title terms weigh [`TITLE_WEIGHT`] in tf and in length
 //!   alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5), and a stored `record`
@@ -127,7 +127,7 @@ fn schema() -> (Schema, Fields) {
     // Field order is the on-disk schema's: never reorder.
     let kind = b.add_text_field("kind", STRING);
     let doc_id = b.add_text_field(DOC_ID_FIELD, STRING | FAST);
-    // Columns only entries from builder 11 and before fill (searches read them by name when a
+    // Columns only older indexes' entries fill (searches read them by name when a
     // record lacks its node id and rank); kept so one schema opens every index.
     b.add_u64_field("node", FAST);
     b.add_u64_field("rank", FAST);

@@ -48,10 +48,9 @@ pub enum Scope<'a> {
 /// One pass over the segments with block-max WAND (`for_each_pruning`, Ding & Suel 2011): the
 /// threshold is just below the `limit`-th best score seen so far, so blocks that cannot reach it
 /// are skipped and matches tying with it still come through. The scores are `TopDocs`'s (the
-/// same weight and statistics). It used to take two passes when the cut fell inside a tie (a
-/// `TopDocs` of `limit + 1`, then every match at least the tie): the first pass was a quarter
-/// of `ask --lexical` over `bench/scale`'s 100,000 copies, whose best sections tie in groups of
-/// 2,600.
+/// same weight and statistics). One pass, not a `TopDocs` of `limit + 1` then every match at
+/// least the tie: a cut inside a tie would then read the segments twice, and the best sections
+/// of a corpus of near-copies tie in groups of thousands.
 ///
 /// With `doc_ordered` (each segment holds its entries in the order ties are broken: by
 /// `doc_id`, then reading order — see [`sorted_by_doc_id`]), a match is also dropped once
@@ -219,9 +218,8 @@ fn first_over_all_documents(
 /// reading the name of a segment's next hit only when its previous one is taken: at most
 /// `limit` + one per segment stored documents are read, most of them the hits returned (whose
 /// records the caller needs anyway), and the `doc_id` column — whose opening decodes the block
-/// index of the ordinals of every entry of a segment, a sixth of `ask --lexical` over
-/// `bench/scale`'s 100,000 copies — is opened only for entries written before
-/// builder 13, whose records lack the id.
+/// index of the ordinals of every entry of a segment, work in proportion to the segment — is
+/// opened only for entries of older indexes, whose records lack the id.
 ///
 /// Errors: tantivy's, when a stored document or a segment's `doc_id` column cannot be read.
 fn first_in_doc_order(
@@ -314,18 +312,18 @@ pub struct SectionRecord {
     /// Own pages `[start, end)`, 1-based (PDF).
     #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<[u32; 2]>,
-    /// The node's id in its tree; `None` in records written before builder 12, whose hits read
-    /// it from the `node` column.
+    /// The node's id in its tree; `None` in the records of older indexes, whose hits read it
+    /// from the `node` column.
     #[serde(rename = "n", default, skip_serializing_if = "Option::is_none")]
     pub node: Option<u32>,
     /// Its position in the document's reading order (pre-order); `None` as for `node`.
     #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
     pub rank: Option<u32>,
-    /// Its document's id; `None` in records written before builder 13, whose hits read it from
-    /// the `doc_id` column.
+    /// Its document's id; `None` in the records of older indexes, whose hits read it from the
+    /// `doc_id` column.
     #[serde(rename = "d", default, skip_serializing_if = "Option::is_none")]
     pub doc_id: Option<String>,
-    /// How many child nodes it has (0: a leaf); `None` in records written before builder 13.
+    /// How many child nodes it has (0: a leaf); `None` in the records of older indexes.
     #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
     pub children: Option<u32>,
 }
@@ -340,8 +338,8 @@ impl SectionRecord {
     }
 }
 
-/// What the index stores of a DocCard entry (builder 13 on): its document's id, so a ranked
-/// card is named from the store, as a section is, without the `doc_id` column.
+/// What the index stores of a DocCard entry (older indexes store none): its document's id, so
+/// a ranked card is named from the store, as a section is, without the `doc_id` column.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct CardRecord {
     /// The card's document.
@@ -543,13 +541,11 @@ fn filtered_query(f: Fields, terms: &[String], doc_ids: &[String]) -> Box<dyn Qu
 
 /// The fast-field columns of one segment a hit is read from. Opening a column reads its block
 /// index (work in proportion to the segment's size), so it is done once per segment and search,
-/// not once per hit: per hit, a 10,000-document workspace spent a second in it. Each column is
-/// opened when first read: `doc_id` by the cut through ties of an unsorted index, of a scope
-/// with its own order, or of entries written before builder 13 (a sorted index names hits from
-/// their stored records, [`first_in_doc_order`]); `node` and `rank` come from the hits' stored
-/// records and are read from their columns only in indexes written before builder 12 (opening
-/// the three columns of `bench/scale`'s largest segment at 100,000 documents was a fifth of
-/// `ask --lexical`).
+/// never once per hit. Each column is opened when first read, and only then: `doc_id` by the
+/// cut through ties of an unsorted index, of a scope with its own order, or of entries of older
+/// indexes whose records lack the id (a sorted index names hits from their stored records,
+/// [`first_in_doc_order`]); `node` and `rank` come from the hits' stored records and are read
+/// from their columns only for records that lack them (older indexes).
 pub(super) struct SegmentColumns {
     reader: SegmentReader,
     node: OnceLock<Column<u64>>,
@@ -833,8 +829,8 @@ impl PreparedSearch {
     /// Each hit is named by the scope when it has one document (a worker's searches); from its
     /// stored record when the scope's hits are at most [`SCOPE_NAMES_FROM_STORE`] more than
     /// `limit` (the records of the hits kept are read anyway; opening the `doc_id` column of a
-    /// large segment costs more than a few dozen reads); otherwise, and for records written
-    /// before builder 13, from the `doc_id` column.
+    /// large segment costs more than a few dozen reads); otherwise, and for records that lack
+    /// the id (older indexes), from the `doc_id` column.
     ///
     /// Errors: tantivy's, when a stored document or a segment's `doc_id` column cannot be read.
     fn first_in_scope_order(

@@ -102,9 +102,8 @@ impl ScopeStats {
             docs.sort_unstable();
             docs.dedup();
             // A document's entries are its sections and its card: the card is told apart by its
-            // `kind` posting, sought in doc order. (The `node` column told them apart before;
-            // opening a column reads its block index, 17 ms of a 130 ms `ask` over 20 million
-            // entries.)
+            // `kind` posting, sought in doc order, not by the `node` column: opening a column
+            // reads its block index, work in proportion to the segment.
             let cards = segment.inverted_index(f.kind)?.read_postings(
                 &Term::from_field_text(f.kind, KIND_CARD),
                 IndexRecordOption::Basic,

@@ -183,7 +183,7 @@ fn entries(
             doc.add_text(f.kind, KIND_SECTION);
             doc.add_text(f.doc_id, &card.doc_id);
             // Node id and rank go in the record only: the `node` and `rank` columns are read for
-            // entries whose record lacks them (written by builder 11 and before).
+            // entries whose record lacks them (older indexes).
             let text = weighted_terms(terms, id.index());
             text_bytes += text.len();
             doc.add_text(f.text, text);
@@ -356,7 +356,7 @@ pub(super) fn stored_record(doc: &TantivyDocument, f: Fields) -> Option<SectionR
     SectionRecord::decode(doc.get_first(f.record)?.as_str()?)
 }
 
-/// The doc_id stored with an entry (section or DocCard; `None` when written before builder 13)
+/// The doc_id stored with an entry (section or DocCard; `None` in an older index's entries)
 /// and, for a section entry, its record.
 pub(super) fn stored_entry(
     doc: &TantivyDocument,

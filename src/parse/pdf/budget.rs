@@ -9,8 +9,8 @@
 //! page content is 218,419 bytes decompressed (fhs-3.0, a page of tables) with 9,331 operators;
 //! the largest form XObject 376,167 bytes (GS9_Color_Management). The default bound,
 //! [`DEFAULT_MAX_PAGE_MIB`] = 16 MiB and 65,536 operators per MiB (1,048,576), is ~75× and ~110×
-//! those maxima: room for heavy vector drawings, while the 210 MB bomb of the issue is refused
-//! after inflating 16 MiB.
+//! those maxima: room for heavy vector drawings, while a content stream that inflates to
+//! hundreds of megabytes is refused after inflating 16 MiB.
 
 use std::fmt;
 

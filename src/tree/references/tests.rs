@@ -382,8 +382,8 @@ fn named_documents_resolve_by_title_acronym_file_name_and_title_page() {
             section: section.map(String::from),
         };
         let all = named_document(&m, from, &policy, &cards);
-        // The same answer from the cards the catalog files under the mention's keys (issue
-        // 24): the keys never hide a card a rule accepts.
+        // The same answer from the cards the catalog files under the mention's keys: the keys
+        // never hide a card a rule accepts.
         let keys = super::named::mention_keys(&m);
         let candidates: Vec<&crate::index::DocCard> = cards
             .iter()

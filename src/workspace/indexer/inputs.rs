@@ -193,8 +193,8 @@ pub(super) struct NamedFilesStart {
 }
 
 /// For a run over files named one by one (no folder or glob), on a workspace of this format:
-/// their inputs, their rows only, and which of those rows' tree files exist — a re-index of one
-/// file at 100,000 documents read every row (0.1 s) and listed `docs/`. With
+/// their inputs, their rows only, and which of those rows' tree files exist, so a re-index of
+/// one file reads neither every row nor the listing of `docs/`. With
 /// `--prune`, a named file that is gone is named for its row, which the run then drops (what
 /// `docnav index --watch` does when a file is deleted); one that no document came from is an
 /// error. `None` for any other run, or when the catalog cannot be opened as it is (missing,

@@ -8,9 +8,8 @@
 //! some open it twice in one process (a server reopening after a re-index). SQLite in WAL mode
 //! gives each reader a snapshot that a writer's commit does not disturb, in one file, across
 //! processes and within one; LMDB forbids opening one environment twice in a process, and redb
-//! takes an exclusive lock per process. Measured at 100,000 documents (BENCHMARKS.md, issue
-//! 24): opening the store and reading the head takes well under a millisecond, where decoding
-//! the whole postcard catalog took 250–800 ms.
+//! takes an exclusive lock per process. Opening the store and reading the head reads a few
+//! rows, whatever the number of documents (BENCHMARKS.md).
 //!
 //! Tables:
 //! - `meta(key, value)`: `format_version`, `docnav_version`, `index_generation` (the section
@@ -23,9 +22,9 @@
 //!   only;
 //! - `documents(doc_id PRIMARY KEY, source, format, fingerprint, tree_file, source_len,
 //!   mtime_ms, builder, max_leaf_tokens, text_sha256)` (the [`BuildKey`] as two integers, NULL
-//!   for none): one row per document, small, so an index run reads all of them quickly (with
-//!   the cards in the same rows it read every card's pages: 0.2 s of a one-file re-index at
-//!   100,000 documents); also indexed by `text_sha256`, so a run over named
+//!   for none): one row per document, small, so an index run reads all of them quickly (the
+//!   cards live in their own table, so reading the rows reads no card's pages); also indexed
+//!   by `text_sha256`, so a run over named
 //!   files finds the document a new file's text equals without reading the others;
 //! - `cards(doc_id PRIMARY KEY, card)`: the DocCard in postcard;
 //! - `listing(doc_id PRIMARY KEY, title, format)`: each card's title and format as text, so a
@@ -355,8 +354,9 @@ impl CatalogStore {
     /// The cards whose doc id or title contains `needle` (ASCII letters in either case) or
     /// whose format is `needle`, `offset..offset + limit` of them in doc id order, with how many
     /// match in all: one SQL scan of the short `listing` rows (`LIKE`, the count a window over
-    /// the same scan), then the page's cards by id. At 100,000 documents that scan took 75–130
-    /// ms on a busy 2-core machine (debug build; `filter_at_100000_documents`). `None` for a catalog written before the `listing` table. Errors: as
+    /// the same scan), then the page's cards by id: the scan reads no card
+    /// (`filter_at_100000_documents`, run by hand, times it). `None` for a catalog written before the
+    /// `listing` table. Errors: as
     /// [`CatalogStore::card`].
     pub fn matching(
         &self,
