@@ -26,7 +26,7 @@ use super::{tools, McpConfig};
 use crate::agent::paced::Paced;
 use crate::agent::AgentOptions;
 use crate::llm::ChatModel;
-use crate::nav::live::LiveLibrary;
+use crate::nav::live::{LiveLibrary, Opened};
 use crate::trace::record::{Ask, CachePolicy, Catalog, TraceDestination};
 use crate::workspace::{Workspace, WorkspaceError};
 
@@ -84,6 +84,29 @@ impl DocnavServer {
                 ask_permits,
             }),
         }
+    }
+
+    /// The workspace as it is now: when its catalog is unchanged, the one already open (one
+    /// `stat`, on the calling task); otherwise opened again on the blocking pool, since that
+    /// reads the catalog and the index and may wait for an index run to commit — the runtime's
+    /// threads serve every other call (and, under `docnav serve`, the web pages) meanwhile.
+    ///
+    /// Errors: as [`LiveLibrary::get`]; a reopen that did not finish is
+    /// [`WorkspaceError::Io`].
+    async fn opened(&self) -> Result<Opened, WorkspaceError> {
+        if let Some(opened) = self.inner.library.get_if_current() {
+            return Ok(opened);
+        }
+        let library = self.inner.library.clone();
+        let dir = library.dir().to_path_buf();
+        tokio::task::spawn_blocking(move || library.get())
+            .await
+            .unwrap_or_else(|e| {
+                Err(WorkspaceError::Io {
+                    path: dir,
+                    source: std::io::Error::other(format!("opening the workspace failed: {e}")),
+                })
+            })
     }
 
     /// `ask`: the agent, with progress notifications when the call has a progress token, until
@@ -227,7 +250,7 @@ impl ServerHandler for DocnavServer {
                 None,
             ));
         }
-        let opened = match self.inner.library.get() {
+        let opened = match self.opened().await {
             Ok(opened) => opened,
             Err(e) => return Ok(to_result(ToolText::error(format!("{name}: {e}"))).into()),
         };
@@ -252,7 +275,7 @@ impl ServerHandler for DocnavServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let ws = match self.inner.library.get() {
+        let ws = match self.opened().await {
             Ok(opened) => opened.workspace,
             // No workspace yet: nothing to list (the tools say what to do).
             Err(WorkspaceError::Missing(_)) => return Ok(ListResourcesResult::default()),
@@ -285,9 +308,8 @@ impl ServerHandler for DocnavServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let ws = self
-            .inner
-            .library
-            .get()
+            .opened()
+            .await
             .map_err(|e| ErrorData::resource_not_found(e.to_string(), None))?
             .workspace;
         let uri = request.uri;
