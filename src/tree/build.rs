@@ -361,7 +361,7 @@ pub fn split_paragraph_chunks(text: &str, max_tokens: u32) -> Vec<Range<usize>> 
             cuts.push(offset);
         }
         seen_text |= !blank;
-        if let Some(marker) = fence_marker(trimmed) {
+        if let Some(marker) = super::fence::fence_marker(trimmed) {
             match fence {
                 None => fence = Some(marker),
                 Some((c, n))
@@ -399,16 +399,6 @@ pub fn split_paragraph_chunks(text: &str, max_tokens: u32) -> Vec<Range<usize>> 
     }
     chunks.push(start..text.len());
     chunks
-}
-
-/// `Some((char, run length))` when the line opens or closes a code fence (``` or ~~~, ≥ 3).
-pub(super) fn fence_marker(trimmed: &str) -> Option<(char, usize)> {
-    let c = trimmed.chars().next()?;
-    if c != '`' && c != '~' {
-        return None;
-    }
-    let n = trimmed.chars().take_while(|x| *x == c).count();
-    (n >= 3).then_some((c, n))
 }
 
 /// Fill in structure numbers, depths, token counts and summaries. Linear in the number of nodes:

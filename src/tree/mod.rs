@@ -4,6 +4,7 @@
 //! only; [`Tree::text_of`] renders a node together with its whole subtree.
 
 pub mod build;
+mod fence;
 pub mod outline;
 pub mod parts;
 pub mod references;

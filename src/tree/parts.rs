@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::build::fence_marker;
+use super::fence::fence_marker;
 
 /// Longest title (chars) of a part split off a large leaf.
 pub const PART_TITLE_MAX_CHARS: usize = 72;

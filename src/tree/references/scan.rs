@@ -308,7 +308,7 @@ pub(super) fn fenced_ranges(content: &str) -> Vec<Range<usize>> {
     let mut offset = 0;
     for line in content.split_inclusive('\n') {
         let trimmed = line.trim_start();
-        if let Some((c, n)) = crate::tree::build::fence_marker(trimmed) {
+        if let Some((c, n)) = crate::tree::fence::fence_marker(trimmed) {
             match open {
                 None => open = Some((c, n, offset)),
                 Some((oc, on, start)) if c == oc && n >= on && trimmed.trim().len() == n => {
