@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::Trace;
+use crate::agent::steps::DecisionKind;
 use crate::agent::worker::first_line;
 use crate::agent::{AgentEvent, EventRecord};
 
@@ -85,13 +86,15 @@ fn decision_text(kind: &str, value: &serde_json::Value) -> String {
         (None, Some(b)) if b.as_bool() == Some(true) => "sufficient".to_string(),
         _ => "insufficient".to_string(),
     };
-    match kind {
-        "understand" => understanding(),
-        "analyze" if value.get("intent").is_some() => {
+    match DecisionKind::of(kind) {
+        DecisionKind::Understand => understanding(),
+        DecisionKind::Analyze if value.get("intent").is_some() => {
             format!("{}\n  {}", understanding(), tasks_text(kind, value))
         }
-        "analyze" | "replan" if value.get("tasks").is_some() => tasks_text(kind, value),
-        "plan" | "replan" => {
+        DecisionKind::Analyze | DecisionKind::Replan if value.get("tasks").is_some() => {
+            tasks_text(kind, value)
+        }
+        DecisionKind::Plan | DecisionKind::Replan => {
             let steps = value
                 .get("plan")
                 .and_then(|t| t.as_array())
@@ -106,14 +109,14 @@ fn decision_text(kind: &str, value: &serde_json::Value) -> String {
             }
             out
         }
-        "navigate" => format!("why: {}", s("reason")),
-        "verdict" => {
+        DecisionKind::Navigate => format!("why: {}", s("reason")),
+        DecisionKind::Verdict => {
             match serde_json::from_value::<crate::agent::evidence::AnswerVerdict>(value.clone()) {
                 Ok(v) => format!("final {}", v.line()),
                 Err(_) => format!("{kind}: {value}"),
             }
         }
-        "check" | "evaluate" => {
+        DecisionKind::Check | DecisionKind::Evaluate => {
             let verdict = verdict();
             let mut out = if verdict == "sufficient" {
                 format!("{kind}: sufficient")
