@@ -75,6 +75,13 @@ pub struct IndexArgs {
     /// about a minute per 20 million entries (100,000 documents) on 2 cores.
     #[arg(long, conflicts_with = "watch")]
     merge: bool,
+    /// After the run (with --watch: after each run), publish the workspace as a new read-only
+    /// generation in this folder, as `docnav publish DIR` does.
+    #[arg(long, value_name = "DIR")]
+    publish: Option<std::path::PathBuf>,
+    /// With --publish: keep this many newest generations.
+    #[arg(long, requires = "publish", default_value_t = crate::workspace::publish::DEFAULT_KEEP, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    keep: u64,
 }
 
 /// A `--formats` name (see [`DocFormat::from_flag_name`]).
@@ -194,6 +201,10 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
         print_merge(&report);
     }
     let failed = failed || report.merge_failed;
+    let publish_to = args.publish.as_deref().map(|dir| (dir, args.keep));
+    if let Some((dir, keep)) = publish_to {
+        super::publish::publish_and_report(&global.workspace, dir, keep)?;
+    }
     let Some(((_watcher, events), roots)) = watching else {
         return Ok(if failed {
             ExitCode::from(1)
@@ -209,7 +220,14 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
     while let Some((changed, lost_events)) = watch::next_batch(&events) {
         let mut plan = watch.plan(&changed);
         plan.rescan |= lost_events;
-        if let Err(e) = index_plan(global, &options, &watch, &plan) {
+        let published =
+            index_plan(global, &options, &watch, &plan).and_then(|ran| match publish_to {
+                Some((dir, keep)) if ran => {
+                    super::publish::publish_and_report(&global.workspace, dir, keep).map(drop)
+                }
+                _ => Ok(()),
+            });
+        if let Err(e) = published {
             // The next change tries again: a workspace error (a full disk, say) may pass.
             eprintln!("error: {e:#}");
         }
@@ -241,15 +259,15 @@ fn watch_roots(paths: &[String]) -> Result<Vec<watch::Root>, String> {
 
 /// Index what one batch of changes asks for ([`watch::Plan`]) and print each run's report.
 /// Documents are dropped by naming their gone files (`--prune` with files only), so a
-/// watcher never drops documents from outside its paths.
+/// watcher never drops documents from outside its paths. Returns whether anything ran.
 fn index_plan(
     global: &GlobalArgs,
     options: &IndexOptions,
     watch: &watch::Watch,
     plan: &watch::Plan,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bool> {
     if plan.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     let run = |args: Vec<String>, prune: bool| -> anyhow::Result<()> {
         let options = IndexOptions {
@@ -309,14 +327,15 @@ fn index_plan(
         if !gone.is_empty() {
             run(gone, true)?;
         }
-        return Ok(());
+        return Ok(true);
     }
     let prune = !gone.is_empty();
     index.extend(gone);
-    if !index.is_empty() {
-        run(index, prune)?;
+    if index.is_empty() {
+        return Ok(false);
     }
-    Ok(())
+    run(index, prune)?;
+    Ok(true)
 }
 
 /// The line `--merge` adds to the report (a failed merge is among the report's errors).

@@ -10,6 +10,7 @@ mod exec;
 mod index;
 mod mcp;
 pub mod output;
+mod publish;
 mod replay;
 mod serve;
 mod shell;
@@ -52,6 +53,8 @@ pub struct Cli {
 enum Command {
     /// Index documents (files, folders, globs) into the workspace.
     Index(index::IndexArgs),
+    /// Publish the workspace as a read-only generation in a folder that replicas copy and open.
+    Publish(publish::PublishArgs),
     /// List the indexed documents.
     Docs(docs::DocsArgs),
     /// Show a document's tree: structure numbers, titles, line or page ranges.
@@ -87,6 +90,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     init_tracing();
     match cli.command {
         Command::Index(args) => index::run(&cli.global, args),
+        Command::Publish(args) => publish::run(&cli.global, args),
         Command::Docs(args) => docs::run(&cli.global, args),
         Command::Tree(args) => tree::run(&cli.global, args),
         Command::Exec(args) => exec::run(&cli.global, args),

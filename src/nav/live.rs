@@ -10,6 +10,10 @@
 //! at the same generation yet (an index run between its two commits) the previous workspace stays
 //! in service and the reopen is tried again [`RETRY_BUSY`] later. Only a process that has nothing
 //! opened yet waits for the writer (and repairs an interrupted run), as `docnav ask` does.
+//!
+//! Over a publish folder ([`crate::workspace::publish`]) the same holds per generation: a newer
+//! generation folder is opened once it is complete; until then the previous one stays in service
+//! and the newer one is looked at again [`RETRY_INCOMPLETE`] later.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, TryLockError};
@@ -24,6 +28,10 @@ type Stamp = crate::workspace::store::CatalogStamp;
 /// How long a reader keeps its workspace before trying again to open a catalog whose index is
 /// not committed yet ([`WorkspaceError::Busy`]).
 pub const RETRY_BUSY: Duration = Duration::from_millis(100);
+
+/// How long a reader of a publish folder keeps the generation it has open before looking again
+/// at a newer one that was not complete yet (a copy still arriving).
+pub const RETRY_INCOMPLETE: Duration = Duration::from_secs(1);
 
 /// An opened workspace and a session at `/` over it. Every call clones the session (clones share
 /// its statistics cache) and never moves the original.
@@ -143,13 +151,27 @@ impl LiveLibrary {
             },
             None => Opened::new(Workspace::open(&self.dir)?),
         };
+        // A publish folder whose newest generation is still being copied: the previous one is
+        // open, and the newer one is looked at again a little later.
+        let behind = stamp.and_then(|s| s.published()).is_some_and(|newest| {
+            opened
+                .workspace
+                .published_generation()
+                .is_none_or(|g| g < newest)
+        });
         let mut current = self.current();
-        current.stamp = stamp;
+        current.stamp = if behind { None } else { stamp };
+        current.quiet_until = behind.then(|| Instant::now() + RETRY_INCOMPLETE);
+        if let Some(previous) = previous.filter(|p| {
+            behind && p.workspace.published_generation() == opened.workspace.published_generation()
+        }) {
+            // The same generation as before: its loaded trees and statistics stay.
+            return Ok(previous);
+        }
         if let Some(old) = current.opened.replace(opened.clone()) {
             // Requests still running on the old generation keep the trees they hold.
             old.workspace.drop_cached_trees();
         }
-        current.quiet_until = None;
         Ok(opened)
     }
 }

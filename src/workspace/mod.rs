@@ -30,6 +30,7 @@ pub mod cache;
 pub mod document;
 pub mod indexer;
 pub mod local_disk;
+pub mod publish;
 pub mod site_files;
 pub mod source_stat;
 pub mod store;
@@ -202,6 +203,30 @@ pub enum WorkspaceError {
         /// The filesystem (`NFS`, `SMB`, `FUSE`…).
         kind: &'static str,
     },
+    /// A publish folder ([`publish`]) holds no complete generation to open.
+    #[error(
+        "publish folder `{dir}` has no complete generation ({reason}) (hint: run `docnav publish` \
+         into it on the machine that indexes, or wait for its copy to finish)"
+    )]
+    NoGeneration {
+        /// The publish folder.
+        dir: PathBuf,
+        /// Why its newest generation is incomplete, or that it has none.
+        reason: String,
+    },
+    /// A write (`docnav index`) was aimed at a publish folder or one of its generations, which
+    /// only `docnav publish` writes.
+    #[error(
+        "`{0}` holds published generations of a workspace, which are read-only (hint: index into \
+         the workspace they were published from, then run `docnav publish` again)"
+    )]
+    PublishedReadOnly(PathBuf),
+    /// `docnav publish` was pointed at a folder that is neither empty nor a publish folder.
+    #[error(
+        "`{0}` is not a publish folder (no `docnav-publish.json`) and is not empty (hint: publish \
+         into a new or empty folder)"
+    )]
+    NotPublishFolder(PathBuf),
     /// A file of the workspace could not be read or written.
     #[error("workspace file `{path}`: {source}")]
     Io {
@@ -426,7 +451,12 @@ pub fn read_index_generation(dir: &Path) -> Result<u64, WorkspaceError> {
 /// bounded cache ([`cache::TreeCache`]).
 #[derive(Debug)]
 pub struct Workspace {
+    /// The folder the workspace was opened by (a publish folder, or the workspace itself).
     dir: PathBuf,
+    /// Where its files are read: `dir`, or the publish folder's generation that was opened.
+    data: PathBuf,
+    /// The number of that generation, for a publish folder.
+    published: Option<u64>,
     /// The catalog; `None` for a workspace not written yet ([`Workspace::open_or_empty`]).
     store: Option<CatalogStore>,
     cache: Mutex<cache::TreeCache>,
@@ -471,18 +501,28 @@ pub(crate) fn read_catalog(dir: &Path) -> Result<Catalog, WorkspaceError> {
 
 impl Workspace {
     /// Open the workspace in `dir`: its catalog, and its section index at the commit the
-    /// catalog matches. An index one commit ahead of or behind the catalog (an interrupted
+    /// catalog matches. A publish folder ([`publish`]) opens its newest complete generation,
+    /// read-only. An index one commit ahead of or behind the catalog (an interrupted
     /// `docnav index`) is repaired first, under the writer lock, with a warning on stderr; a
     /// missing or damaged index does not stop the catalog from being read (listing works) but
     /// every search then fails with [`WorkspaceError::Search`].
     ///
     /// Errors: [`WorkspaceError::Missing`] when `dir` has no catalog;
+    /// [`WorkspaceError::NoGeneration`] for a publish folder without a complete generation;
     /// [`WorkspaceError::Outdated`] for a workspace of an older docnav; `Corrupt`/`Version`/`Io`
     /// for a bad catalog; [`WorkspaceError::Search`] when a needed repair fails.
     pub fn open(dir: &Path) -> Result<Workspace, WorkspaceError> {
-        let store = open_store(dir)?;
-        let (store, sections) = sync::open_consistent(dir, store, sync::OnMismatch::WaitAndRepair)?;
-        Ok(Workspace::from_parts(dir, Some(store), sections))
+        let (data, published) = publish::data_dir(dir)?;
+        let store = open_store(&data)?;
+        let (store, sections) =
+            sync::open_consistent(&data, store, sync::OnMismatch::WaitAndRepair)?;
+        Ok(Workspace::from_parts(
+            dir,
+            data,
+            published,
+            Some(store),
+            sections,
+        ))
     }
 
     /// [`Workspace::open`] for a long-running reader that already holds an opened workspace (a
@@ -492,9 +532,16 @@ impl Workspace {
     ///
     /// Errors: as [`Workspace::open`], plus [`WorkspaceError::Busy`].
     pub fn open_without_repair(dir: &Path) -> Result<Workspace, WorkspaceError> {
-        let store = open_store(dir)?;
-        let (store, sections) = sync::open_consistent(dir, store, sync::OnMismatch::Refuse)?;
-        Ok(Workspace::from_parts(dir, Some(store), sections))
+        let (data, published) = publish::data_dir(dir)?;
+        let store = open_store(&data)?;
+        let (store, sections) = sync::open_consistent(&data, store, sync::OnMismatch::Refuse)?;
+        Ok(Workspace::from_parts(
+            dir,
+            data,
+            published,
+            Some(store),
+            sections,
+        ))
     }
 
     /// Open the workspace in `dir`, or an empty one when it has no catalog yet (nothing is
@@ -502,7 +549,9 @@ impl Workspace {
     pub fn open_or_empty(dir: &Path) -> Result<Workspace, WorkspaceError> {
         match Workspace::open(dir) {
             Err(WorkspaceError::Missing(_)) => {
-                Ok(Workspace::from_parts(dir, None, Err("no index yet".into())))
+                let (data, published) = (dir.to_path_buf(), None);
+                let sections = Err("no index yet".into());
+                Ok(Workspace::from_parts(dir, data, published, None, sections))
             }
             other => other,
         }
@@ -510,11 +559,15 @@ impl Workspace {
 
     fn from_parts(
         dir: &Path,
+        data: PathBuf,
+        published: Option<u64>,
         store: Option<CatalogStore>,
         sections: Result<SectionIndex, String>,
     ) -> Workspace {
         Workspace {
             dir: dir.to_path_buf(),
+            data,
+            published,
             store,
             cache: Mutex::new(cache::TreeCache::new(cache::DEFAULT_TREE_CACHE_BYTES)),
             sections,
@@ -572,12 +625,25 @@ impl Workspace {
 
     /// Where the section index lives.
     pub fn index_dir(&self) -> PathBuf {
-        self.dir.join("index")
+        self.data.join("index")
     }
 
-    /// The workspace directory.
+    /// The workspace directory as it was opened (for a publish folder, the folder; its traces
+    /// and shell history live there, outside the generations).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Where the workspace's files are read: [`Workspace::dir`], or for a publish folder the
+    /// generation that was opened.
+    pub fn data_dir(&self) -> &Path {
+        &self.data
+    }
+
+    /// The number of the generation opened from a publish folder (`None` for a workspace opened
+    /// directly).
+    pub fn published_generation(&self) -> Option<u64> {
+        self.published
     }
 
     /// The catalog row of `doc_id` (its tree file, source and build), `None` for an unknown id.
@@ -597,7 +663,7 @@ impl Workspace {
     }
 
     fn docs_dir(&self) -> PathBuf {
-        self.dir.join("docs")
+        self.data.join("docs")
     }
 
     /// Read the catalog again and load `doc_id` from it, unless it names `stale_file` again
@@ -608,7 +674,7 @@ impl Workspace {
         stale_file: &str,
         missing: WorkspaceError,
     ) -> Result<Document, WorkspaceError> {
-        let entry = open_store(&self.dir)?
+        let entry = open_store(&self.data)?
             .entry(doc_id)?
             .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))?;
         if entry.tree_file == stale_file {

@@ -117,6 +117,12 @@ fn copy_of(e: &WorkspaceError) -> WorkspaceError {
             dir: dir.clone(),
             kind,
         },
+        E::NoGeneration { dir, reason } => E::NoGeneration {
+            dir: dir.clone(),
+            reason: reason.clone(),
+        },
+        E::PublishedReadOnly(dir) => E::PublishedReadOnly(dir.clone()),
+        E::NotPublishFolder(dir) => E::NotPublishFolder(dir.clone()),
         E::Io { path, source } => E::Io {
             path: path.clone(),
             source: std::io::Error::new(source.kind(), source.to_string()),

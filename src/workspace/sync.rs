@@ -20,9 +20,11 @@ impl WriterLock {
     /// stderr. Every write to a workspace takes it, so this is where a workspace on a network
     /// filesystem is refused ([`super::local_disk`]).
     ///
-    /// Errors: [`WorkspaceError::NetworkFilesystem`] for a folder on a network filesystem;
+    /// Errors: [`WorkspaceError::PublishedReadOnly`] for a publish folder or a generation in
+    /// one; [`WorkspaceError::NetworkFilesystem`] for a folder on a network filesystem;
     /// [`WorkspaceError::Io`] when the lock file cannot be opened or locked.
     pub(crate) fn acquire(dir: &Path) -> Result<WriterLock, WorkspaceError> {
+        super::publish::refuse_writes(dir)?;
         super::local_disk::require_local_disk(dir)?;
         let path = dir.join("lock");
         let io = |source| WorkspaceError::Io {

@@ -1066,7 +1066,13 @@ fn catalog_of(dir: &Path, n: usize) {
 /// The catalog of `dir` opened without a section index (the filter reads only the catalog).
 fn catalog_only(dir: &Path) -> Workspace {
     let store = CatalogStore::open(dir).unwrap();
-    Workspace::from_parts(dir, Some(store), Err("no index in this test".into()))
+    Workspace::from_parts(
+        dir,
+        dir.to_path_buf(),
+        None,
+        Some(store),
+        Err("no index in this test".into()),
+    )
 }
 
 fn ids(cards: &[Arc<DocCard>]) -> Vec<&str> {

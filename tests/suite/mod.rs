@@ -32,6 +32,7 @@ pub mod parse_pdf;
 pub mod pdf_bomb;
 pub mod pdf_corpus;
 pub mod pdf_footnotes;
+pub mod publish;
 pub mod python_package;
 pub mod references;
 pub mod routing;

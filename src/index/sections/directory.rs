@@ -44,6 +44,9 @@ pub(super) struct BatchSyncDirectory {
     /// `inner` maps with [`SEARCH_ADVICE`]; `None` elsewhere.
     store: Option<MmapDirectory>,
     root: PathBuf,
+    /// The index of a published generation, which nothing writes: its locks are taken without
+    /// a lock file (a replica may have no write access to the folder).
+    published: bool,
 }
 
 /// How a reader that searches advises the kernel on the maps of the files written in
@@ -70,6 +73,7 @@ impl BatchSyncDirectory {
             inner: MmapDirectory::open(root)?,
             store: None,
             root: root.to_path_buf(),
+            published: false,
         })
     }
 
@@ -77,14 +81,19 @@ impl BatchSyncDirectory {
     /// block per hit, is mapped with random-access advice (`MADV_RANDOM`): a page fault reads
     /// that page, not the kernel's read-ahead around it (with read-ahead, `ask --lexical` over
     /// 100,000 documents mapped 92 MB of index files). The other files are mapped with
-    /// [`SEARCH_ADVICE`].
+    /// [`SEARCH_ADVICE`]. In a published generation (its folder holds a manifest,
+    /// [`crate::workspace::publish`]) locks create no file.
     ///
     /// Errors: tantivy's, when `root` is missing or not a directory.
     pub(super) fn open_for_search(root: &Path) -> Result<BatchSyncDirectory, OpenDirectoryError> {
+        let published = root
+            .parent()
+            .is_some_and(crate::workspace::publish::is_generation);
         Ok(BatchSyncDirectory {
             inner: MmapDirectory::open_with_madvice(root, SEARCH_ADVICE)?,
             store: Some(MmapDirectory::open_with_madvice(root, Advice::Random)?),
             root: root.to_path_buf(),
+            published,
         })
     }
 
@@ -266,6 +275,11 @@ impl Directory for BatchSyncDirectory {
     }
 
     fn acquire_lock(&self, lock: &Lock) -> Result<DirectoryLock, LockError> {
+        // A reader takes tantivy's meta lock so no writer deletes files while it opens them; a
+        // published generation has no writer.
+        if self.published {
+            return Ok(DirectoryLock::from(Box::new(())));
+        }
         self.inner.acquire_lock(lock)
     }
 
@@ -277,6 +291,31 @@ impl Directory for BatchSyncDirectory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_published_generations_reader_locks_without_a_lock_file() {
+        let root = tempfile::tempdir().unwrap();
+        let generation = root.path().join("gen-000001");
+        let index = generation.join("index");
+        std::fs::create_dir_all(&index).unwrap();
+        std::fs::write(root.path().join(crate::workspace::publish::MARKER), b"{}").unwrap();
+        let lock_file = index.join(".tantivy-meta.lock");
+        let held = |dir: &BatchSyncDirectory| {
+            let made = {
+                let _held = dir.acquire_lock(&tantivy::directory::META_LOCK).unwrap();
+                lock_file.exists()
+            };
+            // tantivy leaves its lock file behind.
+            std::fs::remove_file(&lock_file).ok();
+            made
+        };
+        // Not a generation yet (no manifest): tantivy's lock file, while the lock is held.
+        assert!(held(&BatchSyncDirectory::open_for_search(&index).unwrap()));
+        std::fs::write(generation.join(crate::workspace::publish::MANIFEST), b"{}").unwrap();
+        assert!(!held(&BatchSyncDirectory::open_for_search(&index).unwrap()));
+        // A writer's directory takes real locks anywhere.
+        assert!(held(&BatchSyncDirectory::open(&index).unwrap()));
+    }
 
     #[test]
     fn writes_read_back_and_leave_no_temp_files() {

@@ -151,7 +151,8 @@ impl Workspace {
     ///
     /// Unchanged documents (same size and mtime, or same sha256) are skipped; a failing input is
     /// reported and counted, its previous state kept, and the rest of the run goes on. The catalog is
-    /// replaced atomically at the end. Errors: only workspace-level failures (a folder on a network
+    /// replaced atomically at the end. Errors: only workspace-level failures (a publish folder,
+    /// [`WorkspaceError::PublishedReadOnly`]; a folder on a network
     /// filesystem, [`WorkspaceError::NetworkFilesystem`]; cannot create the directory, take the
     /// lock, or write the catalog), and [`WorkspaceError::Cancelled`] when
     /// `progress` cancels the run; per-file failures are in the report.
@@ -165,6 +166,7 @@ impl Workspace {
             started: Instant::now(),
         };
         // Before anything is created there.
+        crate::workspace::publish::refuse_writes(dir)?;
         crate::workspace::local_disk::require_local_disk(dir)?;
         let docs_dir = dir.join("docs");
         std::fs::create_dir_all(&docs_dir).map_err(io(&docs_dir))?;

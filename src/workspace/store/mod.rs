@@ -1074,7 +1074,23 @@ fn recorded_totals(conn: &Connection) -> rusqlite::Result<Option<CatalogTotals>>
 /// by each merge, which keeps the catalog as it was: a long-running reader reopens to search
 /// the merged segments instead of the ones it had, whose files the merge deleted). `None`
 /// without a catalog. One `stat` per file, nothing read.
+///
+/// For a publish folder ([`crate::workspace::publish`]): the number of its newest generation by
+/// name, complete or not, with the stamp of that generation's files (one directory listing);
+/// `None` when it holds no generation.
 pub fn stamp(dir: &Path) -> Option<CatalogStamp> {
+    if let Some((number, generation)) = crate::workspace::publish::newest_named(dir) {
+        let files = stamp(&generation).unwrap_or(CatalogStamp {
+            main: (None, 0),
+            log: None,
+            index: None,
+            published: None,
+        });
+        return Some(CatalogStamp {
+            published: Some(number),
+            ..files
+        });
+    }
     let file = |path: PathBuf| {
         std::fs::metadata(path)
             .ok()
@@ -1085,7 +1101,12 @@ pub fn stamp(dir: &Path) -> Option<CatalogStamp> {
     // catalog.
     let log = file(dir.join("catalog.db-wal")).filter(|(_, len)| *len > 0);
     let index = file(dir.join("index").join("meta.json"));
-    Some(CatalogStamp { main, log, index })
+    Some(CatalogStamp {
+        main,
+        log,
+        index,
+        published: None,
+    })
 }
 
 /// See [`stamp`].
@@ -1094,4 +1115,13 @@ pub struct CatalogStamp {
     main: (Option<std::time::SystemTime>, u64),
     log: Option<(Option<std::time::SystemTime>, u64)>,
     index: Option<(Option<std::time::SystemTime>, u64)>,
+    /// The newest generation's number, for a publish folder.
+    published: Option<u64>,
+}
+
+impl CatalogStamp {
+    /// For a publish folder, the number of its newest generation by name (complete or not).
+    pub fn published(&self) -> Option<u64> {
+        self.published
+    }
 }

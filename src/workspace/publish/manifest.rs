@@ -1,0 +1,158 @@
+//! The manifest of a published generation (`manifest.json`): written last, it lists every file
+//! of the generation with its size and sha256, and so defines when a copy of the generation is
+//! complete ([`check`]).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::workspace::WorkspaceError;
+
+/// The manifest's file name inside a generation folder.
+pub const MANIFEST: &str = "manifest.json";
+
+/// Version of the manifest layout this build writes and reads.
+pub const MANIFEST_FORMAT: u32 = 1;
+
+/// What `manifest.json` holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`MANIFEST_FORMAT`].
+    pub format: u32,
+    /// The generation's number (its folder is `gen-<number>`, zero-padded).
+    pub generation: u64,
+    /// The workspace format of the copied files ([`crate::workspace::FORMAT_VERSION`]).
+    pub workspace_format: u32,
+    /// The catalog's index generation when it was published.
+    pub index_generation: u64,
+    /// How many documents the catalog holds.
+    pub documents: usize,
+    /// The docnav that published it.
+    pub docnav_version: String,
+    /// Every file of the generation but the manifest, sorted by path.
+    pub files: Vec<ManifestFile>,
+}
+
+/// One file of a generation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestFile {
+    /// Path relative to the generation folder, `/`-separated (`index/meta.json`).
+    pub path: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// sha256 of the contents, lowercase hex (what `sha256sum` prints).
+    pub sha256: String,
+}
+
+/// Why a generation folder is not complete (one line).
+pub type Incomplete = String;
+
+/// The manifest of `generation` when the folder is complete: its manifest is present, decodes,
+/// and every file it lists is present with the listed size. Sizes only: a copy tool writes each
+/// file under a temporary name and renames it when done (`rsync`), so a file under its own name
+/// with the right size is whole, and a `stat` per file keeps every open cheap; the checksums are
+/// read by [`verify`] (`docnav publish --verify`).
+///
+/// Errors: why the folder is incomplete, one line naming the file.
+pub fn check(generation: &Path) -> Result<Manifest, Incomplete> {
+    let path = generation.join(MANIFEST);
+    let bytes = std::fs::read(&path).map_err(|e| format!("`{}`: {e}", path.display()))?;
+    let manifest: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("`{}` does not decode: {e}", path.display()))?;
+    if manifest.format != MANIFEST_FORMAT {
+        return Err(format!(
+            "`{}` has format {}; this docnav reads {MANIFEST_FORMAT}",
+            path.display(),
+            manifest.format
+        ));
+    }
+    for file in &manifest.files {
+        let on_disk = file_path(generation, &file.path)?;
+        match std::fs::metadata(&on_disk) {
+            Ok(m) if m.is_file() && m.len() == file.bytes => {}
+            Ok(m) => {
+                return Err(format!(
+                    "`{}` has {} bytes, the manifest lists {}",
+                    on_disk.display(),
+                    m.len(),
+                    file.bytes
+                ))
+            }
+            Err(e) => return Err(format!("`{}`: {e}", on_disk.display())),
+        }
+    }
+    Ok(manifest)
+}
+
+/// [`check`], then the sha256 of every listed file against the manifest (reads the whole
+/// generation). Errors: the first file that differs, one line.
+pub fn verify(generation: &Path) -> Result<Manifest, Incomplete> {
+    let manifest = check(generation)?;
+    for file in &manifest.files {
+        let on_disk = file_path(generation, &file.path)?;
+        let sum = sha256_file(&on_disk).map_err(|e| format!("`{}`: {e}", on_disk.display()))?;
+        if sum != file.sha256 {
+            return Err(format!(
+                "`{}` does not have the sha256 the manifest lists",
+                on_disk.display()
+            ));
+        }
+    }
+    Ok(manifest)
+}
+
+/// The file a manifest path names inside `generation`. Errors: a path that leaves the folder
+/// (absolute, or with a `..` or empty component).
+fn file_path(generation: &Path, relative: &str) -> Result<PathBuf, Incomplete> {
+    let mut path = generation.to_path_buf();
+    for part in relative.split('/') {
+        if part.is_empty() || part == "." || part == ".." {
+            return Err(format!("the manifest lists a bad path `{relative}`"));
+        }
+        path.push(part);
+    }
+    Ok(path)
+}
+
+/// sha256 of a file's contents, lowercase hex. Errors: the I/O error.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut hasher = Sha256::new();
+    let mut file = std::fs::File::open(path)?;
+    std::io::copy(&mut file, &mut hasher)?;
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
+/// The [`ManifestFile`]s of every regular file under `root`, sorted by path.
+///
+/// Errors: [`WorkspaceError::Io`] naming a file or folder that cannot be read.
+pub fn list_files(root: &Path) -> Result<Vec<ManifestFile>, WorkspaceError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| WorkspaceError::Io { path, source }
+    };
+    let mut files = Vec::new();
+    let mut folders = vec![(root.to_path_buf(), String::new())];
+    while let Some((folder, prefix)) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).map_err(io(&folder))? {
+            let entry = entry.map_err(io(&folder))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let relative = format!("{prefix}{name}");
+            let kind = entry.file_type().map_err(io(&entry.path()))?;
+            if kind.is_dir() {
+                folders.push((entry.path(), format!("{relative}/")));
+            } else if kind.is_file() && relative != MANIFEST {
+                let path = entry.path();
+                let bytes = entry.metadata().map_err(io(&path))?.len();
+                let sha256 = sha256_file(&path).map_err(io(&path))?;
+                files.push(ManifestFile {
+                    path: relative,
+                    bytes,
+                    sha256,
+                });
+            }
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
