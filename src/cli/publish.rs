@@ -52,7 +52,7 @@ pub fn publish_and_report(workspace: &Path, dir: &Path, keep: u64) -> anyhow::Re
         "published `{}`: {} document(s), {} file(s), {:.1} MB ({} hard-linked, {} copied){pruned}",
         done.path.display(),
         done.manifest.documents,
-        done.manifest.files.len(),
+        done.manifest.file_count(),
         done.bytes() as f64 / 1e6,
         done.linked,
         done.copied,
@@ -73,7 +73,7 @@ fn verify(dir: &Path) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     for (_, path) in generations {
         match manifest::verify(&path) {
-            Ok(m) => println!("{}: ok ({} files)", path.display(), m.files.len()),
+            Ok(m) => println!("{}: ok ({} files)", path.display(), m.file_count()),
             Err(why) => {
                 failed = true;
                 println!("{}: incomplete or damaged: {why}", path.display());

@@ -62,6 +62,30 @@ fn a_published_folder_answers_as_its_workspace_and_refuses_writes() {
         verified.stdout
     );
 
+    // A tree file changed in place (a copy of it: the generations and the workspace share
+    // links) keeps its size and name, so opening still takes the generation; --verify names it.
+    let docs = out.join("gen-000002").join("docs");
+    let tree = std::fs::read_dir(&docs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut bytes = std::fs::read(&tree).unwrap();
+    bytes[0] ^= 0xFF;
+    std::fs::remove_file(&tree).unwrap();
+    std::fs::write(&tree, &bytes).unwrap();
+    let verified = run(&out, &["publish", "--verify", out.to_str().unwrap()]);
+    assert_eq!(verified.code, 1, "{}", verified.stderr);
+    assert_eq!(
+        verified.stdout.lines().next().unwrap(),
+        format!(
+            "{}: incomplete or damaged: `{}` does not have the sha256 `docs.sha256` lists",
+            out.join("gen-000002").display(),
+            tree.display()
+        )
+    );
+
     let refused = run(&out, &["index", faq]);
     assert_eq!(refused.code, 1, "{}", refused.stderr);
     let errors = refused.error_lines();

@@ -9,9 +9,12 @@
 //! ```text
 //! DIR/docnav-publish.json      the marker: this folder holds generations
 //! DIR/gen-000007/catalog.db    a self-contained SQLite file (rollback journal, no -wal/-shm)
-//! DIR/gen-000007/docs/…        the tree files the catalog names
+//! DIR/gen-000007/docs/…        the tree files the catalog names, one per document
 //! DIR/gen-000007/index/…       the section index's files (tantivy)
-//! DIR/gen-000007/manifest.json every file above with its size and sha256, written last
+//! DIR/gen-000007/docs.sha256   every tree file with its sha256 (`sha256sum` lines)
+//! DIR/gen-000007/manifest.json the files above but the tree files with their sizes and sha256,
+//!                              and the tree files' count, bytes and names digest; written last
+//! DIR/.docnav-checked/gen-…    written by readers: generations whose docs/ listing matched
 //! ```
 //!
 //! The generation is built under a temporary name (`.tmp-gen-000007`, which readers pass over)
@@ -22,11 +25,17 @@
 //!
 //! A copy on another machine may arrive in any file order, so readers do not trust a folder's
 //! name: [`Workspace::open`](super::Workspace::open) given a publish folder opens the newest
-//! generation whose manifest is present and whose listed files are all present with their sizes
-//! ([`manifest::check`]); a half-copied newer one is passed over for the previous one. Nothing
-//! is ever written into a publish folder but by [`publish`]: `docnav index` refuses one
-//! ([`refuse_writes`]).
+//! generation that is complete ([`manifest::check`]); a half-copied newer one is passed over for
+//! the previous one. Every read command opens a generation, so that check must cost the same at
+//! 100,000 documents as at 1,000: the manifest is small (tens of entries: the tree files are
+//! summarised, their per-file listing is a separate file only `--verify` reads), the files it
+//! lists are checked with a `stat` each, and `docs/` with one directory listing compared by name
+//! ([`listing::check_docs`]), which a reader remembers per generation so that later opens skip
+//! it. Names and sizes suffice because copy tools write each file under a temporary name and
+//! rename it into place when whole; checksums are read only by `docnav publish --verify`.
+//! Nothing but [`publish`] writes a generation: `docnav index` refuses one ([`refuse_writes`]).
 
+pub mod listing;
 pub mod manifest;
 
 use std::fs::File;
@@ -168,7 +177,7 @@ pub struct Published {
 impl Published {
     /// Total size of the generation's files, in bytes.
     pub fn bytes(&self) -> u64 {
-        self.manifest.files.iter().map(|f| f.bytes).sum()
+        self.manifest.bytes()
     }
 }
 
@@ -204,6 +213,7 @@ pub fn publish(workspace: &Path, out: &Path, keep: u64) -> Result<Published, Wor
     let temp = out.join(format!("{TEMP_PREFIX}{number:06}"));
     let (linked, copied) = write_generation(workspace, &temp)?;
     let store = CatalogStore::open(&temp)?;
+    let (files, docs) = listing::write_docs_listing(&temp, manifest::list_files(&temp)?)?;
     let manifest = Manifest {
         format: manifest::MANIFEST_FORMAT,
         generation: number,
@@ -211,7 +221,8 @@ pub fn publish(workspace: &Path, out: &Path, keep: u64) -> Result<Published, Wor
         index_generation: store.head().index_generation,
         documents: store.head().documents,
         docnav_version: env!("CARGO_PKG_VERSION").to_string(),
-        files: manifest::list_files(&temp)?,
+        docs,
+        files,
     };
     drop(store);
     let json = serde_json::to_vec_pretty(&manifest).map_err(|e| WorkspaceError::Corrupt {
@@ -377,6 +388,10 @@ pub fn prune(out: &Path, keep: u64) -> Result<Vec<PathBuf>, WorkspaceError> {
     for (_, path) in all {
         if complete >= keep {
             std::fs::remove_dir_all(&path).map_err(io(&path))?;
+            if let Some(name) = path.file_name() {
+                // Best effort: a reader lists a generation again when its memo is gone.
+                let _ = std::fs::remove_file(out.join(listing::CHECKED).join(name));
+            }
             pruned.push(path);
         } else if manifest::check(&path).is_ok() {
             complete += 1;

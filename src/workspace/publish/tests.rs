@@ -83,7 +83,8 @@ fn a_published_generation_opens_with_the_same_documents_and_hits() {
     assert!(!done.path.join("catalog.db-wal").exists());
     assert!(!done.path.join("catalog.db-shm").exists());
     assert!(done.linked > 0, "{done:?}");
-    // Every file is in the manifest with its size and checksum.
+    // Every file is in the manifest with its size and checksum, but the tree files: those are
+    // counted there and listed in docs.sha256.
     assert_eq!(manifest::verify(&done.path).unwrap(), done.manifest);
     let listed: Vec<&str> = done
         .manifest
@@ -93,11 +94,36 @@ fn a_published_generation_opens_with_the_same_documents_and_hits() {
         .collect();
     assert!(listed.contains(&"catalog.db"), "{listed:?}");
     assert!(listed.contains(&"index/meta.json"), "{listed:?}");
+    assert!(listed.contains(&"docs.sha256"), "{listed:?}");
+    assert!(!listed.iter().any(|p| p.starts_with("docs/")), "{listed:?}");
+    let mut names: Vec<String> = std::fs::read_dir(done.path.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 3, "{names:?}");
     assert_eq!(
-        listed.iter().filter(|p| p.starts_with("docs/")).count(),
-        3,
-        "{listed:?}"
+        done.manifest.docs,
+        listing::DocsSummary {
+            files: 3,
+            bytes: names
+                .iter()
+                .map(|n| std::fs::metadata(done.path.join("docs").join(n))
+                    .unwrap()
+                    .len())
+                .sum(),
+            names_sha256: listing::names_digest(names.iter().map(String::as_str)),
+        }
     );
+    let listing = std::fs::read_to_string(done.path.join(listing::DOCS_LISTING)).unwrap();
+    let expected: String = names
+        .iter()
+        .map(|n| {
+            let sum = manifest::sha256_file(&done.path.join("docs").join(n)).unwrap();
+            format!("{sum}  docs/{n}\n")
+        })
+        .collect();
+    assert_eq!(listing, expected);
 }
 
 #[cfg(unix)]
@@ -137,10 +163,16 @@ fn a_generation_opens_without_write_access_to_its_folders() {
     assert!(loaded);
     let mut before = before;
     before.sort();
-    let mut expected: Vec<std::ffi::OsString> = ["catalog.db", "docs", "index", "manifest.json"]
-        .iter()
-        .map(|s| s.into())
-        .collect();
+    let mut expected: Vec<std::ffi::OsString> = [
+        "catalog.db",
+        "docs",
+        "docs.sha256",
+        "index",
+        "manifest.json",
+    ]
+    .iter()
+    .map(|s| s.into())
+    .collect();
     expected.sort();
     assert_eq!(before, expected);
 }
@@ -175,63 +207,167 @@ fn a_newer_generation_is_opened_and_older_ones_are_pruned_to_keep() {
     );
 }
 
+/// Every file under `dir`, rewritten as a copy of itself (not a link): damage done to it then
+/// does not reach the generation it was linked from.
+fn unlink_copies(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            unlink_copies(&path);
+        } else {
+            let bytes = std::fs::read(&path).unwrap();
+            std::fs::remove_file(&path).unwrap();
+            std::fs::write(&path, bytes).unwrap();
+        }
+    }
+}
+
+fn opened_generation(out: &Path) -> Option<u64> {
+    Workspace::open(out).unwrap().published_generation()
+}
+
 #[test]
-fn a_generation_with_a_missing_or_truncated_file_is_passed_over_for_the_older_one() {
+fn a_generation_with_a_missing_or_truncated_catalog_or_index_file_is_passed_over() {
     let root = tempfile::tempdir().unwrap();
     let ws_dir = indexed(root.path());
     let out = root.path().join("pub");
     publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
-    // The second generation as a replica might hold it mid-copy: every file written as a copy
-    // (not a link: the damage below must not reach the first), then one truncated or missing.
+    // The second generation as a replica might hold it mid-copy.
     let second = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
-    for file in &second.manifest.files {
-        let path = second.path.join(&file.path);
+    unlink_copies(&second.path);
+    assert_eq!(opened_generation(&out), Some(2));
+    for name in ["catalog.db", "index/meta.json", "docs.sha256"] {
+        let path = second.path.join(name);
         let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        assert_eq!(opened_generation(&out), Some(1), "{name} truncated");
         std::fs::remove_file(&path).unwrap();
-        std::fs::write(&path, bytes).unwrap();
+        assert_eq!(opened_generation(&out), Some(1), "{name} missing");
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(opened_generation(&out), Some(2), "{name} back");
     }
-    let tree = second
+    let segment = second
         .manifest
         .files
         .iter()
-        .find(|f| f.path.starts_with("docs/"))
+        .find(|f| f.path.starts_with("index/") && f.path != "index/meta.json")
         .unwrap();
-    let tree_path = second.path.join(&tree.path);
-    let bytes = std::fs::read(&tree_path).unwrap();
-    std::fs::write(&tree_path, &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::remove_file(second.path.join(&segment.path)).unwrap();
+    assert_eq!(opened_generation(&out), Some(1));
+    // A manifest not arrived yet.
+    std::fs::remove_file(second.path.join(MANIFEST)).unwrap();
+    assert_eq!(opened_generation(&out), Some(1));
+}
+
+#[test]
+fn a_generation_whose_docs_have_not_all_arrived_is_passed_over_even_after_it_was_complete() {
+    let root = tempfile::tempdir().unwrap();
+    let ws_dir = indexed(root.path());
+    let out = root.path().join("pub");
+    publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let second = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    unlink_copies(&second.path);
+    let docs = second.path.join("docs");
+    let name = std::fs::read_dir(&docs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name()
+        .into_string()
+        .unwrap();
+    // As rsync holds a file it is still writing: under a temporary dot-name.
+    let in_progress = docs.join(format!(".{name}.Xy12ab"));
+    std::fs::rename(docs.join(&name), &in_progress).unwrap();
     let ws = Workspace::open(&out).unwrap();
     assert_eq!(ws.published_generation(), Some(1));
     assert_eq!(hits(&ws, "kiwi").len(), 3);
+    let why = manifest::check(&second.path).unwrap_err();
+    assert!(why.contains("holds 2 of the 3 tree files"), "{why}");
 
-    std::fs::write(&tree_path, &bytes).unwrap();
-    assert_eq!(
-        Workspace::open(&out).unwrap().published_generation(),
-        Some(2)
-    );
-    std::fs::remove_file(second.path.join("index/meta.json")).unwrap();
-    assert_eq!(
-        Workspace::open(&out).unwrap().published_generation(),
-        Some(1)
-    );
-    // A manifest not arrived yet.
-    std::fs::remove_file(second.path.join(MANIFEST)).unwrap();
-    assert_eq!(
-        Workspace::open(&out).unwrap().published_generation(),
-        Some(1)
-    );
+    // Arrived: complete, and remembered for the next opens.
+    std::fs::rename(&in_progress, docs.join(&name)).unwrap();
+    assert_eq!(opened_generation(&out), Some(2));
+    let memo = out.join(listing::CHECKED).join("gen-000002");
+    let remembered = std::fs::read(&memo).unwrap();
+    assert_eq!(opened_generation(&out), Some(2));
 
+    // A file gone from a generation that was complete: the folder changed, so the memory no
+    // longer holds, even written back as it was.
+    std::fs::remove_file(docs.join(&name)).unwrap();
+    std::fs::write(&memo, &remembered).unwrap();
+    assert_eq!(opened_generation(&out), Some(1));
+    // Another file in its place (same count, other names) is not the generation either.
+    std::fs::write(docs.join("stray-000000000000.bin"), b"x").unwrap();
+    let why = manifest::check(&second.path).unwrap_err();
+    assert!(why.contains("does not hold the tree files"), "{why}");
+    assert_eq!(opened_generation(&out), Some(1));
+}
+
+#[test]
+fn verify_names_a_changed_file_that_opening_does_not_read() {
+    let root = tempfile::tempdir().unwrap();
+    let ws_dir = indexed(root.path());
+    let out = root.path().join("pub");
+    let done = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    unlink_copies(&done.path);
+    assert_eq!(manifest::verify(&done.path).unwrap(), done.manifest);
     // Same sizes, other bytes: only the checksums see it.
-    let first = out.join("gen-000001");
-    let catalog = first.join("catalog.db");
-    let mut bytes = std::fs::read(&catalog).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 0xFF;
-    std::fs::write(&catalog, &bytes).unwrap();
-    assert!(manifest::check(&first).is_ok());
-    let why = manifest::verify(&first).unwrap_err();
+    let flip = |path: &Path| {
+        let mut bytes = std::fs::read(path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xFF;
+        std::fs::write(path, &bytes).unwrap();
+    };
+    let tree = std::fs::read_dir(done.path.join("docs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    flip(&tree);
+    assert!(manifest::check(&done.path).is_ok());
+    let why = manifest::verify(&done.path).unwrap_err();
+    assert_eq!(
+        why,
+        format!(
+            "`{}` does not have the sha256 `docs.sha256` lists",
+            tree.display()
+        )
+    );
+    flip(&tree);
+    let catalog = done.path.join("catalog.db");
+    flip(&catalog);
+    let why = manifest::verify(&done.path).unwrap_err();
+    assert_eq!(
+        why,
+        format!(
+            "`{}` does not have the sha256 `manifest.json` lists",
+            catalog.display()
+        )
+    );
+    flip(&catalog);
+    // A listing that no longer names every tree file is caught before any file is read.
+    let listing_path = done.path.join(listing::DOCS_LISTING);
+    let text = std::fs::read_to_string(&listing_path).unwrap();
+    let shorter: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&listing_path, shorter).unwrap();
+    assert!(manifest::verify(&done.path).is_err());
+}
+
+#[test]
+fn a_generation_of_the_first_manifest_format_is_refused_with_the_way_out() {
+    let root = tempfile::tempdir().unwrap();
+    let ws_dir = indexed(root.path());
+    let out = root.path().join("pub");
+    let done = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let old = r#"{"format": 1, "generation": 1, "files": []}"#;
+    std::fs::write(done.path.join(MANIFEST), old).unwrap();
+    let line = Workspace::open(&out).unwrap_err().to_string();
     assert!(
-        why.contains("sha256") && why.contains("catalog.db"),
-        "{why}"
+        line.contains("has format 1; this docnav reads 2")
+            && line.contains("publish the workspace again"),
+        "{line}"
     );
 }
 
