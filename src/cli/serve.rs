@@ -56,7 +56,7 @@ pub struct ServeArgs {
     no_traces: bool,
     /// Uploaded traces kept in the workspace's `traces/`; past it (or past 256 MiB of uploads)
     /// the oldest uploads are removed. Recorded runs are never removed.
-    #[arg(long, value_name = "N", default_value_t = crate::serve::traces::DEFAULT_MAX_UPLOADS)]
+    #[arg(long, value_name = "N", default_value_t = crate::trace::folder::DEFAULT_MAX_UPLOADS)]
     max_uploads: usize,
     /// Seconds a client has to send a request's headers, after connecting and after each
     /// answer on a kept-alive connection; a connection silent for longer is closed.
@@ -111,7 +111,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
         ask_permits,
         max_asks,
         record_traces,
-        uploads: crate::serve::traces::UploadLimits {
+        uploads: crate::trace::folder::UploadLimits {
             max_count: args.max_uploads.max(1),
             ..Default::default()
         },

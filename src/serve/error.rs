@@ -10,6 +10,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::trace::folder::FolderError;
 use crate::workspace::WorkspaceError;
 
 /// The stable code of an API error, for scripts: serialized (and [`ErrorCode::as_str`]) in
@@ -214,6 +215,23 @@ impl ApiError {
             ErrorCode::Internal,
             detail,
         )
+    }
+}
+
+/// 400 for a bad name or upload, 404 for no such trace (with where they are listed), 422 for a
+/// file that is not a trace this build reads, 500 for one that cannot be written.
+impl From<FolderError> for ApiError {
+    fn from(e: FolderError) -> ApiError {
+        match e {
+            FolderError::BadName(_) | FolderError::BadUpload(_) => {
+                ApiError::bad_request(e.to_string())
+            }
+            FolderError::NotFound(_) => {
+                ApiError::not_found(format!("{e} (hint: /api/v1/traces lists them)"))
+            }
+            FolderError::Unreadable(_) => ApiError::cannot_replay(e.to_string()),
+            FolderError::Write(_) => ApiError::internal(e.to_string()),
+        }
     }
 }
 

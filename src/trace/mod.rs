@@ -29,9 +29,11 @@
 
 pub mod cache;
 pub mod diff;
+pub mod folder;
 pub mod record;
 pub mod replay;
 pub mod show;
+pub mod timeline;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
