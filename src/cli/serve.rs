@@ -51,7 +51,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 2)]
     max_asks: usize,
     /// Do not record asks as traces in the workspace's `traces/` (the Ask page then links no
-    /// trace).
+    /// trace for a run; an answer kept by a recorded run, e.g. `docnav ask`, is still reused by
+    /// the API and the MCP `ask` tool alike).
     #[arg(long)]
     no_traces: bool,
     /// Uploaded traces kept in the workspace's `traces/`; past it (or past 256 MiB of uploads)
