@@ -162,19 +162,16 @@ impl EventSink for FanOut {
 }
 
 /// One line describing an event for a live progress display (`$ cd 2`, `evidence guide #2.1 (812
-/// chars)`), or `None` for events not worth showing (model traffic, observations). Orchestrator
-/// decisions other than `understand` are shown with their JSON.
+/// chars)`: the step's [`StepLine`](super::steps::StepLine) text, as the web app shows it), or
+/// `None` for events not worth showing (model traffic, observations). Orchestrator decisions
+/// other than `understand` are shown with their JSON.
 pub fn progress_line(record: &EventRecord) -> Option<String> {
     let line = match &record.event {
-        AgentEvent::WorkerStarted { doc_id, task } => format!("started on {doc_id}: {task}"),
-        AgentEvent::Command { line } => format!("$ {line}"),
-        AgentEvent::EvidenceCollected {
-            doc_id,
-            structure,
-            chars,
-        } => {
-            format!("evidence {doc_id} #{structure} ({chars} chars)")
-        }
+        AgentEvent::WorkerStarted { .. }
+        | AgentEvent::Command { .. }
+        | AgentEvent::EvidenceCollected { .. }
+        | AgentEvent::WorkerFinished { .. }
+        | AgentEvent::Error { .. } => super::steps::StepLine::of(&record.event).text,
         AgentEvent::Decision { kind, value }
             if record.actor == ORCHESTRATOR && kind == "standalone" =>
         {
@@ -189,15 +186,6 @@ pub fn progress_line(record: &EventRecord) -> Option<String> {
         {
             format!("{kind}: {value}")
         }
-        AgentEvent::WorkerFinished {
-            steps,
-            evidence,
-            error,
-        } => match error {
-            Some(e) => format!("failed after {steps} steps: {e}"),
-            None => format!("done: {steps} steps, {evidence} evidence"),
-        },
-        AgentEvent::Error { message } => format!("error: {message}"),
         _ => return None,
     };
     Some(line)

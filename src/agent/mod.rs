@@ -20,6 +20,7 @@ pub mod prompt_evidence;
 pub mod prompts;
 pub mod rerank;
 pub mod search;
+pub mod section;
 pub mod steps;
 pub mod worker;
 

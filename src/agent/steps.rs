@@ -1,6 +1,7 @@
 //! One agent event as people see it ([`Step`]): the Ask page's live steps (`POST /api/v1/ask`
-//! streams them) and the trace timeline's decision labels are both made here, so a decision
-//! reads the same wherever it is shown. The page's script renders the [`Step::text`] it is given.
+//! streams them), the trace timeline's labels and the terminal's progress lines are all made
+//! here ([`StepLine`]), so a step reads the same wherever it is shown. The page's script renders
+//! the [`Step::text`] it is given and adds nothing.
 
 use serde::{Deserialize, Serialize};
 
@@ -219,8 +220,8 @@ pub struct Step {
     pub round: Option<u32>,
     /// What the step is.
     pub kind: StepKind,
-    /// One line, shown as it is: the command, the observation's first line, the decision's
-    /// [`Decision::label`], …
+    /// One line, shown as it is ([`StepLine::text`]): `$ ` and the command, the observation's
+    /// first line, the decision's [`Decision::label`], …
     pub text: String,
     /// Whether it reports a failure (a command's error output, a failed call or Worker).
     pub error: bool,
@@ -232,20 +233,49 @@ pub struct Step {
     pub value: Option<serde_json::Value>,
 }
 
-impl Step {
-    /// `record` as a step; `None` for a model request (its reply carries the call's cost).
-    pub fn of(record: &EventRecord) -> Option<Step> {
-        let (kind, text, error) = match &record.event {
-            AgentEvent::WorkerStarted { doc_id, task } => {
-                (StepKind::WorkerStarted, format!("{doc_id}: {task}"), false)
+/// One event as one line of text, the same on the Ask page, the trace timeline and the
+/// terminal's progress lines: what the step is, its text, whether it reports a failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepLine {
+    /// What the step is.
+    pub kind: StepKind,
+    /// The text, shown as it is: `started on guide: …`, `$ cat 2.1`, the observation's first
+    /// line, `evidence guide #2.1 (812 chars)`, the decision's [`Decision::label`], …
+    pub text: String,
+    /// Whether it reports a failure (a command's error output, a failed call or Worker, a model
+    /// request with no reply yet).
+    pub error: bool,
+}
+
+impl StepLine {
+    /// The line of `event`. A model request is a model call still in flight (a failure until
+    /// its reply comes, which has a line of its own).
+    pub fn of(event: &AgentEvent) -> StepLine {
+        let line = |kind, text: String, error| StepLine { kind, text, error };
+        match event {
+            AgentEvent::WorkerStarted { doc_id, task } => line(
+                StepKind::WorkerStarted,
+                format!("started on {doc_id}: {task}"),
+                false,
+            ),
+            AgentEvent::ModelRequest { messages, .. } => {
+                let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
+                line(
+                    StepKind::ModelCall,
+                    format!(
+                        "model call: {} messages, {chars} chars — in flight when the recording \
+                         stopped",
+                        messages.len()
+                    ),
+                    true,
+                )
             }
-            AgentEvent::ModelRequest { .. } => return None,
             AgentEvent::ModelResponse {
                 usage, latency_ms, ..
-            } => (
+            } => line(
                 StepKind::ModelCall,
                 format!(
-                    "model: {} + {} tokens, {latency_ms} ms",
+                    "model call: {} + {} tokens, {latency_ms} ms",
                     usage.prompt_tokens, usage.completion_tokens
                 ),
                 false,
@@ -253,40 +283,34 @@ impl Step {
             AgentEvent::ModelError {
                 message,
                 latency_ms,
-            } => (
+            } => line(
                 StepKind::ModelError,
                 format!("model call failed after {latency_ms} ms: {message}"),
                 true,
             ),
             AgentEvent::Decision { kind, value } => {
-                let mut step = Step::new(
-                    record,
-                    StepKind::Decision,
-                    Decision::of(kind, value).label(),
-                    false,
-                );
-                step.decision = Some(kind.clone());
-                step.value = Some(value.clone());
-                return Some(step);
+                line(StepKind::Decision, Decision::of(kind, value).label(), false)
             }
-            AgentEvent::Command { line } => (StepKind::Command, line.clone(), false),
+            AgentEvent::Command { line: command } => {
+                line(StepKind::Command, format!("$ {command}"), false)
+            }
             AgentEvent::Observation {
                 text, chars, error, ..
             } => {
                 let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-                let mut line = one_line(first, OBSERVATION_LINE_CHARS);
+                let mut shown = one_line(first, OBSERVATION_LINE_CHARS);
                 if text.lines().filter(|l| !l.trim().is_empty()).count() > 1 {
-                    line.push_str(&format!("  [{chars} chars]"));
+                    shown.push_str(&format!("  [{chars} chars]"));
                 }
-                (StepKind::Observation, line, *error)
+                line(StepKind::Observation, shown, *error)
             }
             AgentEvent::EvidenceCollected {
                 doc_id,
                 structure,
                 chars,
-            } => (
+            } => line(
                 StepKind::Evidence,
-                format!("{doc_id} #{structure} ({chars} chars)"),
+                format!("evidence {doc_id} #{structure} ({chars} chars)"),
                 false,
             ),
             AgentEvent::WorkerFinished {
@@ -294,20 +318,38 @@ impl Step {
                 evidence,
                 error,
             } => match error {
-                Some(e) => (
+                Some(e) => line(
                     StepKind::WorkerFinished,
                     format!("failed after {steps} steps: {e}"),
                     true,
                 ),
-                None => (
+                None => line(
                     StepKind::WorkerFinished,
                     format!("done: {steps} steps, {evidence} evidence"),
                     false,
                 ),
             },
-            AgentEvent::Error { message } => (StepKind::Error, message.clone(), true),
-        };
-        Some(Step::new(record, kind, text, error))
+            AgentEvent::Error { message } => {
+                line(StepKind::Error, format!("error: {message}"), true)
+            }
+        }
+    }
+}
+
+impl Step {
+    /// `record` as a step ([`StepLine::of`]); `None` for a model request (its reply carries the
+    /// call's cost).
+    pub fn of(record: &EventRecord) -> Option<Step> {
+        if let AgentEvent::ModelRequest { .. } = record.event {
+            return None;
+        }
+        let StepLine { kind, text, error } = StepLine::of(&record.event);
+        let mut step = Step::new(record, kind, text, error);
+        if let AgentEvent::Decision { kind, value } = &record.event {
+            step.decision = Some(kind.clone());
+            step.value = Some(value.clone());
+        }
+        Some(step)
     }
 
     fn new(record: &EventRecord, kind: StepKind, text: String, error: bool) -> Step {
@@ -358,6 +400,124 @@ mod tests {
         assert_eq!(view.text, "1. Intro [3 leaves]  [30 chars]");
         assert_eq!(view.round, Some(1));
         assert_eq!(serde_json::to_value(&view).unwrap()["kind"], "observation");
+    }
+
+    /// Each kind of step has one text, whichever face shows it: the Ask page's script adds no
+    /// `$ ` of its own, the timeline no `started on`.
+    #[test]
+    fn each_step_kind_reads_the_same_on_every_face() {
+        use crate::llm::{ChatMessage, Usage};
+        let cases = [
+            (
+                AgentEvent::WorkerStarted {
+                    doc_id: "guide".into(),
+                    task: "find the flags".into(),
+                },
+                StepKind::WorkerStarted,
+                "started on guide: find the flags",
+                false,
+            ),
+            (
+                AgentEvent::ModelRequest {
+                    messages: vec![ChatMessage::user("hi")],
+                    sha256: String::new(),
+                },
+                StepKind::ModelCall,
+                "model call: 1 messages, 2 chars — in flight when the recording stopped",
+                true,
+            ),
+            (
+                AgentEvent::ModelResponse {
+                    text: "{}".into(),
+                    usage: Usage {
+                        prompt_tokens: 5,
+                        completion_tokens: 2,
+                    },
+                    latency_ms: 3,
+                },
+                StepKind::ModelCall,
+                "model call: 5 + 2 tokens, 3 ms",
+                false,
+            ),
+            (
+                AgentEvent::ModelError {
+                    message: "timed out".into(),
+                    latency_ms: 7,
+                },
+                StepKind::ModelError,
+                "model call failed after 7 ms: timed out",
+                true,
+            ),
+            (
+                AgentEvent::Command {
+                    line: "cat 1/8".into(),
+                },
+                StepKind::Command,
+                "$ cat 1/8",
+                false,
+            ),
+            (
+                AgentEvent::EvidenceCollected {
+                    doc_id: "guide".into(),
+                    structure: "2.1".into(),
+                    chars: 812,
+                },
+                StepKind::Evidence,
+                "evidence guide #2.1 (812 chars)",
+                false,
+            ),
+            (
+                AgentEvent::WorkerFinished {
+                    steps: 5,
+                    evidence: 2,
+                    error: None,
+                },
+                StepKind::WorkerFinished,
+                "done: 5 steps, 2 evidence",
+                false,
+            ),
+            (
+                AgentEvent::WorkerFinished {
+                    steps: 3,
+                    evidence: 0,
+                    error: Some("the model refused".into()),
+                },
+                StepKind::WorkerFinished,
+                "failed after 3 steps: the model refused",
+                true,
+            ),
+            (
+                AgentEvent::Error {
+                    message: "no such document".into(),
+                },
+                StepKind::Error,
+                "error: no such document",
+                true,
+            ),
+        ];
+        for (event, kind, text, error) in cases {
+            let line = StepLine::of(&event);
+            assert_eq!(
+                line,
+                StepLine {
+                    kind,
+                    text: text.to_string(),
+                    error
+                }
+            );
+            let record = EventRecord {
+                actor: "r1-w1-guide".into(),
+                seq: 1,
+                event,
+            };
+            // The API's step carries the same text; a request has none (its reply does).
+            match Step::of(&record) {
+                Some(step) => {
+                    assert_eq!((step.kind, step.text, step.error), (kind, line.text, error))
+                }
+                None => assert!(matches!(record.event, AgentEvent::ModelRequest { .. })),
+            }
+        }
     }
 
     #[test]

@@ -51,12 +51,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 2)]
     max_asks: usize,
     /// Do not record asks as traces in the workspace's `traces/` (the Ask page then links no
-    /// trace).
+    /// trace for a run; an answer kept by a recorded run, e.g. `docnav ask`, is still reused by
+    /// the API and the MCP `ask` tool alike).
     #[arg(long)]
     no_traces: bool,
     /// Uploaded traces kept in the workspace's `traces/`; past it (or past 256 MiB of uploads)
     /// the oldest uploads are removed. Recorded runs are never removed.
-    #[arg(long, value_name = "N", default_value_t = crate::serve::traces::DEFAULT_MAX_UPLOADS)]
+    #[arg(long, value_name = "N", default_value_t = crate::trace::folder::DEFAULT_MAX_UPLOADS)]
     max_uploads: usize,
     /// Seconds a client has to send a request's headers, after connecting and after each
     /// answer on a kept-alive connection; a connection silent for longer is closed.
@@ -111,7 +112,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
         ask_permits,
         max_asks,
         record_traces,
-        uploads: crate::serve::traces::UploadLimits {
+        uploads: crate::trace::folder::UploadLimits {
             max_count: args.max_uploads.max(1),
             ..Default::default()
         },

@@ -11,9 +11,9 @@
 use serde::Serialize;
 
 use super::args::{self, CatArgs, FindArgs, FindTreeArgs, GrepArgs, HeadArgs, LsArgs, TreeArgs};
-use super::resources::section_uri;
 use crate::agent::evidence::{inclusive, part_lines};
 use crate::nav::lexer::quote_word;
+use crate::nav::path::section_uri;
 use crate::nav::render::page;
 use crate::nav::{display_path, CommandOutput, Effect, Session, Status};
 use crate::workspace::Library;

@@ -8,15 +8,12 @@
 //! sections are read through the template `docnav://{doc_id}/#{structure}`. The cursor is
 //! `D.K`: document number `D`, item `K` of that document (0 is the document itself).
 
-use percent_encoding::{percent_decode_str, utf8_percent_encode};
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 
+use crate::nav::path::{page_uri, parse_uri, section_uri, SCHEME};
 use crate::nav::render::{one_line, page};
 use crate::tree::{DocFormat, NodeId};
 use crate::workspace::{Library, WorkspaceError};
-
-/// URI scheme prefix.
-pub const SCHEME: &str = "docnav://";
 
 /// Most chars of text returned by one `resources/read` (~25k tokens).
 pub const READ_PAGE_CHARS: usize = 100_000;
@@ -26,70 +23,6 @@ pub const LIST_PAGE: usize = 100;
 
 /// Deepest sections listed (1 = top-level sections).
 pub const LIST_DEPTH: u32 = 2;
-
-pub use crate::nav::path::section_uri;
-use crate::nav::path::DOC_ID_IN_URI as DOC_ID;
-
-/// [`section_uri`] of the page starting at char `offset`: `docnav://doc_id?offset=N` or
-/// `docnav://doc_id/?offset=N#2.1`.
-pub fn page_uri(doc_id: &str, structure: &str, offset: usize) -> String {
-    let id = utf8_percent_encode(doc_id, DOC_ID);
-    if structure.is_empty() {
-        format!("{SCHEME}{id}?offset={offset}")
-    } else {
-        format!("{SCHEME}{id}/?offset={offset}#{structure}")
-    }
-}
-
-/// A parsed resource URI.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResourceRef {
-    /// Document id (percent-decoded).
-    pub doc_id: String,
-    /// Structure number of the section; empty for the whole document.
-    pub structure: String,
-    /// First char of the text to read.
-    pub offset: usize,
-}
-
-/// Parse `docnav://DOC_ID[/][?offset=N][#STRUCTURE]`.
-///
-/// Errors: the one-line reason for any other shape.
-pub fn parse_uri(uri: &str) -> Result<ResourceRef, String> {
-    let bad = |why: &str| {
-        format!(
-            "bad resource URI '{uri}': {why} (expected docnav://DOC_ID or docnav://DOC_ID/#2.1)"
-        )
-    };
-    let rest = uri
-        .strip_prefix(SCHEME)
-        .ok_or_else(|| bad("not a docnav:// URI"))?;
-    let (head, structure) = rest.split_once('#').unwrap_or((rest, ""));
-    let (path, query) = head.split_once('?').unwrap_or((head, ""));
-    let id = path.strip_suffix('/').unwrap_or(path);
-    if id.is_empty() || id.contains('/') {
-        return Err(bad("the part after docnav:// must be one document id"));
-    }
-    let doc_id = percent_decode_str(id)
-        .decode_utf8()
-        .map_err(|_| bad("the document id is not UTF-8"))?
-        .into_owned();
-    let mut offset = 0;
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        match pair.split_once('=') {
-            Some(("offset", n)) => offset = n.parse().map_err(|_| bad("offset is not a number"))?,
-            _ => return Err(bad(&format!("unknown query parameter '{pair}'"))),
-        }
-    }
-    if !structure.chars().all(|c| c.is_ascii_digit() || c == '.') {
-        return Err(bad("the fragment must be a structure number such as 2.1"));
-    }
-    Ok(ResourceRef {
-        doc_id,
-        structure: structure.to_string(),
-        offset,
-    })
-}
 
 /// Why a resource could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,49 +168,4 @@ pub fn templates() -> Vec<ResourceTemplate> {
                  shows them (2.1.3). docnav://{doc_id} alone is the whole document.",
             ),
     ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uris_round_trip_with_escaped_ids_offsets_and_sections() {
-        assert_eq!(section_uri("guide", ""), "docnav://guide");
-        assert_eq!(section_uri("guide", "2.1"), "docnav://guide/#2.1");
-        assert_eq!(section_uri("café", "1"), "docnav://caf%C3%A9/#1");
-        for (uri, id, s, o) in [
-            ("docnav://guide", "guide", "", 0),
-            ("docnav://guide/", "guide", "", 0),
-            ("docnav://guide/#2.1", "guide", "2.1", 0),
-            ("docnav://caf%C3%A9/#1", "café", "1", 0),
-            ("docnav://guide/?offset=400#2.1", "guide", "2.1", 400),
-            ("docnav://guide?offset=7", "guide", "", 7),
-        ] {
-            let r = parse_uri(uri).unwrap();
-            assert_eq!(
-                (r.doc_id.as_str(), r.structure.as_str(), r.offset),
-                (id, s, o),
-                "{uri}"
-            );
-        }
-        assert_eq!(
-            parse_uri(&page_uri("guide", "2.1", 400)).unwrap().offset,
-            400
-        );
-        for bad in [
-            "file:///x",
-            "docnav://",
-            "docnav://a/b",
-            "docnav://a?offset=x",
-            "docnav://a?size=1",
-            "docnav://a/#intro",
-        ] {
-            let err = parse_uri(bad).unwrap_err();
-            assert!(
-                err.starts_with(&format!("bad resource URI '{bad}'")),
-                "{err}"
-            );
-        }
-    }
 }

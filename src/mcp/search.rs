@@ -3,14 +3,14 @@
 //! data as `structuredContent` ([`DocsPage`],
 //! [`SearchResults`](crate::agent::search::SearchResults)).
 
-use crate::agent::search::check_k;
 use std::fmt::Write as _;
 
 use super::args::{self, DocsArgs, SearchArgs};
 use super::nav_tools::ToolText;
 use crate::agent::evidence::{evidence_header, location_label};
 use crate::agent::lexical::DEFAULT_K;
-use crate::agent::search::{search_sections, DocEntry, DocsPage};
+use crate::agent::search::check_k;
+use crate::agent::search::{docs_page, search_sections, DocEntry, DocsPage};
 use crate::index::doccard::human_bytes;
 use crate::workspace::Library;
 
@@ -19,9 +19,6 @@ pub const DOCS_PAGE: usize = 100;
 
 /// Outline entries of each card in `docs`' text (the structured content has all of the card's).
 pub const DOCS_OUTLINE_SHOWN: usize = 8;
-
-/// Most results of one `search` (the limit of every face).
-pub use crate::agent::search::MAX_K;
 
 /// Chars of each result's text without `budget`.
 pub const SEARCH_TEXT_CHARS: usize = 800;
@@ -35,13 +32,14 @@ pub fn docs(library: &dyn Library, a: DocsArgs) -> ToolText {
     if let Some(question) = a.for_question {
         return docs_for(library, &question, a.k);
     }
-    let total = library.document_count();
     let offset = a.offset.unwrap_or(0);
     let limit = match a.limit {
         Some(0) => return ToolText::error("docs: limit must be at least 1"),
         Some(n) => n,
         None => DOCS_PAGE,
     };
+    let page = docs_page(library, offset, limit);
+    let total = page.total;
     if total == 0 {
         return ToolText::error(
             "docs: the workspace has no documents (run `docnav index <paths>` first)",
@@ -52,16 +50,13 @@ pub fn docs(library: &dyn Library, a: DocsArgs) -> ToolText {
             "docs: offset {offset} is past the last document (there are {total})"
         ));
     }
-    let cards = library.cards_page(offset, limit);
-    let end = offset + cards.len();
     let mut text = String::new();
-    let mut documents = Vec::new();
-    for c in &cards {
+    for c in &page.documents {
         let _ = writeln!(
             text,
             "/{}  [{}, {}, {} sections]  — {}",
             c.doc_id,
-            c.format.as_str(),
+            c.format,
             human_bytes(c.bytes),
             c.node_count.saturating_sub(1),
             c.title
@@ -83,24 +78,14 @@ pub fn docs(library: &dyn Library, a: DocsArgs) -> ToolText {
             };
             let _ = writeln!(text, "  outline: {}{more}", shown.join(" · "));
         }
-        documents.push(DocEntry::of(c));
     }
-    let next_offset = (end < total).then_some(end);
-    if let Some(next) = next_offset {
+    if let Some(next) = page.next_offset {
         let _ = writeln!(
             text,
-            "[documents {}–{} of {} listed; more with offset={next}]",
+            "[documents {}–{next} of {total} listed; more with offset={next}]",
             offset + 1,
-            end,
-            total
         );
     }
-    let page = DocsPage {
-        total,
-        offset,
-        next_offset,
-        documents,
-    };
     ToolText {
         text,
         is_error: false,
@@ -108,11 +93,11 @@ pub fn docs(library: &dyn Library, a: DocsArgs) -> ToolText {
     }
 }
 
-/// `docs` with `for`: the first `k` (default [`DOCS_FOR_K`], at most [`MAX_K`]) documents as the
+/// `docs` with `for`: the first `k` (default [`DOCS_FOR_K`], at most [`MAX_K`](crate::agent::search::MAX_K)) documents as the
 /// Orchestrator's pre-rank orders them for `question`
 /// ([`crate::agent::routing::explain`]), as text ([`crate::agent::routing::ranked_text`], what
 /// `docnav docs --for` prints) and as a [`DocsPage`] in rank order whose entries say `why`.
-/// Errors (as tool errors): an empty question, `k` 0 or over [`MAX_K`], an empty workspace, a
+/// Errors (as tool errors): an empty question, `k` 0 or over [`MAX_K`](crate::agent::search::MAX_K), an empty workspace, a
 /// catalog whose cards do not decode (the message names the file and says to re-index).
 pub fn docs_for(library: &dyn Library, question: &str, k: Option<usize>) -> ToolText {
     let k = k.unwrap_or(DOCS_FOR_K);

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use unicode_normalization::UnicodeNormalization;
 
 use super::stats::{NodeStats, StatsCache};
@@ -33,14 +33,79 @@ pub enum Cursor {
 /// Characters escaped in a doc id inside a URI: all but ASCII letters, digits, `-` `_` `.`.
 pub const DOC_ID_IN_URI: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
 
+/// The scheme of a section's URI ([`section_uri`]).
+pub const SCHEME: &str = "docnav://";
+
+/// [`section_uri`] of the page starting at char `offset`: `docnav://doc_id?offset=N` or
+/// `docnav://doc_id/?offset=N#2.1`.
+pub fn page_uri(doc_id: &str, structure: &str, offset: usize) -> String {
+    let id = utf8_percent_encode(doc_id, DOC_ID_IN_URI);
+    if structure.is_empty() {
+        format!("{SCHEME}{id}?offset={offset}")
+    } else {
+        format!("{SCHEME}{id}/?offset={offset}#{structure}")
+    }
+}
+
+/// A section's URI, parsed ([`parse_uri`]): what an MCP resource read names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceRef {
+    /// Document id (percent-decoded).
+    pub doc_id: String,
+    /// Structure number of the section; empty for the whole document.
+    pub structure: String,
+    /// First char of the text to read.
+    pub offset: usize,
+}
+
+/// Parse `docnav://DOC_ID[/][?offset=N][#STRUCTURE]`, the inverse of [`section_uri`] and
+/// [`page_uri`].
+///
+/// Errors: the one-line reason for any other shape.
+pub fn parse_uri(uri: &str) -> Result<ResourceRef, String> {
+    let bad = |why: &str| {
+        format!(
+            "bad resource URI '{uri}': {why} (expected docnav://DOC_ID or docnav://DOC_ID/#2.1)"
+        )
+    };
+    let rest = uri
+        .strip_prefix(SCHEME)
+        .ok_or_else(|| bad("not a docnav:// URI"))?;
+    let (head, structure) = rest.split_once('#').unwrap_or((rest, ""));
+    let (path, query) = head.split_once('?').unwrap_or((head, ""));
+    let id = path.strip_suffix('/').unwrap_or(path);
+    if id.is_empty() || id.contains('/') {
+        return Err(bad("the part after docnav:// must be one document id"));
+    }
+    let doc_id = percent_decode_str(id)
+        .decode_utf8()
+        .map_err(|_| bad("the document id is not UTF-8"))?
+        .into_owned();
+    let mut offset = 0;
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("offset", n)) => offset = n.parse().map_err(|_| bad("offset is not a number"))?,
+            _ => return Err(bad(&format!("unknown query parameter '{pair}'"))),
+        }
+    }
+    if !structure.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return Err(bad("the fragment must be a structure number such as 2.1"));
+    }
+    Ok(ResourceRef {
+        doc_id,
+        structure: structure.to_string(),
+        offset,
+    })
+}
+
 /// The URI of a section, as MCP resources and search results name it: `docnav://doc_id` for the
 /// root (`structure` empty), else `docnav://doc_id/#2.1` (the doc id percent-encoded).
 pub fn section_uri(doc_id: &str, structure: &str) -> String {
     let id = utf8_percent_encode(doc_id, DOC_ID_IN_URI);
     if structure.is_empty() {
-        format!("docnav://{id}")
+        format!("{SCHEME}{id}")
     } else {
-        format!("docnav://{id}/#{structure}")
+        format!("{SCHEME}{id}/#{structure}")
     }
 }
 
@@ -406,5 +471,45 @@ mod tests {
         assert_eq!(pick(&titles, ""), Pick::None);
         // NFD input (e + combining acute) matches the NFC title.
         assert_eq!(pick(&titles, "cafe\u{301} noir"), Pick::One(1));
+    }
+
+    #[test]
+    fn uris_round_trip_with_escaped_ids_offsets_and_sections() {
+        assert_eq!(section_uri("guide", ""), "docnav://guide");
+        assert_eq!(section_uri("guide", "2.1"), "docnav://guide/#2.1");
+        assert_eq!(section_uri("café", "1"), "docnav://caf%C3%A9/#1");
+        for (uri, id, s, o) in [
+            ("docnav://guide", "guide", "", 0),
+            ("docnav://guide/", "guide", "", 0),
+            ("docnav://guide/#2.1", "guide", "2.1", 0),
+            ("docnav://caf%C3%A9/#1", "café", "1", 0),
+            ("docnav://guide/?offset=400#2.1", "guide", "2.1", 400),
+            ("docnav://guide?offset=7", "guide", "", 7),
+        ] {
+            let r = parse_uri(uri).unwrap();
+            assert_eq!(
+                (r.doc_id.as_str(), r.structure.as_str(), r.offset),
+                (id, s, o),
+                "{uri}"
+            );
+        }
+        assert_eq!(
+            parse_uri(&page_uri("guide", "2.1", 400)).unwrap().offset,
+            400
+        );
+        for bad in [
+            "file:///x",
+            "docnav://",
+            "docnav://a/b",
+            "docnav://a?offset=x",
+            "docnav://a?size=1",
+            "docnav://a/#intro",
+        ] {
+            let err = parse_uri(bad).unwrap_err();
+            assert!(
+                err.starts_with(&format!("bad resource URI '{bad}'")),
+                "{err}"
+            );
+        }
     }
 }

@@ -10,6 +10,8 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::agent::section::SectionError;
+use crate::trace::folder::FolderError;
 use crate::workspace::WorkspaceError;
 
 /// The stable code of an API error, for scripts: serialized (and [`ErrorCode::as_str`]) in
@@ -217,6 +219,42 @@ impl ApiError {
     }
 }
 
+/// 400 for a bad name or upload, 404 for no such trace (with where they are listed), 422 for a
+/// file that is not a trace this build reads, 500 for one that cannot be written.
+impl From<FolderError> for ApiError {
+    fn from(e: FolderError) -> ApiError {
+        match e {
+            FolderError::BadName(_) | FolderError::BadUpload(_) => {
+                ApiError::bad_request(e.to_string())
+            }
+            FolderError::NotFound(_) => {
+                ApiError::not_found(format!("{e} (hint: /api/v1/traces lists them)"))
+            }
+            FolderError::Unreadable(_) => ApiError::cannot_replay(e.to_string()),
+            FolderError::Write(_) => ApiError::internal(e.to_string()),
+        }
+    }
+}
+
+/// 400 for a bad budget, structure number or offset; 404 for an unknown document or section
+/// (with where to look); a workspace error as [`From<WorkspaceError>`].
+impl From<SectionError> for ApiError {
+    fn from(e: SectionError) -> ApiError {
+        match e {
+            SectionError::BadBudget(_)
+            | SectionError::BadStructure(_)
+            | SectionError::OffsetPastEnd { .. } => ApiError::bad_request(e.to_string()),
+            SectionError::UnknownDocument(_) => {
+                ApiError::not_found(format!("{e} (hint: /api/v1/docs lists the ids)"))
+            }
+            SectionError::NoSection { ref doc_id, .. } => {
+                ApiError::not_found(format!("{e} (hint: /api/v1/docs/{doc_id} has the outline)"))
+            }
+            SectionError::Workspace(w) => ApiError::from(w),
+        }
+    }
+}
+
 impl From<WorkspaceError> for ApiError {
     fn from(e: WorkspaceError) -> ApiError {
         let detail = e.to_string();
@@ -368,6 +406,61 @@ impl IntoResponse for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The core's trace-folder and section errors keep the statuses and details the API gave
+    /// when it made them itself, with the API's hints added here.
+    #[test]
+    fn core_errors_become_the_api_errors_they_were() {
+        let cases: [(ApiError, u16, &str); 8] = [
+            (
+                FolderError::BadName("a/b".into()).into(),
+                400,
+                "bad trace name 'a/b': names are letters, digits, `.`, `_` and `-`, ending in `.jsonl`",
+            ),
+            (
+                FolderError::NotFound("t.jsonl".into()).into(),
+                404,
+                "no trace `t.jsonl` in this workspace (hint: /api/v1/traces lists them)",
+            ),
+            (FolderError::Unreadable("line 2: bad".into()).into(), 422, "line 2: bad"),
+            (
+                SectionError::BadBudget(0).into(),
+                400,
+                "budget must be 1 to 500000 chars, not 0",
+            ),
+            (
+                SectionError::UnknownDocument("nope".into()).into(),
+                404,
+                "document not found: nope (hint: /api/v1/docs lists the ids)",
+            ),
+            (
+                SectionError::BadStructure("../..".into()).into(),
+                400,
+                "bad structure number '../..': dotted numbers like 2.1",
+            ),
+            (
+                SectionError::NoSection {
+                    doc_id: "notes".into(),
+                    structure: "9.9".into(),
+                }
+                .into(),
+                404,
+                "notes has no section 9.9 (hint: /api/v1/docs/notes has the outline)",
+            ),
+            (
+                SectionError::OffsetPastEnd {
+                    offset: 90,
+                    total: 80,
+                }
+                .into(),
+                400,
+                "offset 90 is past the end of the section (80 chars)",
+            ),
+        ];
+        for (e, status, detail) in cases {
+            assert_eq!((e.status.as_u16(), e.detail.as_str()), (status, detail));
+        }
+    }
 
     #[test]
     fn every_code_serializes_as_the_string_scripts_read() {

@@ -36,7 +36,6 @@ pub mod search_cache;
 pub mod session;
 pub mod state;
 pub mod throttle;
-pub mod traces;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

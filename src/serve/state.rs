@@ -9,10 +9,10 @@ use tokio::sync::Semaphore;
 use super::auth::Auth;
 use super::error::ApiError;
 use super::search_cache::SearchCache;
-use super::traces::{TraceCatalog, UploadLimits};
 use crate::agent::AgentOptions;
 use crate::llm::ChatModel;
 use crate::nav::live::{LiveLibrary, Opened};
+use crate::trace::folder::{TraceCatalog, UploadLimits};
 
 /// Everything the server needs, resolved by the command line (`src/cli/serve.rs`).
 pub struct ServeConfig {

@@ -1,6 +1,7 @@
 //! Traces (DESIGN.md §7): every `ask` can be recorded as JSONL — a header line, then one
 //! [`EventRecord`] per line — and replayed without a model ([`replay`]) or shown as a readable
-//! transcript ([`show`]).
+//! transcript ([`show`]). A workspace's `traces/` is listed, read a page at a time and added to
+//! by upload through [`folder`]; a trace is laid out as a timeline for display by [`timeline`].
 //!
 //! Format version 4. Line 1: `{"type":"header","format_version":4,…}`. Then one event per line:
 //! `{"actor":"r1-w1-guide","seq":3,"type":"command","line":"ls"}`. Events carry the actor id and a
@@ -29,9 +30,11 @@
 
 pub mod cache;
 pub mod diff;
+pub mod folder;
 pub mod record;
 pub mod replay;
 pub mod show;
+pub mod timeline;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

@@ -31,13 +31,24 @@ use crate::llm::ChatModel;
 use crate::workspace::{Library, Workspace, WorkspaceError};
 
 /// How an ask treats answers recorded before ([`super::cache`]).
+///
+/// Whether a face records its runs ([`Ask::trace`]) does not change the policy: an unrecorded
+/// run is never kept (nothing names where its answer came from), but it still reuses an answer
+/// kept by a recorded run. So `docnav serve --no-traces` (its `POST /api/v1/ask` and the MCP
+/// `ask` tool it mounts alike), `docnav mcp` without `--traces` and Python without `trace`
+/// answer a repeated question as `docnav ask` does. Reusing only reads: the kept answer is
+/// confirmed against the documents it was read from exactly as for a recorded face, its
+/// `from_trace` names the run that made it, and the face still leaves nothing behind — which
+/// is all `--no-traces` promises. Refusing reuse there would make one server answer the same
+/// question two ways depending on which of its faces was asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CachePolicy {
     /// Reuse a recorded answer that still holds; keep this run's for reuse.
     Reuse,
     /// Ask afresh (`--no-cache`, `no_cache`); this run's answer replaces the kept one.
     Refresh,
-    /// Neither reuse nor keep answers (a server that records no traces).
+    /// Neither reuse nor keep answers (a shell that cannot confirm a kept answer: it holds no
+    /// index generation).
     Off,
 }
 

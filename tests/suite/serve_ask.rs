@@ -140,14 +140,15 @@ async fn ask_streams_the_run_then_the_cli_answer_and_its_trace_replays() {
         .filter(|(k, _)| k == "command")
         .map(|(_, t)| t.as_str())
         .collect();
-    // The Worker's overview (cd, ls, find for the key concepts), then the model's commands.
-    assert_eq!(commands[0], "cd /ripgrep-faq");
-    assert_eq!(&commands[commands.len() - 2..], ["cat 1/8", "done"]);
+    // The Worker's overview (cd, ls, find for the key concepts), then the model's commands,
+    // each as the page shows it (the script adds nothing).
+    assert_eq!(commands[0], "$ cd /ripgrep-faq");
+    assert_eq!(&commands[commands.len() - 2..], ["$ cat 1/8", "$ done"]);
     let observed = lane.iter().find(|(k, _)| k == "observation").unwrap();
     assert!(observed.1.contains("ripgrep-faq"), "{observed:?}");
     assert!(lane
         .iter()
-        .any(|(k, t)| k == "evidence" && t.starts_with("ripgrep-faq #1.8")));
+        .any(|(k, t)| k == "evidence" && t.starts_with("evidence ripgrep-faq #1.8")));
     assert!(steps.iter().any(|s| s["actor"] == "orchestrator"
         && s["kind"] == "decision"
         && s["decision"] == "evaluate"
@@ -463,11 +464,11 @@ async fn the_same_question_again_is_answered_from_its_trace() {
     fake.verify().unwrap();
 }
 
-/// Every decision reads the same on the Ask page's live steps and on the trace's timeline: one
-/// label per decision, made once in the core — including a follow-up's `standalone` rewrite and
-/// an analysis that asked for a catalog `search`.
+/// Every step reads the same on the Ask page's live steps and on the trace's timeline: one text
+/// per step, made once in the core — each decision (a follow-up's `standalone` rewrite and an
+/// analysis that asked for a catalog `search` included), command, observation and evidence.
 #[tokio::test(flavor = "multi_thread")]
-async fn the_timeline_and_the_streamed_steps_label_each_decision_alike() {
+async fn the_timeline_and_the_streamed_steps_read_alike() {
     let dir = tempfile::tempdir().unwrap();
     let ws = workspace(dir.path(), &["ripgrep__FAQ.md"]);
     let fake = FakeModel::start(vec![
@@ -541,30 +542,54 @@ async fn the_timeline_and_the_streamed_steps_label_each_decision_alike() {
     );
     assert_eq!(label("evaluate"), ["evaluate: sufficient"]);
 
-    // The timeline of the same run shows each of these labels, and no decision label the stream
-    // did not.
+    // The timeline of the same run shows each step with the text the stream gave it (the
+    // decisions above, `$ ` and the command, `started on …`, `evidence …`), and no other: the
+    // text is made once, in the core. Model calls differ only in that the timeline folds a
+    // request into its reply.
     let done: Value = serde_json::from_str(&events[events.len() - 1].1).unwrap();
     let page = served
         .get_text(&format!("/trace/{}", done["trace"].as_str().unwrap()))
         .await;
-    let shown: Vec<String> = page
-        .split("<li class=\"step decision")
+    let unescape = |html: &str| {
+        html.replace("&#34;", "\"")
+            .replace("&#39;", "'")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&")
+    };
+    let mut shown: Vec<(String, String)> = page
+        .split("<li class=\"step ")
         .skip(1)
         .map(|step| {
-            let label = step.split("<summary>").nth(1).unwrap();
-            let label = label.split("</summary>").next().unwrap();
-            label
-                .replace("&#34;", "\"")
-                .replace("&#39;", "'")
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&amp;", "&")
+            let kind = step.split([' ', '"']).next().unwrap().to_string();
+            let label = match (step.find("<summary>"), step.find("<span class=\"label\">")) {
+                (Some(s), Some(l)) if l < s => &step[l + "<span class=\"label\">".len()..],
+                (Some(s), _) => &step[s + "<summary>".len()..],
+                (None, Some(l)) => &step[l + "<span class=\"label\">".len()..],
+                (None, None) => panic!("a step without a label: {step}"),
+            };
+            (kind, unescape(label.split(['<']).next().unwrap()))
+        })
+        .filter(|(kind, _)| !kind.starts_with("model"))
+        .collect();
+    let mut streamed: Vec<(String, String)> = events
+        .iter()
+        .filter(|(e, _)| e == "step")
+        .map(|(_, d)| serde_json::from_str::<Value>(d).unwrap())
+        .filter(|s| !s["kind"].as_str().unwrap().starts_with("model"))
+        .map(|s| {
+            (
+                s["kind"].as_str().unwrap().to_string(),
+                s["text"].as_str().unwrap().to_string(),
+            )
         })
         .collect();
-    let streamed: Vec<String> = labels.iter().map(|(_, t)| t.clone()).collect();
-    let mut shown_sorted = shown.clone();
-    shown_sorted.sort();
-    let mut streamed_sorted = streamed.clone();
-    streamed_sorted.sort();
-    assert_eq!(shown_sorted, streamed_sorted, "{page}");
+    assert!(streamed.contains(&("command".into(), "$ cat 1/8".into())));
+    assert!(streamed.contains(&(
+        "worker_started".into(),
+        "started on ripgrep-faq: how to search compressed files".into()
+    )));
+    shown.sort();
+    streamed.sort();
+    assert_eq!(shown, streamed, "{page}");
 }

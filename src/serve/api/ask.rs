@@ -15,8 +15,9 @@
 //! answer (`docnav ask --answer`).
 //!
 //! A question asked on its own (no `memory`) whose answer was recorded over unchanged documents
-//! comes back at once from that trace, marked `from_trace` ([`crate::trace::cache`]; recorded
-//! runs only, so not with `--no-traces`); `no_cache: true` asks afresh.
+//! comes back at once from that trace, marked `from_trace` ([`crate::trace::cache`]; with
+//! `--no-traces` too, as the MCP `ask` tool beside it: the server then keeps none of its own
+//! runs, [`CachePolicy`]); `no_cache: true` asks afresh.
 //!
 //! `lexical: true` runs the model-free BM25 navigator instead (a labelled baseline, never a
 //! fallback). Without a model the agent answers 503 with what to set; beyond `max_asks` running
@@ -199,12 +200,9 @@ pub async fn ask(
         trace: state
             .record_traces
             .then(|| TraceDestination::NewIn(opened.workspace.traces_dir())),
-        // Answers are reused from recorded runs only.
-        cache: if state.record_traces {
-            CachePolicy::unless(req.no_cache)
-        } else {
-            CachePolicy::Off
-        },
+        // As every face: `--no-traces` keeps this server's runs out of the cache, not the
+        // answers kept before (see `CachePolicy`).
+        cache: CachePolicy::unless(req.no_cache),
         permits: Some(state.asks.clone()),
     };
     // A reused answer needs no model call, so no ask permit either.

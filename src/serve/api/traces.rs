@@ -16,7 +16,7 @@ use super::ApiQuery;
 use crate::agent::EventRecord;
 use crate::serve::error::ApiError;
 use crate::serve::state::AppState;
-use crate::serve::traces::{load, store_upload, trace_path, TraceSummary};
+use crate::trace::folder::{load, store_upload, trace_path, TraceSummary};
 use crate::trace::replay::replay as replay_trace;
 use crate::trace::replay::verdict::{
     judge, missing_refusal, notes, version_refusal, ReplayVerdict,
@@ -62,7 +62,7 @@ pub struct Uploaded {
 
 /// `POST /api/v1/traces` with a trace (JSON Lines) as the body, at most
 /// [`crate::serve::MAX_UPLOAD_BYTES`]: stored in `traces/`, 201 with its name; the oldest
-/// uploads beyond the server's [`UploadLimits`](crate::serve::traces::UploadLimits) are removed.
+/// uploads beyond the server's [`UploadLimits`](crate::trace::folder::UploadLimits) are removed.
 ///
 /// Errors: 400 when the body is not a trace this build reads (or not UTF-8); 413 over the limit;
 /// 503 without a workspace.
@@ -87,7 +87,7 @@ pub async fn upload(
     let opened = state.opened().await?;
     let limits = state.uploads;
     let name = state
-        .blocking(move || store_upload(&opened.workspace.traces_dir(), &text, limits))
+        .blocking(move || Ok(store_upload(&opened.workspace.traces_dir(), &text, limits)?))
         .await?;
     Ok((StatusCode::CREATED, Json(Uploaded { name })).into_response())
 }
@@ -185,7 +185,7 @@ pub async fn replay(
     let dir = opened.workspace.traces_dir();
     let trace = {
         let name = name.clone();
-        state.blocking(move || load(&dir, &name)).await?
+        state.blocking(move || Ok(load(&dir, &name)?)).await?
     };
     if let Some(why) = version_refusal(&trace, &name) {
         return Err(ApiError::cannot_replay(why.to_string()));

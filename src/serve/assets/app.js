@@ -499,10 +499,8 @@
     }
 
     function showStep(step) {
-      // The label is made by the server, as the trace timeline's.
-      const text = step.text;
-      const prefix = step.kind === 'command' ? '$ ' : '';
-      lane(step).append(el('li', { class: `step ${step.kind}${step.error ? ' failed' : ''}` }, prefix + text));
+      // The text is made by the server, as the trace timeline's: shown as it is.
+      lane(step).append(el('li', { class: `step ${step.kind}${step.error ? ' failed' : ''}` }, step.text));
     }
 
     function showWritten(written) {

@@ -16,7 +16,6 @@ pub mod ask;
 pub mod library;
 pub mod login;
 pub mod reader;
-pub mod timeline;
 pub mod traces;
 
 use askama::Template;

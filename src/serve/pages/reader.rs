@@ -13,7 +13,8 @@ use axum::extract::{Path, Query, State};
 use axum::response::Response;
 
 use super::{api_error_page, human_bytes, render_page, shown};
-use crate::serve::api::documents::{read_section, SectionHtml, SectionView};
+use crate::agent::section::SectionView;
+use crate::serve::api::documents::{read_section, SectionHtml};
 use crate::serve::error::ApiError;
 use crate::serve::links::segment;
 use crate::serve::state::AppState;

@@ -7,11 +7,11 @@ use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use serde::Deserialize;
 
-use super::timeline::{timeline, TimelineView};
 use super::{api_error_page, human_bytes, render_page, shown};
 use crate::serve::links::segment;
 use crate::serve::state::AppState;
-use crate::serve::traces::{load_page, PageBounds};
+use crate::trace::folder::{load_page, PageBounds};
+use crate::trace::timeline::{timeline, LaneView, TimelineView, PAGE_STEPS};
 
 /// One row of the list.
 pub struct TraceRow {
@@ -102,13 +102,20 @@ pub async fn list_page(State(state): State<AppState>, Query(q): Query<ListQuery>
     })
 }
 
+impl LaneView {
+    /// Link to the lane's document in the Reader.
+    pub fn doc_href(&self) -> String {
+        format!("/doc/{}/", segment(&self.doc))
+    }
+}
+
 #[derive(Template)]
 #[template(path = "trace.html")]
 struct TracePage {
     active: &'static str,
     views: Vec<TimelineView>,
     compare: bool,
-    /// [`PAGE_STEPS`](super::timeline::PAGE_STEPS), named in the bound's note.
+    /// [`PAGE_STEPS`], named in the bound's note.
     page_steps: usize,
 }
 
@@ -150,7 +157,7 @@ pub async fn trace_page(
             active: "traces",
             compare: views.len() > 1,
             views,
-            page_steps: super::timeline::PAGE_STEPS,
+            page_steps: PAGE_STEPS,
         }),
         Err(e) => api_error_page(&e),
     }

@@ -10,15 +10,24 @@
 //! A page is bounded whatever the trace holds (an upload may be megabytes of observations): at
 //! most [`PAGE_STEPS`] steps, each text cut to [`STEP_TEXT_CHARS`] and all of them together to
 //! [`PAGE_TEXT_CHARS`], every cut saying so; the downloaded trace has everything.
+//!
+//! Each step's label is its [`StepLine`] text, as the Ask page shows the step live. Every text
+//! from the trace is made safe to show first ([`shown`]: control and bidi characters as visible
+//! escapes); a template escapes the markup.
 
 use crate::agent::events::round_of;
 use crate::agent::events::{actor_order_key, ORCHESTRATOR};
-use crate::agent::steps::{Decision, DecisionKind, StepKind};
+use crate::agent::steps::{DecisionKind, StepKind, StepLine};
 use crate::agent::{AgentEvent, EventRecord};
-use crate::serve::pages::shown;
-pub use crate::serve::traces::PAGE_STEPS;
-use crate::serve::traces::{utc_minute, TraceSummary};
+use crate::nav::render::for_display;
+pub use crate::trace::folder::PAGE_STEPS;
+use crate::trace::folder::{utc_minute, TraceSummary};
 use crate::trace::Trace;
+
+/// `text` with control and bidi characters shown as visible escapes ([`for_display`]).
+fn shown(text: &str) -> String {
+    for_display(text).into_owned()
+}
 
 /// Chars of one step's text a page shows (an observation, a prompt message, a reply, a
 /// decision's JSON; also the question and the options); the rest is cut with a note.
@@ -111,8 +120,8 @@ pub struct LaneView {
     pub actor: String,
     /// Its document, shown.
     pub doc_id: String,
-    /// Link to the document in the Reader.
-    pub doc_href: String,
+    /// Its document as recorded (for a link to it).
+    pub doc: String,
     /// Its task, shown.
     pub task: String,
     /// Its steps in order.
@@ -179,6 +188,16 @@ pub struct TimelineView {
     pub unread_events: usize,
 }
 
+/// The last model step of `steps` when it has no reply yet (a request, or a failed call): a
+/// reply or a failure completes that step rather than adding one.
+fn unanswered(steps: &mut [StepView]) -> Option<&mut StepView> {
+    steps
+        .iter_mut()
+        .rev()
+        .find(|s| s.kind.is_model())
+        .filter(|s| s.reply.is_none() && s.failed)
+}
+
 fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
     let mut steps: Vec<StepView> = Vec::new();
     for r in events {
@@ -187,107 +206,60 @@ fn steps_of(events: &[&EventRecord], budget: &mut Budget) -> Vec<StepView> {
             continue;
         }
         budget.steps -= 1;
-        let step = |kind, label: String| StepView {
-            kind,
+        let line = StepLine::of(&r.event);
+        let mut step = StepView {
+            kind: line.kind,
             seq: r.seq,
-            label: cut_shown(&label, LABEL_CHARS),
+            label: cut_shown(&line.text, LABEL_CHARS),
             body: None,
-            failed: false,
+            failed: line.error,
             messages: Vec::new(),
             reply: None,
         };
         match &r.event {
-            AgentEvent::WorkerStarted { doc_id, task } => {
-                steps.push(step(
-                    StepKind::WorkerStarted,
-                    format!("started on {doc_id}: {task}"),
-                ));
-            }
             AgentEvent::ModelRequest { messages, .. } => {
-                steps.push(request_step(step, messages, budget));
+                step.messages = messages
+                    .iter()
+                    .map(|m| MessageView {
+                        role: format!("{:?}", m.role).to_lowercase(),
+                        content: budget.text(&m.content),
+                    })
+                    .collect();
             }
-            AgentEvent::ModelResponse {
-                text,
-                usage,
-                latency_ms,
-            } => {
-                let label = format!(
-                    "model call: {} + {} tokens, {latency_ms} ms",
-                    usage.prompt_tokens, usage.completion_tokens
-                );
-                match steps.iter_mut().rev().find(|s| s.kind.is_model()) {
-                    Some(s) if s.reply.is_none() && s.failed => {
-                        s.kind = StepKind::ModelCall;
-                        s.label = shown(&label);
-                        s.reply = Some(budget.text(text));
-                        s.failed = false;
-                    }
-                    _ => {
-                        let mut s = step(StepKind::ModelCall, label);
-                        s.reply = Some(budget.text(text));
-                        steps.push(s);
-                    }
+            AgentEvent::ModelResponse { text, .. } => {
+                let reply = Some(budget.text(text));
+                if let Some(s) = unanswered(&mut steps) {
+                    (s.kind, s.label, s.reply, s.failed) = (step.kind, step.label, reply, false);
+                    continue;
+                }
+                step.reply = reply;
+            }
+            AgentEvent::ModelError { .. } => {
+                if let Some(s) = unanswered(&mut steps) {
+                    (s.kind, s.label) = (step.kind, step.label);
+                    continue;
                 }
             }
-            AgentEvent::ModelError {
-                message,
-                latency_ms,
-            } => {
-                let label = format!("model call failed after {latency_ms} ms: {message}");
-                match steps.iter_mut().rev().find(|s| s.kind.is_model()) {
-                    Some(s) if s.reply.is_none() && s.failed => {
-                        s.kind = StepKind::ModelError;
-                        s.label = cut_shown(&label, LABEL_CHARS)
-                    }
-                    _ => {
-                        let mut s = step(StepKind::ModelError, label);
-                        s.failed = true;
-                        steps.push(s);
-                    }
-                }
-            }
-            AgentEvent::Decision { kind, value } => {
-                let mut s = step(StepKind::Decision, Decision::of(kind, value).label());
-                s.body = serde_json::to_string_pretty(value)
+            AgentEvent::Decision { value, .. } => {
+                step.body = serde_json::to_string_pretty(value)
                     .ok()
                     .map(|j| budget.text(&j));
-                steps.push(s);
             }
-            AgentEvent::Command { line } => {
-                steps.push(step(StepKind::Command, format!("$ {line}")))
+            AgentEvent::Observation { text, chars, .. } => {
+                // The recorded text as the body, noting when the trace kept only part of it.
+                let recorded = text.chars().count();
+                let mut body = text.to_string();
+                if recorded < *chars {
+                    body.push_str(&format!(
+                        "\n[{recorded} of {chars} chars recorded; the trace keeps the rest's \
+                         length and sha256]"
+                    ));
+                }
+                step.body = Some(budget.text(&body));
             }
-            AgentEvent::Observation {
-                text, chars, error, ..
-            } => steps.push(observation_step(step, text, *chars, *error, budget)),
-            AgentEvent::EvidenceCollected {
-                doc_id,
-                structure,
-                chars,
-            } => steps.push(step(
-                StepKind::Evidence,
-                format!("evidence {doc_id} #{structure} ({chars} chars)"),
-            )),
-            AgentEvent::WorkerFinished {
-                steps: n,
-                evidence,
-                error,
-            } => {
-                let mut s = step(
-                    StepKind::WorkerFinished,
-                    match error {
-                        Some(e) => format!("failed after {n} steps: {e}"),
-                        None => format!("done: {n} steps, {evidence} evidence"),
-                    },
-                );
-                s.failed = error.is_some();
-                steps.push(s);
-            }
-            AgentEvent::Error { message } => {
-                let mut s = step(StepKind::Error, format!("error: {message}"));
-                s.failed = true;
-                steps.push(s);
-            }
+            _ => {}
         }
+        steps.push(step);
     }
     steps
 }
@@ -396,58 +368,6 @@ pub fn timeline(name: &str, trace: &Trace) -> TimelineView {
     }
 }
 
-/// A model call's request as a step (`step` makes the step of a kind and label): failed until
-/// its reply comes, which [`steps_of`] puts in the same step.
-fn request_step(
-    step: impl Fn(StepKind, String) -> StepView,
-    messages: &[crate::llm::ChatMessage],
-    budget: &mut Budget,
-) -> StepView {
-    let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
-    let mut s = step(
-        StepKind::ModelCall,
-        format!(
-            "model call: {} messages, {chars} chars — in flight when the recording stopped",
-            messages.len()
-        ),
-    );
-    s.messages = messages
-        .iter()
-        .map(|m| MessageView {
-            role: format!("{:?}", m.role).to_lowercase(),
-            content: budget.text(&m.content),
-        })
-        .collect();
-    s.failed = true;
-    s
-}
-
-/// An observation as a step: its first non-blank line as the label, the recorded text as the
-/// body, with a note when the trace recorded only part of its `chars`.
-fn observation_step(
-    step: impl Fn(StepKind, String) -> StepView,
-    text: &str,
-    chars: usize,
-    error: bool,
-    budget: &mut Budget,
-) -> StepView {
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let mut s = step(
-        StepKind::Observation,
-        crate::nav::render::one_line(first, 160),
-    );
-    let recorded = text.chars().count();
-    let mut body = text.to_string();
-    if recorded < chars {
-        body.push_str(&format!(
-            "\n[{recorded} of {chars} chars recorded; the trace keeps the rest's length and sha256]"
-        ));
-    }
-    s.body = Some(budget.text(&body));
-    s.failed = error;
-    s
-}
-
 /// The Orchestrator's events, each model call with the decision it led to: an evaluate (or
 /// replan) and its call belong after the round it judged (bucket `r` follows round `r`);
 /// everything else where it happened.
@@ -520,21 +440,17 @@ fn lane(actor: &str, events: &[&EventRecord], budget: &mut Budget) -> Option<Lan
         .iter()
         .rev()
         .find_map(|e| match &e.event {
-            AgentEvent::WorkerFinished {
-                steps,
-                evidence,
-                error,
-            } => Some(match error {
-                Some(err) => (format!("failed after {steps} steps: {err}"), true),
-                None => (format!("done: {steps} steps, {evidence} evidence"), false),
-            }),
+            AgentEvent::WorkerFinished { .. } => {
+                let line = StepLine::of(&e.event);
+                Some((line.text, line.error))
+            }
             _ => None,
         })
         .unwrap_or_else(|| ("no end recorded (the run was cut)".to_string(), true));
     Some(LaneView {
         actor: cut_shown(actor, LABEL_CHARS),
-        doc_href: format!("/doc/{}/", crate::serve::links::segment(&doc_id)),
         doc_id: cut_shown(&doc_id, LABEL_CHARS),
+        doc: doc_id,
         task: cut_shown(&task, STEP_TEXT_CHARS),
         steps: steps_of(events, budget),
         status: cut_shown(&status, LABEL_CHARS),

@@ -1,8 +1,8 @@
-//! The workspace's `traces/` as the server shows them: names checked before any file is touched
-//! ([`trace_path`]), one summary per file (question, date, model, verdict, calls, tokens) cached
-//! by modification time and length ([`TraceCatalog`]), and uploads written atomically and
-//! bounded in number and bytes ([`UploadLimits`]: the oldest uploads go first, recorded runs
-//! never).
+//! A workspace's `traces/` folder as a face lists and opens it: names checked before any file
+//! is touched ([`trace_path`]), one summary per file (question, date, model, verdict, calls,
+//! tokens) cached by modification time and length ([`TraceCatalog`]), a trace read only as far
+//! as one page shows ([`load_page`]), and uploads written atomically and bounded in number and
+//! bytes ([`UploadLimits`]: the oldest uploads go first, recorded runs never).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -11,12 +11,33 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use super::error::ApiError;
 use crate::agent::events::ORCHESTRATOR;
 use crate::agent::steps::DecisionKind;
 use crate::agent::AgentEvent;
 pub use crate::trace::utc_minute;
 use crate::trace::{parse_trace, read_trace, Trace};
+
+/// Why a trace of the folder could not be named, read or stored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FolderError {
+    /// A name [`valid_name`] refuses (its first 80 chars).
+    #[error(
+        "bad trace name '{0}': names are letters, digits, `.`, `_` and `-`, ending in `.jsonl`"
+    )]
+    BadName(String),
+    /// No regular file has the name.
+    #[error("no trace `{0}` in this workspace")]
+    NotFound(String),
+    /// The file is not a trace this build reads (why, with the file and line).
+    #[error("{0}")]
+    Unreadable(String),
+    /// An upload is not a trace this build reads (the parse error, naming the line).
+    #[error("{0}")]
+    BadUpload(String),
+    /// The folder or the file could not be written.
+    #[error("{0}")]
+    Write(String),
+}
 
 /// Longest trace name accepted, in bytes.
 pub const MAX_NAME_BYTES: usize = 200;
@@ -37,21 +58,17 @@ pub fn valid_name(name: &str) -> bool {
 
 /// The file of trace `name` in `dir` (the workspace's `traces/`).
 ///
-/// Errors: 400 for a name [`valid_name`] refuses; 404 when no regular file has that name (a
-/// symbolic link is not followed out of the directory).
-pub fn trace_path(dir: &Path, name: &str) -> Result<PathBuf, ApiError> {
+/// Errors: [`FolderError::BadName`] for a name [`valid_name`] refuses;
+/// [`FolderError::NotFound`] when no regular file has that name (a symbolic link is not
+/// followed out of the directory).
+pub fn trace_path(dir: &Path, name: &str) -> Result<PathBuf, FolderError> {
     if !valid_name(name) {
-        return Err(ApiError::bad_request(format!(
-            "bad trace name '{}': names are letters, digits, `.`, `_` and `-`, ending in `.jsonl`",
-            name.chars().take(80).collect::<String>()
-        )));
+        return Err(FolderError::BadName(name.chars().take(80).collect()));
     }
     let path = dir.join(name);
     match std::fs::symlink_metadata(&path) {
         Ok(m) if m.file_type().is_file() => Ok(path),
-        _ => Err(ApiError::not_found(format!(
-            "no trace `{name}` in this workspace (hint: /api/v1/traces lists them)"
-        ))),
+        _ => Err(FolderError::NotFound(name.to_string())),
     }
 }
 
@@ -234,10 +251,11 @@ impl TraceCatalog {
 
 /// Read trace `name` from `dir`.
 ///
-/// Errors: as [`trace_path`]; 422 for a file that is not a trace this build reads.
-pub fn load(dir: &Path, name: &str) -> Result<Trace, ApiError> {
+/// Errors: as [`trace_path`]; [`FolderError::Unreadable`] for a file that is not a trace this
+/// build reads.
+pub fn load(dir: &Path, name: &str) -> Result<Trace, FolderError> {
     let path = trace_path(dir, name)?;
-    read_trace(&path).map_err(|e| ApiError::cannot_replay(e.to_string()))
+    read_trace(&path).map_err(|e| FolderError::Unreadable(e.to_string()))
 }
 
 /// Steps one timeline shows, Orchestrator and Workers together; later ones are counted only.
@@ -282,12 +300,12 @@ pub struct TracePage {
 ///
 /// Errors: as [`load`] (a bad line before the bound is an error as there; a line after it is
 /// not read).
-pub fn load_page(dir: &Path, name: &str, bounds: PageBounds) -> Result<TracePage, ApiError> {
+pub fn load_page(dir: &Path, name: &str, bounds: PageBounds) -> Result<TracePage, FolderError> {
     use std::io::{BufRead, BufReader, Read};
 
     let path = trace_path(dir, name)?;
     let unreadable =
-        |e: String| ApiError::cannot_replay(format!("trace `{}`: {e}", path.display()));
+        |e: String| FolderError::Unreadable(format!("trace `{}`: {e}", path.display()));
     let file = std::fs::File::open(&path).map_err(|e| unreadable(e.to_string()))?;
     let mut reader = BufReader::new(file);
     // One line into `buf`, at most `limit` bytes of it: (bytes read, whether it ended with a
@@ -323,7 +341,7 @@ pub fn load_page(dir: &Path, name: &str, bounds: PageBounds) -> Result<TracePage
         }
     };
     let mut trace =
-        parse_trace(&path, &header).map_err(|e| ApiError::cannot_replay(e.to_string()))?;
+        parse_trace(&path, &header).map_err(|e| FolderError::Unreadable(e.to_string()))?;
     let mut read_bytes = 0usize;
     let mut stopped = false;
     loop {
@@ -355,7 +373,7 @@ pub fn load_page(dir: &Path, name: &str, bounds: PageBounds) -> Result<TracePage
             Ok(e) => trace.events.push(e),
             Err(_) if !newline => trace.truncated_at_line = Some(line_no),
             Err(e) => {
-                return Err(ApiError::cannot_replay(format!(
+                return Err(FolderError::Unreadable(format!(
                     "trace `{}` line {line_no}: {e}",
                     path.display()
                 )))
@@ -445,20 +463,20 @@ impl Default for UploadLimits {
 /// return the name. The file is written atomically (temp file, fsync, rename); then the oldest
 /// uploads are removed until `limits` hold ([`prune_uploads`]).
 ///
-/// Errors: 400 when `text` is not a trace this build reads (the parse error names the line);
-/// 500 when the file cannot be written.
-pub fn store_upload(dir: &Path, text: &str, limits: UploadLimits) -> Result<String, ApiError> {
-    let trace =
-        parse_trace(Path::new("upload"), text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+/// Errors: [`FolderError::BadUpload`] when `text` is not a trace this build reads (the parse
+/// error names the line); [`FolderError::Write`] when the file cannot be written.
+pub fn store_upload(dir: &Path, text: &str, limits: UploadLimits) -> Result<String, FolderError> {
+    let trace = parse_trace(Path::new("upload"), text)
+        .map_err(|e| FolderError::BadUpload(e.to_string()))?;
     let hash = crate::agent::events::sha256_hex(text);
     let base = crate::trace::trace_file_name(trace.header.started_unix_ms, &trace.header.question);
     let stem = base.trim_end_matches(".jsonl");
     let name = format!("upload-{stem}-{}.jsonl", &hash[..8]);
     std::fs::create_dir_all(dir)
-        .map_err(|e| ApiError::internal(format!("cannot create `{}`: {e}", dir.display())))?;
+        .map_err(|e| FolderError::Write(format!("cannot create `{}`: {e}", dir.display())))?;
     let path = dir.join(&name);
     crate::workspace::write_atomic(&path, text.as_bytes())
-        .map_err(|e| ApiError::internal(format!("cannot write `{}`: {e}", path.display())))?;
+        .map_err(|e| FolderError::Write(format!("cannot write `{}`: {e}", path.display())))?;
     prune_uploads(dir, &name, limits);
     Ok(name)
 }
@@ -650,6 +668,6 @@ mod tests {
         bad.insert_str(bad.find("\n").unwrap() + 1, "not json\n");
         std::fs::write(dir.path().join("b.jsonl"), bad).unwrap();
         let e = load_page(dir.path(), "b.jsonl", PageBounds::default()).unwrap_err();
-        assert!(e.detail.contains("line 2"), "{}", e.detail);
+        assert!(e.to_string().contains("line 2"), "{e}");
     }
 }
