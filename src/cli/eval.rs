@@ -13,7 +13,7 @@ use super::{output, GlobalArgs};
 use crate::agent::lexical::DEFAULT_K;
 use crate::eval::agent_navigator::AgentNavigator;
 use crate::eval::{
-    library_from_qa, parse_qa, render_table, run_eval, DocResolver, LexicalNavigator,
+    library_from_qa, parse_qa, render_table, run_eval, write_folder, DocResolver, LexicalNavigator,
 };
 use crate::llm::LlmError;
 use crate::tree::BuildOptions;
@@ -100,7 +100,7 @@ pub fn run(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
     }
     let json = serde_json::to_string_pretty(&report)? + "\n";
     if let Some(dir) = &args.out {
-        write_out(dir, &json, &report)?;
+        write_folder(dir, &report)?;
     }
     if args.json {
         output::print(&json)?;
@@ -141,20 +141,4 @@ fn open_library(
         args.qa.display()
     );
     Ok((Arc::new(library), warnings))
-}
-
-fn write_out(dir: &Path, json: &str, report: &crate::eval::EvalReport) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create output folder `{}`", dir.display()))?;
-    let write = |name: String, body: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, body).with_context(|| format!("cannot write `{}`", path.display()))
-    };
-    write("report.json".into(), json)?;
-    for q in &report.questions {
-        if let Some(trace) = &q.trace {
-            write(format!("line-{}.trace.jsonl", q.line), trace)?;
-        }
-    }
-    Ok(())
 }

@@ -5,13 +5,13 @@ use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{output, watch, GlobalArgs};
+use super::{output, GlobalArgs};
 use crate::parse::pdf::{PageBudget, PdfOptions};
 use crate::parse::zipped::ZipOptions;
 use crate::parse::ParseOptions;
 use crate::tree::{BuildOptions, DocFormat};
 use crate::workspace::indexer::{IndexProgress, NoProgress};
-use crate::workspace::{IndexOptions, Library, Workspace};
+use crate::workspace::{watch, IndexOptions, Library, Workspace};
 
 /// Arguments of `docnav index`.
 #[derive(Debug, clap::Args)]
@@ -183,10 +183,10 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
     };
     // Watching starts before the first run, so that a change made while it runs is not lost.
     let watching = match args.watch {
-        true => match watch_roots(&args.paths) {
-            Ok(roots) => Some((watch::start(&roots)?, roots)),
-            Err(message) => {
-                eprintln!("error: {message}");
+        true => match watch::roots(&args.paths) {
+            Ok(roots) => Some((watch::Changes::start(&roots)?, roots)),
+            Err(e) => {
+                eprintln!("error: {}", watch_error(&e));
                 return Ok(ExitCode::from(2));
             }
         },
@@ -205,7 +205,7 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
     if let Some((dir, keep)) = publish_to {
         super::publish::publish_and_report(&global.workspace, dir, keep)?;
     }
-    let Some(((_watcher, events), roots)) = watching else {
+    let Some((changes, roots)) = watching else {
         return Ok(if failed {
             ExitCode::from(1)
         } else {
@@ -217,11 +217,14 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
         "watching {} path(s) for changes (Ctrl-C stops)",
         args.paths.len()
     );
-    while let Some((changed, lost_events)) = watch::next_batch(&events) {
-        let mut plan = watch.plan(&changed);
-        plan.rescan |= lost_events;
-        let published =
-            index_plan(global, &options, &watch, &plan).and_then(|ran| match publish_to {
+    while let Some(batch) = changes.next_batch() {
+        let plan = watch.plan(&batch);
+        let published = watch
+            .index(&global.workspace, &options, &plan, &mut |report| {
+                print_report(report);
+            })
+            .map_err(anyhow::Error::from)
+            .and_then(|ran| match publish_to {
                 Some((dir, keep)) if ran => {
                     super::publish::publish_and_report(&global.workspace, dir, keep).map(drop)
                 }
@@ -235,107 +238,15 @@ pub fn run(global: &GlobalArgs, args: IndexArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The command-line paths of `--watch`, resolved. Errors (a message naming the path): a glob,
-/// or a path that does not exist.
-fn watch_roots(paths: &[String]) -> Result<Vec<watch::Root>, String> {
-    paths
-        .iter()
-        .map(|arg| {
-            if crate::workspace::indexer::is_glob(arg) {
-                return Err(format!(
-                    "--watch takes files and folders, and `{arg}` is a glob \
-                     (watch its folder, with --formats to choose the file types)"
-                ));
-            }
-            let path =
-                std::fs::canonicalize(arg).map_err(|e| format!("cannot watch `{arg}`: {e}"))?;
-            Ok(watch::Root {
-                is_dir: path.is_dir(),
-                path,
-            })
-        })
-        .collect()
-}
-
-/// Index what one batch of changes asks for ([`watch::Plan`]) and print each run's report.
-/// Documents are dropped by naming their gone files (`--prune` with files only), so a
-/// watcher never drops documents from outside its paths. Returns whether anything ran.
-fn index_plan(
-    global: &GlobalArgs,
-    options: &IndexOptions,
-    watch: &watch::Watch,
-    plan: &watch::Plan,
-) -> anyhow::Result<bool> {
-    if plan.is_empty() {
-        return Ok(false);
+/// A `--watch` path the watch refuses, in the command line's words.
+fn watch_error(e: &watch::WatchError) -> String {
+    match e {
+        watch::WatchError::Glob(arg) => format!(
+            "--watch takes files and folders, and `{arg}` is a glob \
+             (watch its folder, with --formats to choose the file types)"
+        ),
+        other => other.to_string(),
     }
-    let run = |args: Vec<String>, prune: bool| -> anyhow::Result<()> {
-        let options = IndexOptions {
-            prune,
-            ..options.clone()
-        };
-        let report = Workspace::index(&global.workspace, &args, &options, &NoProgress)?;
-        print_report(&report);
-        Ok(())
-    };
-    let name = |p: &std::path::PathBuf| p.to_string_lossy().into_owned();
-    let mut index: Vec<String> = plan.index.iter().map(name).collect();
-    let mut gone: Vec<String> = plan.gone.iter().map(name).collect();
-    let mut folders_gone: Vec<String> = plan.gone_folders.iter().map(name).collect();
-    if plan.rescan {
-        index = watch.roots().iter().map(|r| name(&r.path)).collect();
-        folders_gone.extend(
-            watch
-                .roots()
-                .iter()
-                .filter(|r| r.is_dir)
-                .map(|r| name(&r.path)),
-        );
-        gone.extend(
-            watch
-                .roots()
-                .iter()
-                .filter(|r| !r.is_dir && !r.path.exists())
-                .map(|r| name(&r.path)),
-        );
-    }
-    if !gone.is_empty() || !folders_gone.is_empty() {
-        let store = crate::workspace::CatalogStore::open(&global.workspace)?;
-        // A file gone before it was ever indexed (a tool's short-lived file) names no document
-        // and no alias (a source kept once, its text a document's).
-        let indexed: std::collections::HashSet<String> = store
-            .entries_for_sources(&gone)?
-            .into_iter()
-            .map(|row| row.source)
-            .chain(store.aliases()?.into_iter().map(|alias| alias.row.source))
-            .collect();
-        gone.retain(|g| indexed.contains(g));
-        for folder in &folders_gone {
-            gone.extend(
-                store
-                    .sources_under(folder)?
-                    .into_iter()
-                    .filter(|s| !std::path::Path::new(s).exists()),
-            );
-        }
-    }
-    // Files only: one run over the changed and the gone ones, which reads only their rows. A
-    // folder to walk gets a run of its own, so that `--prune` names files only.
-    let walks_folders = index.iter().any(|p| std::path::Path::new(p).is_dir());
-    if walks_folders {
-        run(index, false)?;
-        if !gone.is_empty() {
-            run(gone, true)?;
-        }
-        return Ok(true);
-    }
-    let prune = !gone.is_empty();
-    index.extend(gone);
-    if index.is_empty() {
-        return Ok(false);
-    }
-    run(index, prune)?;
-    Ok(true)
 }
 
 /// The line `--merge` adds to the report (a failed merge is among the report's errors).

@@ -15,7 +15,6 @@ mod replay;
 mod serve;
 mod shell;
 mod tree;
-mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -20,7 +20,7 @@ pub mod run;
 use serde::Deserialize;
 
 pub use gold::{library_from_qa, normalize_heading, normalize_space, DocResolver, GoldIndex};
-pub use report::render_table;
+pub use report::{render_table, write_folder};
 pub use run::{
     run_eval, EvalReport, LexicalNavigator, Navigation, Navigator, NavigatorError, QuestionResult,
     Status, Summary,

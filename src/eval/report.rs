@@ -1,6 +1,7 @@
-//! The `docnav eval` table for people.
+//! The `docnav eval` table for people, and the report folder (`eval --out DIR`) for tools.
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use super::run::{EvalReport, Status};
 
@@ -84,6 +85,54 @@ pub fn render_table(report: &EvalReport) -> String {
         s.median_ms, s.llm_calls, s.prompt_tokens, s.completion_tokens, s.mean_evidence_chars
     );
     out
+}
+
+/// A file or folder of an eval's output folder that could not be written; the message names it
+/// (`cannot write `DIR/report.json``), the source says why.
+#[derive(Debug, thiserror::Error)]
+#[error("{what} `{}`", path.display())]
+pub struct WriteError {
+    /// What failed: `cannot create output folder` or `cannot write`.
+    pub what: &'static str,
+    /// The folder or file.
+    pub path: PathBuf,
+    /// The OS error.
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Write `report` into the folder `dir` (created with its parents if missing): `report.json`,
+/// the report as `eval --json` prints it, and each question's trace, when its navigator
+/// recorded one, as `line-N.trace.jsonl` (N the question's line in the set). Existing files of
+/// those names are overwritten.
+///
+/// Errors: the folder cannot be created or a file written; files written before it stay.
+pub fn write_folder(dir: &Path, report: &EvalReport) -> Result<(), WriteError> {
+    std::fs::create_dir_all(dir).map_err(|source| WriteError {
+        what: "cannot create output folder",
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let write = |name: String, body: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, body).map_err(|source| WriteError {
+            what: "cannot write",
+            path,
+            source,
+        })
+    };
+    let json = serde_json::to_string_pretty(report).map_err(|e| WriteError {
+        what: "cannot write",
+        path: dir.join("report.json"),
+        source: std::io::Error::other(e),
+    })? + "\n";
+    write("report.json".into(), &json)?;
+    for q in &report.questions {
+        if let Some(trace) = &q.trace {
+            write(format!("line-{}.trace.jsonl", q.line), trace)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ pub mod source_stat;
 pub mod store;
 mod strict;
 mod sync;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
