@@ -26,7 +26,7 @@ pub use inputs::{collect_inputs, is_glob, resolved_path, Input};
 
 use super::sync::{search_error, WriterLock};
 use super::{store, BuildKey, Workspace, WorkspaceError};
-use crate::index::sections::Merged;
+use crate::index::sections::{Merged, SectionIndex, SectionWriter};
 use crate::tree::{BuildOptions, DocFormat};
 
 /// Options of one index run.
@@ -182,13 +182,7 @@ impl Workspace {
             mut notices,
             indexed,
         } = start::open(dir, args, options, &docs_dir, &laps)?;
-        // Two tantivy indexing threads when there are two cores: with one, it is the slowest
-        // stage and the threads feeding it spin on its full queue (BENCHMARKS.md, "Scale").
-        // Capped so a many-core machine does not cut a small index into many segments (each
-        // thread writes its own, with its own memory budget); more than 2 is unmeasured.
-        let writer = index
-            .writer(options.jobs.clamp(1, INDEXING_THREADS_MAX))
-            .map_err(|e| search_error(dir, e))?;
+        let writer = section_writer(dir, &index, options)?;
         // No paths: refresh every document of the catalog (an older workspace: the same).
         let refresh = args.is_empty() || outdated.is_some();
         let (inputs, mut errors) = inputs::gather(
@@ -277,4 +271,20 @@ impl Workspace {
         report.elapsed = laps.started.elapsed();
         Ok(report)
     }
+}
+
+/// The run's section index writer: two tantivy indexing threads when there are two cores (with
+/// one, it is the slowest stage and the threads feeding it spin on its full queue; BENCHMARKS.md,
+/// "Scale"), capped at [`INDEXING_THREADS_MAX`] so a many-core machine does not cut a small index
+/// into many segments (each thread writes its own, with its own memory budget).
+///
+/// Errors: [`WorkspaceError::Search`] when the index cannot be opened for writing.
+fn section_writer(
+    dir: &Path,
+    index: &SectionIndex,
+    options: &IndexOptions,
+) -> Result<SectionWriter, WorkspaceError> {
+    index
+        .writer(options.jobs.clamp(1, INDEXING_THREADS_MAX))
+        .map_err(|e| search_error(dir, e))
 }
