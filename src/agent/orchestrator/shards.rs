@@ -10,6 +10,11 @@
 //!    documents it holds that the question reaches through another shard's names), merged by
 //!    [`merge_rankings`] into the [`RankedDocuments`] one library holding every document gives
 //!    (same ids, order and scores), and [`explain_shards`] into `docs --for`'s cards.
+//!
+//! Scores agree to float rounding, not to the bit: BM25 adds a section's or card's term scores
+//! in an order that depends on the index's segments, so two documents that score alike can
+//! differ in the last bit of their f32 scores one way in one index and the other way over
+//! shards, and trade places (as they can between two builds of one index).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

@@ -176,3 +176,129 @@ fn three_shards_rank_the_documents_as_one_library() {
     let same = merged.by_card.iter().find(|(d, _)| d == id).unwrap();
     assert!((same.1 - score).abs() > 1e-3, "{same:?} {score}");
 }
+
+/// Where a document ranks in `r` and by what: named (0), a section hit (1, with its best
+/// score), a card (2, with its score) or catalog order (3).
+fn placed_by(r: &RankedDocuments, id: &str) -> (u8, f32) {
+    if r.named.iter().any(|n| n.card.doc_id == id) {
+        (0, 0.0)
+    } else if let Some(i) = r.hit_docs.iter().position(|d| d == id) {
+        (1, r.hit_scores[i])
+    } else if let Some((_, score)) = r.by_card.iter().find(|(d, _)| d == id) {
+        (2, *score)
+    } else {
+        (3, 0.0)
+    }
+}
+
+/// `one` and `many` agree position by position: the same document, or two ranked by the same
+/// part with scores equal to 1e-5. BM25 sums a section's or card's term scores in an order
+/// that depends on the index's segments, so two documents scoring alike can differ in the
+/// last bit of their f32 scores, one way in one index and the other way over shards; they
+/// may then trade places (at the cut of the card ranking too), as between two builds of one
+/// index.
+fn assert_same_to_rounding(question: &str, one: &RankedDocuments, many: &RankedDocuments) {
+    assert_eq!(
+        one.ranking.docs.len(),
+        many.ranking.docs.len(),
+        "{question}"
+    );
+    let mut swapped = 0;
+    for (a, b) in one.ranking.docs.iter().zip(&many.ranking.docs) {
+        if a == b {
+            continue;
+        }
+        swapped += 1;
+        let (pa, sa) = placed_by(one, a);
+        let (pb, sb) = placed_by(many, b);
+        assert!(
+            pa == pb && pa > 0 && close(sa, sb),
+            "{question}: {a} {sa} / {b} {sb}"
+        );
+    }
+    assert!(
+        swapped * 10 < one.ranking.docs.len(),
+        "{question}: {swapped} swapped"
+    );
+    for (a, b) in one.ranking.hits.iter().zip(&many.ranking.hits) {
+        assert!(close(a.score, b.score), "{question}: {a:?} {b:?}");
+    }
+    for (a, b) in one.by_card.iter().zip(&many.by_card) {
+        assert!(close(a.1, b.1), "{question}: {a:?} {b:?}");
+    }
+    let named = |r: &RankedDocuments| -> Vec<(String, String, u8)> {
+        r.named
+            .iter()
+            .map(|n| (n.card.doc_id.clone(), n.name.clone(), n.period_score))
+            .collect()
+    };
+    assert_eq!(named(one), named(many), "{question}");
+}
+
+/// More documents than the pre-rank ranks ([`PRE_RANK_DOCS`]), split unevenly (one shard holds
+/// more than it on its own): the card ranking and the catalog order are cut where one library
+/// cuts them, and a named document comes first.
+#[test]
+fn shards_cut_the_ranking_where_one_library_does() {
+    const WORDS: &[&str] = &[
+        "thread", "pool", "cache", "install", "network", "socket", "parser", "token", "window",
+        "render", "queue", "signal", "buffer", "stream", "index", "merge",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut seed: u64 = 7;
+    let mut next = |n: usize| -> usize {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n
+    };
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for i in 0..260 {
+        let path = dir.path().join(format!("pkg-{i:03}.md"));
+        let mut text = format!("# Package {i} guide\n\nThe common guide of package {i}.\n");
+        for s in 0..3 {
+            let words: Vec<&str> = (0..6).map(|_| WORDS[next(WORDS.len())]).collect();
+            text.push_str(&format!(
+                "\n## {} {}\n\n{}.\n",
+                WORDS[next(WORDS.len())],
+                s,
+                words.join(" ")
+            ));
+        }
+        std::fs::write(&path, text).unwrap();
+        paths.push(path);
+    }
+    let whole = library(&paths);
+    let mut parts: Vec<Vec<PathBuf>> = vec![Vec::new(); 3];
+    for (i, p) in paths.iter().enumerate() {
+        let s = if i % 10 < 8 { 0 } else { 1 + i % 2 };
+        parts[s].push(p.clone());
+    }
+    let shards: Vec<InMemoryLibrary> = parts.iter().map(|p| library(p)).collect();
+    assert!(
+        shards[0].document_count() > PRE_RANK_DOCS,
+        "{}",
+        shards[0].document_count()
+    );
+    for question in [
+        "thread pool cache",
+        "common guide",
+        "which pkg-259 common guide",
+        "socket buffer stream",
+        "nothing here zzqx",
+    ] {
+        let one = rank_explained(&whole, question);
+        let (many, explained) = sharded(&shards, question, 50);
+        assert_same_to_rounding(question, &one, &many);
+        let ids: Vec<&str> = explained.iter().map(|c| c.card.doc_id.as_str()).collect();
+        assert_eq!(ids, many.ranking.docs[..50], "{question}");
+    }
+    // `common guide` matches every card: the card ranking is cut at PRE_RANK_DOCS.
+    assert_eq!(
+        rank_explained(&whole, "common guide").by_card.len(),
+        PRE_RANK_DOCS
+    );
+    let named = rank_explained(&whole, "which pkg-259 common guide");
+    assert_eq!(named.ranking.docs[0], "pkg-259");
+    assert_eq!(named.ranking.docs.len(), PRE_RANK_DOCS);
+}
