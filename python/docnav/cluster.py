@@ -318,9 +318,10 @@ class ShardedWorkspace:
     def docs_for(self, question: str, k: int = 10) -> List[RankedDoc]:
         """``Workspace.docs_for`` over every shard: the first ``k`` (1–50) DocCards as the
         Orchestrator ranks them for ``question``, each with why, the same documents, order,
-        reasons and scores as one workspace holding all the documents. Two rounds to every
-        shard: the question's statistics (sections, cards, the documents it names), then each
-        shard's part of the ranking scored with their sums. Raises ``ValueError`` for an empty
+        reasons and scores as one workspace holding all the documents (scores to float
+        rounding: two documents scoring alike to the last bit may trade places). Two rounds to
+        every shard: the question's statistics (sections, cards, the documents it names), then
+        each shard's part of the ranking scored with their sums. Raises ``ValueError`` for an empty
         question or ``k`` out of range, ``WorkspaceError`` as ``Workspace.docs_for``,
         ``ShardError`` naming a shard whose actor died or did not answer in time."""
         if not question.strip():
