@@ -26,7 +26,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import DocnavError
-from ._types import DocCard, IndexReport, Node, SearchHit
+from ._types import DocCard, IndexReport, Node, RankedDoc, SearchHit
 from ._workspace import PathLike, Workspace, _paths
 
 __all__ = [
@@ -201,6 +201,12 @@ class _Shard:
     ) -> str:
         return _native.search_shard_json(self.ws._native, query, stats, k, doc_ids, budget)
 
+    def rank_statistics(self, question: str) -> str:
+        return _native.rank_statistics_json(self.ws._native, question)
+
+    def rank(self, question: str, stats: str, k: int) -> str:
+        return _native.rank_shard_json(self.ws._native, question, stats, k)
+
     def docs(self) -> List[DocCard]:
         return self.ws.docs()
 
@@ -308,6 +314,24 @@ class ShardedWorkspace:
             ]
             found = _gather(ray, refs, self._timeout, "search")
         return _native.merge_search(query, found, k, ids)
+
+    def docs_for(self, question: str, k: int = 10) -> List[RankedDoc]:
+        """``Workspace.docs_for`` over every shard: the first ``k`` (1–50) DocCards as the
+        Orchestrator ranks them for ``question``, each with why, the same documents, order,
+        reasons and scores as one workspace holding all the documents (scores to float
+        rounding: two documents scoring alike to the last bit may trade places). Two rounds to
+        every shard: the question's statistics (sections, cards, the documents it names), then
+        each shard's part of the ranking scored with their sums. Raises ``ValueError`` for an empty
+        question or ``k`` out of range, ``WorkspaceError`` as ``Workspace.docs_for``,
+        ``ShardError`` naming a shard whose actor died or did not answer in time."""
+        if not question.strip():
+            raise ValueError("the question is empty")
+        if not 1 <= k <= 50:
+            raise ValueError(f"k must be 1 to 50, not {k}")
+        stats = _native.merge_rank_statistics_json(self._all("rank_statistics", question))
+        parts = self._all("rank", question, stats, k)
+        ranked: List[RankedDoc] = _native.merge_docs_for(stats, parts, k)
+        return ranked
 
     def docs(self) -> List[DocCard]:
         """Every shard's DocCards, in catalog order (by id), as one workspace lists them."""

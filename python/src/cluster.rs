@@ -2,8 +2,9 @@
 //! core, as module functions: the shard a source or document id belongs to
 //! ([`docnav::workspace::shard_key`]), the sources an index run would read, one shard's part of
 //! a query's statistics, a search scored with the merged statistics, and the merge of the
-//! shards' hits ([`docnav::agent::search::merge_shards`]). Statistics and a shard's hits cross
-//! between processes as JSON text; the merge returns `SearchHit`s.
+//! shards' hits ([`docnav::agent::search::merge_shards`]); the same two rounds for the ranking of
+//! `docs_for` ([`docnav::agent::orchestrator::shards`]). Statistics and a shard's part cross
+//! between processes as JSON text; the merges return `SearchHit`s and `RankedDoc`s.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -17,8 +18,14 @@ use docnav::tree::DocFormat;
 use docnav::workspace::indexer::collect_inputs;
 use docnav::workspace::{doc_id_base, shard_key, Library};
 
+use docnav::agent::orchestrator::shards::{
+    explain_shards, merge_rank_statistics, rank_shard, rank_statistics, RankStatistics,
+    ShardRanking,
+};
+use docnav::agent::search::check_k;
+
 use crate::errors::Error;
-use crate::results::SearchHit;
+use crate::results::{RankedDoc, SearchHit};
 use crate::workspace::Workspace;
 
 /// Add the functions to `m`.
@@ -30,6 +37,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge_statistics_json, m)?)?;
     m.add_function(wrap_pyfunction!(search_shard_json, m)?)?;
     m.add_function(wrap_pyfunction!(merge_search, m)?)?;
+    m.add_function(wrap_pyfunction!(rank_statistics_json, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_rank_statistics_json, m)?)?;
+    m.add_function(wrap_pyfunction!(rank_shard_json, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_docs_for, m)?)?;
     Ok(())
 }
 
@@ -151,6 +162,80 @@ fn merge_search(
             SearchHit::of(hit, source)
         })
         .collect())
+}
+
+/// `workspace`'s part of the statistics `docs_for(question)` ranks with (document count,
+/// section and card statistics, the documents the question names in it), as JSON.
+/// Errors: `WorkspaceError` for an unusable workspace or a failed catalog read.
+#[pyfunction]
+fn rank_statistics_json(
+    py: Python<'_>,
+    workspace: &Bound<'_, Workspace>,
+    question: &str,
+) -> PyResult<String> {
+    let ws = workspace.get();
+    Ok(py.detach(|| -> Result<String, Error> {
+        let opened = ws.opened()?;
+        let stats = rank_statistics(opened.workspace.as_ref(), question)?;
+        Ok(serde_json::to_string(&stats)?)
+    })?)
+}
+
+/// The sum of the ranking statistics `parts` (JSON of [`rank_statistics_json`] from each
+/// shard, same question), as JSON. Errors: `DocnavError` for a part that is not such JSON.
+#[pyfunction]
+fn merge_rank_statistics_json(parts: Vec<String>) -> PyResult<String> {
+    let parts = parts
+        .iter()
+        .map(|p| serde_json::from_str::<RankStatistics>(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Error::from)?;
+    Ok(serde_json::to_string(&merge_rank_statistics(&parts)).map_err(Error::from)?)
+}
+
+/// `workspace`'s part of the ranking of `question`, scored with `stats` (the merged statistics,
+/// JSON of [`merge_rank_statistics_json`]), with the cards the first `k` documents need, as
+/// JSON. Errors: `WorkspaceError` for an unusable workspace or a failed catalog read,
+/// `DocnavError` for `stats` that is not such JSON.
+#[pyfunction]
+fn rank_shard_json(
+    py: Python<'_>,
+    workspace: &Bound<'_, Workspace>,
+    question: &str,
+    stats: &str,
+    k: usize,
+) -> PyResult<String> {
+    let stats: RankStatistics = serde_json::from_str(stats).map_err(Error::from)?;
+    let ws = workspace.get();
+    Ok(py.detach(|| -> Result<String, Error> {
+        let opened = ws.opened()?;
+        let part = rank_shard(opened.workspace.as_ref(), question, &stats, k)?;
+        Ok(serde_json::to_string(&part)?)
+    })?)
+}
+
+/// The first `k` (1–50) documents ranked for a question from every shard's
+/// [`rank_shard_json`] (all with `stats`, the merged statistics JSON), as `Workspace.docs_for`
+/// returns them over one workspace holding every shard's documents. Raises `ValueError` for
+/// `k` out of range, `DocnavError` for a part that is not such JSON.
+#[pyfunction]
+fn merge_docs_for(
+    py: Python<'_>,
+    stats: &str,
+    parts: Vec<String>,
+    k: usize,
+) -> PyResult<Vec<RankedDoc>> {
+    check_k(k).map_err(pyo3::exceptions::PyValueError::new_err)?;
+    let stats: RankStatistics = serde_json::from_str(stats).map_err(Error::from)?;
+    let parts = parts
+        .iter()
+        .map(|p| serde_json::from_str::<ShardRanking>(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Error::from)?;
+    explain_shards(&stats, &parts, k)
+        .iter()
+        .map(|r| RankedDoc::of(py, r))
+        .collect()
 }
 
 /// Search JSON (`{"results": [hit, ...], ...}`) with each hit's `source` added: the source

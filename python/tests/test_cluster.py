@@ -139,6 +139,73 @@ def test_sharded_search_equals_one_workspace_on_the_fixtures(
             sharded.search("file", k=0)
 
 
+def assert_same_ranking(
+    one: Sequence[docnav.RankedDoc], sharded: Sequence[docnav.RankedDoc], what: str
+) -> None:
+    def shown(ranked: Sequence[docnav.RankedDoc]) -> List[Tuple[int, str, str, Any]]:
+        return [
+            (
+                r.rank,
+                r.card.doc_id,
+                r.why,
+                {k: v for k, v in r.reasons.items() if k not in ("section", "card")},
+            )
+            for r in ranked
+        ]
+
+    assert shown(one) == shown(sharded), what
+    for a, b in zip(one, sharded):
+        for part in ("section", "card"):
+            x, y = a.reasons.get(part), b.reasons.get(part)
+            assert (x is None) == (y is None), (what, a.reasons, b.reasons)
+            if x is not None and y is not None:
+                assert x["rank"] == y["rank"], (what, a.reasons, b.reasons)
+                assert abs(x["score"] - y["score"]) < 1e-5, (what, a.reasons, b.reasons)
+        assert a.card.title == b.card.title and a.card.source == b.card.source, what
+
+
+def test_sharded_docs_for_equals_one_workspace_on_the_fixtures(
+    fixture_shards: List[str], workspace: docnav.Workspace
+) -> None:
+    with cluster.ShardedWorkspace(fixture_shards, timeout=60) as sharded:
+        matched = 0
+        for query in FIXTURE_QUERIES:
+            for k in (1, 10, 50):
+                one = workspace.docs_for(query, k=k)
+                assert_same_ranking(one, sharded.docs_for(query, k=k), f"{query} k={k}")
+                matched += sum(1 for r in one if "section" in r.reasons or "card" in r.reasons)
+        assert matched > 100
+        with pytest.raises(ValueError, match="k must be 1 to 50"):
+            sharded.docs_for("file", k=0)
+        with pytest.raises(ValueError, match="empty"):
+            sharded.docs_for("  ")
+
+
+FILINGS = FIXTURE_DOCS.parent / "filings"
+
+
+def test_sharded_docs_for_names_companies_and_periods_as_one_workspace(
+    ray_cluster: Cluster, tmp_path: Path
+) -> None:
+    one = docnav.Workspace(tmp_path / "one" / ".docnav")
+    assert one.index([FILINGS]).failed == 0
+    reports = cluster.build_shards([FILINGS], tmp_path / "shards", shards=3)
+    assert sum(r.report.indexed for r in reports) == 4
+    with cluster.ShardedWorkspace([r.path for r in reports], timeout=60) as sharded:
+        for question in [
+            "What was AAPL's revenue in fiscal 2019?",
+            "What did Costco report in its 8-K of August 2023?",
+            "MCD revenue in the second quarter of 2023",
+            "McDonald's 10-K for 2022",
+        ]:
+            ranked = one.docs_for(question, k=4)
+            assert "name" in ranked[0].reasons, (question, ranked[0].why)
+            assert_same_ranking(ranked, sharded.docs_for(question, k=4), question)
+        first = sharded.docs_for("MCD revenue in the second quarter of 2023", k=2)
+        assert first[0].card.doc_id == "mcdonalds-2023q2-earnings"
+        assert first[0].reasons["period"]["score"] > 0
+
+
 def test_docs_tree_and_exec_go_to_the_shard_of_the_document(
     fixture_shards: List[str], workspace: docnav.Workspace
 ) -> None:

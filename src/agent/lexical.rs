@@ -196,6 +196,32 @@ pub fn query_statistics(
         })?)
 }
 
+/// The first `k` of `items`, ranked hits of several libraries (each holding whole documents,
+/// each searched with the same merged statistics), as one library holding all their documents
+/// ranks them: the first `k` slots in ranking order (slot score, best first; then `position` of
+/// the document, then its `doc_id`, then the slot's rank), then ordered by the hits' own
+/// `score`, ties kept in that order. `slot`, `doc_id` and `score` read an item's.
+pub fn first_slots<T>(
+    mut items: Vec<T>,
+    k: usize,
+    slot: impl Fn(&T) -> Slot,
+    doc_id: impl Fn(&T) -> &str,
+    score: impl Fn(&T) -> f32,
+    position: impl Fn(&str) -> usize,
+) -> Vec<T> {
+    items.sort_by(|a, b| {
+        let (sa, sb) = (slot(a), slot(b));
+        sb.score
+            .total_cmp(&sa.score)
+            .then_with(|| position(doc_id(a)).cmp(&position(doc_id(b))))
+            .then_with(|| doc_id(a).cmp(doc_id(b)))
+            .then(sa.rank.cmp(&sb.rank))
+    });
+    items.truncate(k);
+    items.sort_by(|a, b| score(b).total_cmp(&score(a)));
+    items
+}
+
 /// The search of [`ask_lexical`] and [`rank_sections`]: `doc_ids` resolved against the library
 /// (an alias to its document, [`super::resolve_doc_ids`]),
 /// the prepared search, its first `k` deduplicated hits, and the mapping of a later index error

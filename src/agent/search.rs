@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::evidence::inclusive;
-use super::lexical::{rank_sections_given, LexicalError, Slot};
+use super::lexical::{first_slots, rank_sections_given, LexicalError, Slot};
 use crate::index::tokenize::Tokenizer;
 use crate::index::DocCard;
 use crate::index::QueryStatistics;
@@ -257,18 +257,18 @@ pub fn merge_shards(
             .and_then(|ids| ids.iter().position(|x| x == id))
             .unwrap_or(0)
     };
-    let mut all: Vec<SlottedHit> = shards.into_iter().flat_map(|s| s.results).collect();
-    all.sort_by(|a, b| {
-        b.slot
-            .score
-            .total_cmp(&a.slot.score)
-            .then_with(|| position(&a.hit.doc_id).cmp(&position(&b.hit.doc_id)))
-            .then_with(|| a.hit.doc_id.cmp(&b.hit.doc_id))
-            .then(a.slot.rank.cmp(&b.slot.rank))
-    });
-    all.truncate(k);
-    let mut results: Vec<SearchHit> = all.into_iter().map(|h| h.hit).collect();
-    results.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let all: Vec<SlottedHit> = shards.into_iter().flat_map(|s| s.results).collect();
+    let results: Vec<SearchHit> = first_slots(
+        all,
+        k,
+        |h| h.slot,
+        |h| h.hit.doc_id.as_str(),
+        |h| h.hit.score,
+        position,
+    )
+    .into_iter()
+    .map(|h| h.hit)
+    .collect();
     SearchResults {
         query: query.to_string(),
         results,

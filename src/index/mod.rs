@@ -18,8 +18,8 @@ pub use bm25::{Bm25Explanation, Bm25Scorer, CorpusStats, TermExplanation, B, K1}
 pub use doccard::DocCard;
 pub use node_terms::NodeTerms;
 pub use sections::{
-    PreparedSearch, QueryStatistics, Scope, SectionHit, SectionIndex, SectionIndexError,
-    SectionRecord, SectionWriter, TITLE_WEIGHT,
+    CardStatistics, PreparedSearch, QueryStatistics, Scope, SectionHit, SectionIndex,
+    SectionIndexError, SectionRecord, SectionWriter, TITLE_WEIGHT,
 };
 pub use tokenize::{for_each_token, tokenize, Tokenizer};
 pub use top_terms::{top_terms, top_terms_of};

@@ -11,10 +11,11 @@ use std::sync::Arc;
 
 use super::routing::{self, Asked, Named};
 use crate::agent::budget::clip;
-use crate::agent::lexical::rank_sections;
+use crate::agent::lexical::{rank_sections_given, LexicalError, Slot};
 use crate::agent::prompts::untrusted;
 use crate::index::doccard::human_bytes;
 use crate::index::DocCard;
+use crate::index::QueryStatistics;
 use crate::nav::render::one_line;
 use crate::tree::references::name_key;
 use crate::workspace::Library;
@@ -37,7 +38,7 @@ pub const HIT_POOL: usize = 40;
 pub const EVALUATE_CARDS: usize = 15;
 
 /// A section that matches the question, across the workspace.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SectionHit {
     /// Its document.
     pub doc_id: String,
@@ -64,7 +65,7 @@ pub struct PreRank {
 ///
 /// Both rankings come from the workspace's section index, so no tree is loaded and the cost
 /// does not grow with the catalog (`bench/scale`): documents rank by their best section — the
-/// lexical navigator's top [`HIT_POOL`] sections across the workspace ([`rank_sections`]: BM25
+/// lexical navigator's top [`HIT_POOL`] sections across the workspace ([`rank_sections`](crate::agent::lexical::rank_sections): BM25
 /// over each section's own text, deduplicated along ancestor/descendant lines), a document
 /// placed where its first hit is. Documents without a hit follow by BM25 over their DocCard
 /// entries (id, title, outline, summary, top terms; statistics over the cards), then in catalog
@@ -105,20 +106,45 @@ fn rank_documents(library: &dyn Library, question: &str) -> RankedDocuments {
     let total = library.document_count();
     let ranked_max = total.min(PRE_RANK_DOCS);
     let hits = section_hits(library, question);
+    let by_card = card_ranking(library, question, ranked_max);
+    let named_list = routing::named(library, &asked(question));
+    assemble(total, hits, by_card, named_list, |offset, limit| {
+        library
+            .cards_page(offset, limit)
+            .iter()
+            .map(|c| c.doc_id.clone())
+            .collect()
+    })
+}
+
+/// What `question` asks for ([`Asked`]), its words' file-name keys included.
+pub(super) fn asked(question: &str) -> Asked {
+    Asked::of(question, file_name_keys(question))
+}
+
+/// The ranking of a library of `total` documents from its parts: the section hits (best first),
+/// the card ranking (best first, at most `total.min(PRE_RANK_DOCS)`), the named documents
+/// ([`routing::named`]) and `catalog(offset, limit)`, the ids of a page of the catalog in
+/// catalog order (read only while the ranking is short of its maximum).
+pub(super) fn assemble(
+    total: usize,
+    hits: Vec<SectionHit>,
+    by_card: Vec<(String, f32)>,
+    named_list: Vec<Named>,
+    catalog: impl FnMut(usize, usize) -> Vec<String>,
+) -> RankedDocuments {
+    let ranked_max = total.min(PRE_RANK_DOCS);
     let mut placing = Placing::with_capacity(ranked_max);
     let hit_scores = placing.place_hits(&hits);
     let hit_docs = placing.docs.clone();
-    let by_card = card_ranking(library, question, ranked_max);
     placing.place_cards(&by_card, ranked_max);
-    placing.fill_in_catalog_order(library, total, ranked_max);
+    placing.fill_in_catalog_order(catalog, total, ranked_max);
     // Documents the question names (a package, product or tool whose name is in their file
     // name; an issuer by its name, short form or ticker, [`crate::index::names`]) go first,
     // best ranked first: a question about "Commander" sees the Commander documents, the
     // changelog its words match before the others. Among them, the documents whose period
     // answers the question's come first (`Costco's FY2019 revenue` sees the 10-K for fiscal
     // 2019 before Costco's 8-K of 2023).
-    let asked = Asked::of(question, file_name_keys(question));
-    let named_list = routing::named(library, &asked);
     // A named document the ranking did not reach (it ranks at most PRE_RANK_DOCS) is placed
     // after the ranked ones, so the reordering below still finds it: `which changelog` matches
     // hundreds of changelogs on "changelog" alone, and `which`'s own came later than 200.
@@ -138,28 +164,46 @@ fn rank_documents(library: &dyn Library, question: &str) -> RankedDocuments {
 /// The lexical navigator's best [`HIT_POOL`] sections for `question` across the workspace, a
 /// document root titled by its card; none (logged) when the section index is unusable.
 fn section_hits(library: &dyn Library, question: &str) -> Vec<SectionHit> {
-    match rank_sections(library, question, None, HIT_POOL) {
-        Ok(ranked) => ranked
-            .into_iter()
-            .map(|r| SectionHit {
-                title: if r.structure.is_empty() {
-                    library
-                        .card(&r.doc_id)
-                        .map(|c| c.title.clone())
-                        .unwrap_or(r.title)
-                } else {
-                    r.title
-                },
-                doc_id: r.doc_id,
-                structure: r.structure,
-                score: r.score,
-            })
-            .collect(),
+    match slotted_section_hits(library, question, None) {
+        Ok(ranked) => ranked.into_iter().map(|(_, hit)| hit).collect(),
         Err(e) => {
             tracing::warn!("pre-rank without section hits: {e}");
             Vec::new()
         }
     }
+}
+
+/// The best [`HIT_POOL`] sections of `library` for `question`, scored with `stats` when given
+/// (see [`rank_sections_given`]), each with its slot in the ranking, a document root titled by
+/// its card.
+///
+/// Errors: [`LexicalError`] for an unusable section index.
+pub(super) fn slotted_section_hits(
+    library: &dyn Library,
+    question: &str,
+    stats: Option<&QueryStatistics>,
+) -> Result<Vec<(Slot, SectionHit)>, LexicalError> {
+    Ok(
+        rank_sections_given(library, question, None, HIT_POOL, stats)?
+            .into_iter()
+            .map(|r| {
+                let hit = SectionHit {
+                    title: if r.structure.is_empty() {
+                        library
+                            .card(&r.doc_id)
+                            .map(|c| c.title.clone())
+                            .unwrap_or(r.title)
+                    } else {
+                        r.title
+                    },
+                    doc_id: r.doc_id,
+                    structure: r.structure,
+                    score: r.score,
+                };
+                (r.slot, hit)
+            })
+            .collect(),
+    )
 }
 
 /// At most `ranked_max` documents ranked by BM25 over their cards, best first, with their
@@ -227,17 +271,22 @@ impl Placing {
     }
 
     /// Then documents nothing matched, in catalog order, up to `ranked_max`.
-    fn fill_in_catalog_order(&mut self, library: &dyn Library, total: usize, ranked_max: usize) {
+    fn fill_in_catalog_order(
+        &mut self,
+        mut catalog: impl FnMut(usize, usize) -> Vec<String>,
+        total: usize,
+        ranked_max: usize,
+    ) {
         let mut offset = 0;
         while self.docs.len() < ranked_max && offset < total {
-            let page = library.cards_page(offset, ranked_max);
+            let page = catalog(offset, ranked_max);
             if page.is_empty() {
                 break;
             }
             offset += page.len();
-            for card in page {
+            for id in page {
                 if self.docs.len() < ranked_max {
-                    self.place(&card.doc_id);
+                    self.place(&id);
                 }
             }
         }
@@ -295,8 +344,7 @@ pub const NAMED_MAX: usize = 12;
 /// [`NAMED_MAX`] of one name up.
 #[cfg(test)]
 pub fn named_documents(library: &dyn Library, question: &str) -> Vec<String> {
-    let asked = Asked::of(question, file_name_keys(question));
-    routing::named(library, &asked)
+    routing::named(library, &asked(question))
         .into_iter()
         .map(|n| n.card.doc_id.clone())
         .collect()

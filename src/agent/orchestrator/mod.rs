@@ -33,6 +33,7 @@ use crate::workspace::Library;
 
 mod cards;
 pub mod routing;
+pub mod shards;
 pub use cards::{
     analyze_block, card_body, card_for_prompt, card_text, one_line_cards, pre_rank, rank_explained,
     ranked_cards, PreRank, RankedDocuments, SectionHit, EVALUATE_CARDS, FULL_CARDS, PRE_RANK_DOCS,

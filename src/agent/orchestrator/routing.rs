@@ -93,11 +93,24 @@ impl Asked {
 /// entity already is what the question names, and widening by a page title would name every
 /// page that shares it.
 pub fn named(library: &dyn Library, asked: &Asked) -> Vec<Named> {
+    let mut found = named_directly(library, asked);
+    let widen = widening(asked, &found);
+    if widen.is_empty() {
+        return found;
+    }
+    let ids: HashSet<String> = found.iter().map(|n| n.card.doc_id.clone()).collect();
+    found.extend(named_by_entity(library, asked, &widen, &ids));
+    found
+}
+
+/// The documents `asked` names by one of their own names or their file's name, in catalog
+/// order: the first part of [`named`].
+pub fn named_directly(library: &dyn Library, asked: &Asked) -> Vec<Named> {
     if asked.keys.is_empty() {
         return Vec::new();
     }
     let keys: HashSet<&str> = asked.keys.iter().map(String::as_str).collect();
-    let mut found: Vec<Named> = library
+    library
         .cards_with_keys(&asked.keys)
         .into_iter()
         .map(|card| {
@@ -118,10 +131,16 @@ pub fn named(library: &dyn Library, asked: &Asked) -> Vec<Named> {
                 period_score,
             }
         })
-        .collect();
-    // Entity keys of cards matched by another of their names, each with the name used.
+        .collect()
+}
+
+/// The entity keys `found` (what [`named_directly`] found, over all of a corpus, in catalog
+/// order) widens the question's names by, each with the name the question used: those of the
+/// cards matched by another of their names than their entity's or their file's.
+pub fn widening(asked: &Asked, found: &[Named]) -> Vec<(String, String)> {
+    let keys: HashSet<&str> = asked.keys.iter().map(String::as_str).collect();
     let mut widen: Vec<(String, String)> = Vec::new();
-    for n in &found {
+    for n in found {
         let Some(entity) = n.card.names.first() else {
             continue;
         };
@@ -134,12 +153,25 @@ pub fn named(library: &dyn Library, asked: &Asked) -> Vec<Named> {
             }
         }
     }
+    widen
+}
+
+/// The documents of `library` that `widen` ([`widening`]) reaches through their entity name,
+/// other than those of `found` (ids named directly anywhere in the corpus), in catalog order,
+/// each with the name the question used: the second part of [`named`].
+pub fn named_by_entity(
+    library: &dyn Library,
+    asked: &Asked,
+    widen: &[(String, String)],
+    found: &HashSet<String>,
+) -> Vec<Named> {
     if widen.is_empty() {
-        return found;
+        return Vec::new();
     }
     let lookup: Vec<String> = widen.iter().map(|(k, _)| k.clone()).collect();
+    let mut out = Vec::new();
     for card in library.cards_with_keys(&lookup) {
-        if found.iter().any(|n| n.card.doc_id == card.doc_id) {
+        if found.contains(&card.doc_id) {
             continue;
         }
         let Some(entity) = card.names.first() else {
@@ -150,13 +182,13 @@ pub fn named(library: &dyn Library, asked: &Asked) -> Vec<Named> {
             continue;
         };
         let period_score = asked.period_score(&card);
-        found.push(Named {
+        out.push(Named {
             name: name.clone(),
             card,
             period_score,
         });
     }
-    found
+    out
 }
 
 /// The keys an entity name widens a question's names by ([`named`]): the name and its short
@@ -270,6 +302,16 @@ pub fn explain(
 /// [`explain`]'s reads, their failures logged or held by the caller.
 fn explain_reads(library: &dyn Library, question: &str, k: usize) -> Vec<RankedCard> {
     let ranked = super::cards::rank_explained(library, question);
+    explain_ranked(&ranked, k, |id| library.card(id))
+}
+
+/// The first `k` documents of `ranked` with why each ranks where it does, as [`explain`] gives
+/// them; `card_of` gives a document's card (a document it does not know is left out).
+pub fn explain_ranked(
+    ranked: &super::cards::RankedDocuments,
+    k: usize,
+    card_of: impl Fn(&str) -> Option<Arc<DocCard>>,
+) -> Vec<RankedCard> {
     ranked
         .ranking
         .docs
@@ -277,7 +319,7 @@ fn explain_reads(library: &dyn Library, question: &str, k: usize) -> Vec<RankedC
         .take(k)
         .enumerate()
         .filter_map(|(i, id)| {
-            let card = library.card(id)?;
+            let card = card_of(id)?;
             let mut why = Why::default();
             if let Some(n) = ranked.named.iter().find(|n| &n.card.doc_id == id) {
                 why.name = Some(n.name.clone());

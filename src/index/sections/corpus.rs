@@ -14,7 +14,8 @@ use tantivy::Term;
 
 use super::search::search_terms;
 use super::stats::ScopeStats;
-use super::{SectionIndex, SectionIndexError};
+use super::{SectionIndex, SectionIndexError, KIND_CARD, MAX_QUERY_TERMS};
+use crate::index::bm25::query_terms;
 use crate::index::Scope;
 
 /// What BM25 needs of a corpus for one query over sections. The one scored field of a section
@@ -54,7 +55,54 @@ impl QueryStatistics {
     }
 }
 
+/// What BM25 over DocCard entries ([`SectionIndex::rank_cards`]) needs of a corpus for one
+/// query: the card entries, the terms of their `card` field and each query term's document
+/// frequency among them. Added up over shards as [`QueryStatistics`] is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardStatistics {
+    /// Card entries (`N`; one per document).
+    pub cards: u64,
+    /// Terms of the `card` field over those entries.
+    pub card_tokens: u64,
+    /// Card entries whose `card` field holds each term of the query, 0 included.
+    pub doc_freqs: BTreeMap<String, u64>,
+}
+
+impl CardStatistics {
+    /// Add `other`'s counts to these (the statistics of the two corpora taken together).
+    pub fn merge(&mut self, other: &CardStatistics) {
+        self.cards += other.cards;
+        self.card_tokens += other.card_tokens;
+        for (term, n) in &other.doc_freqs {
+            *self.doc_freqs.entry(term.clone()).or_insert(0) += n;
+        }
+    }
+}
+
 impl SectionIndex {
+    /// This index's part of the statistics [`SectionIndex::rank_cards`] scores `query` with.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
+    pub fn card_statistics(&self, query: &str) -> Result<CardStatistics, SectionIndexError> {
+        let searcher = self.reader.searcher();
+        let f = self.fields;
+        let run = || -> tantivy::Result<CardStatistics> {
+            let cards = searcher.doc_freq(&Term::from_field_text(f.kind, KIND_CARD))?;
+            let stats = ScopeStats::whole(searcher.clone(), f.card, cards)?;
+            let mut doc_freqs = BTreeMap::new();
+            for term in query_terms(query).into_iter().take(MAX_QUERY_TERMS) {
+                let n = searcher.doc_freq(&Term::from_field_text(f.card, &term))?;
+                doc_freqs.insert(term, n);
+            }
+            Ok(CardStatistics {
+                cards,
+                card_tokens: stats.num_tokens(),
+                doc_freqs,
+            })
+        };
+        run().map_err(|e| self.error(e))
+    }
+
     /// This index's part of the statistics of a search for `query` over the sections in
     /// `scope` (its documents among `Scope::Documents`' ids; an id it does not hold counts
     /// nothing): the numbers [`SectionIndex::prepare`] scores with.

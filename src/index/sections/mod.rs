@@ -46,7 +46,7 @@ use tantivy::{Index, IndexReader, IndexSettings, IndexSortByField, Order, Reload
 
 use directory::BatchSyncDirectory;
 
-pub use corpus::QueryStatistics;
+pub use corpus::{CardStatistics, QueryStatistics};
 pub use merge::{worth_merging, Committed, MergePlan, Merged, BULK_RUN_DENOMINATOR};
 pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};
 pub use write::{DocumentEntries, SectionWriter, WRITER_MEMORY_BYTES};

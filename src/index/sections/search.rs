@@ -18,7 +18,10 @@ use tantivy::{DocAddress, DocSet, Searcher, SegmentReader, TantivyDocument, Term
 
 use super::stats::ScopeStats;
 use super::write::{stored_entry, stored_record};
-use super::{Fields, QueryStatistics, SectionIndex, SectionIndexError, KIND_CARD, MAX_QUERY_TERMS};
+use super::{
+    CardStatistics, Fields, QueryStatistics, SectionIndex, SectionIndexError, KIND_CARD,
+    MAX_QUERY_TERMS,
+};
 use crate::index::analyzer::DocnavTokenizer;
 use crate::index::bm25::{
     indexed_idf, indexed_term_score, query_terms, Bm25Explanation, TermExplanation,
@@ -464,11 +467,39 @@ impl SectionIndex {
         query: &str,
         limit: usize,
     ) -> Result<Vec<(String, f32)>, SectionIndexError> {
+        self.rank_cards_with(query, limit, None)
+    }
+
+    /// [`SectionIndex::rank_cards`] scored with `stats`, the card statistics of a whole corpus
+    /// of which this index holds a part (the sum of each part's
+    /// [`SectionIndex::card_statistics`]): each card scores as in one index holding them all.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the index cannot be read.
+    pub fn rank_cards_given(
+        &self,
+        query: &str,
+        limit: usize,
+        stats: &CardStatistics,
+    ) -> Result<Vec<(String, f32)>, SectionIndexError> {
+        self.rank_cards_with(query, limit, Some(stats))
+    }
+
+    fn rank_cards_with(
+        &self,
+        query: &str,
+        limit: usize,
+        given: Option<&CardStatistics>,
+    ) -> Result<Vec<(String, f32)>, SectionIndexError> {
         let searcher = self.reader.searcher();
         let f = self.fields;
         let run = || -> tantivy::Result<Vec<(String, f32)>> {
-            let cards = searcher.doc_freq(&Term::from_field_text(f.kind, KIND_CARD))?;
-            let stats = ScopeStats::whole(searcher.clone(), f.card, cards)?;
+            let stats = match given {
+                Some(given) => ScopeStats::given_cards(searcher.clone(), f, given),
+                None => {
+                    let cards = searcher.doc_freq(&Term::from_field_text(f.kind, KIND_CARD))?;
+                    ScopeStats::whole(searcher.clone(), f.card, cards)?
+                }
+            };
             let should: Vec<(Occur, Box<dyn Query>)> = query_terms(query)
                 .iter()
                 .take(MAX_QUERY_TERMS)

@@ -12,7 +12,7 @@ use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Searcher, Term, TERMINATED};
 
-use super::{Fields, QueryStatistics, KIND_CARD, KIND_SECTION};
+use super::{CardStatistics, Fields, QueryStatistics, KIND_CARD, KIND_SECTION};
 
 /// Statistics for one field (`text` for sections) over a scope.
 pub(super) struct ScopeStats {
@@ -63,6 +63,20 @@ impl ScopeStats {
             field: f.text,
             num_docs: stats.sections,
             num_tokens: stats.text_tokens,
+            members: None,
+            given: Some(stats.doc_freqs.clone()),
+        }
+    }
+
+    /// The statistics in `stats` (a whole corpus's cards, of which this index may hold a part)
+    /// for the `card` field: `N` cards, their tokens and each term's document frequency as
+    /// given; a `card` term `stats` does not list has frequency 0.
+    pub(super) fn given_cards(searcher: Searcher, f: Fields, stats: &CardStatistics) -> ScopeStats {
+        ScopeStats {
+            searcher,
+            field: f.card,
+            num_docs: stats.cards,
+            num_tokens: stats.card_tokens,
             members: None,
             given: Some(stats.doc_freqs.clone()),
         }
