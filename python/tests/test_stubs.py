@@ -156,6 +156,10 @@ class Instances:
         stats = _native.query_statistics_json(self.workspace, "compressed")
         self.stats = _native.merge_statistics_json([stats])
         self.shard = _native.search_shard_json(self.workspace, "compressed", self.stats, 3)
+        rank_stats = _native.rank_statistics_json(self.workspace, "compressed files")
+        self.rank_stats = _native.merge_rank_statistics_json([rank_stats])
+        self.ranking = _native.rank_shard_json(
+            self.workspace, "compressed files", self.rank_stats, 3)
 
     def start(self, **kwargs: Any) -> Any:
         handle = self.workspace.start_ask(**kwargs)
@@ -200,6 +204,16 @@ class Instances:
             ),
             "merge_search": (
                 _native.merge_search, dict(query="compressed", shards=[self.shard], k=3)),
+            "rank_statistics_json": (
+                _native.rank_statistics_json, dict(workspace=ws, question="compressed files")),
+            "merge_rank_statistics_json": (
+                _native.merge_rank_statistics_json, dict(parts=[self.rank_stats])),
+            "rank_shard_json": (
+                _native.rank_shard_json,
+                dict(workspace=ws, question="compressed files", stats=self.rank_stats, k=3),
+            ),
+            "merge_docs_for": (
+                _native.merge_docs_for, dict(stats=self.rank_stats, parts=[self.ranking], k=3)),
             "SearchHit.__init__": (_native.SearchHit, dict(
                 doc_id="d", path="/d/#1", titles=["T"], structure="1", lines=(1, 2), pages=None,
                 score=1.5, text="t", text_chars=1, snippet="t", highlights=[("t", True)])),
