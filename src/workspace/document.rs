@@ -164,6 +164,29 @@ impl Document {
         explicit: bool,
         options: &BuildOptions,
     ) -> Result<BuiltDocument, ParseError> {
+        Document::build_fingerprinted_with(
+            path,
+            bytes,
+            fingerprint,
+            doc_id,
+            explicit,
+            options,
+            |_, _| {},
+        )
+    }
+
+    /// [`Document::build_fingerprinted`], calling `tokenized` with the tree and its terms as
+    /// soon as they exist, before the card and the text fingerprint are made (the indexer
+    /// starts handing a large document's entries to the search index there).
+    pub fn build_fingerprinted_with(
+        path: &Path,
+        bytes: &[u8],
+        fingerprint: &str,
+        doc_id: &str,
+        explicit: bool,
+        options: &BuildOptions,
+        tokenized: impl FnOnce(&Tree, &NodeTerms),
+    ) -> Result<BuiltDocument, ParseError> {
         let parsed = parse_bytes_with(path, bytes, explicit, &options.parse)?;
         let mut warnings = parsed.warnings.clone();
         if !parsed.pages_without_text.is_empty() {
@@ -180,9 +203,10 @@ impl Document {
         }
         let titled = crate::tree::build::names_its_title(&parsed);
         let tree = build_tree(parsed, &options);
+        let terms = NodeTerms::of(&tree);
+        tokenized(&tree, &terms);
         let text_sha256 = text_fingerprint(&tree, titled);
         let source = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        let terms = NodeTerms::of(&tree);
         let card = DocCard::with_terms(
             doc_id,
             &source.to_string_lossy(),
