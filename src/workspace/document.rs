@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use super::WorkspaceError;
 use crate::index::{DocCard, NodeTerms, SectionIndex};
 use crate::parse::{parse_bytes_with, ParseError};
-use crate::tree::{build_tree, BuildOptions, Tree};
+use crate::tree::{build_tree_with, BuildOptions, Tree};
 
 /// One indexed document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -176,8 +176,9 @@ impl Document {
     }
 
     /// [`Document::build_fingerprinted`], calling `tokenized` with the tree and its terms as
-    /// soon as they exist, before the card and the text fingerprint are made (the indexer
-    /// starts handing a large document's entries to the search index there).
+    /// soon as its nodes are final ([`build_tree_with`]): before their summaries and
+    /// references, the card and the text fingerprint are made (the indexer starts handing a
+    /// large document's entries to the search index there).
     pub fn build_fingerprinted_with(
         path: &Path,
         bytes: &[u8],
@@ -202,9 +203,15 @@ impl Document {
             options.fallback_title = stem.to_string();
         }
         let titled = crate::tree::build::names_its_title(&parsed);
-        let tree = build_tree(parsed, &options);
-        let terms = NodeTerms::of(&tree);
-        tokenized(&tree, &terms);
+        // Tokenized as soon as the nodes are final, so `tokenized` sees them before the
+        // summaries and references are filled.
+        let mut terms = None;
+        let tree = build_tree_with(parsed, &options, |tree| {
+            let of_tree = NodeTerms::of(tree);
+            tokenized(tree, &of_tree);
+            terms = Some(of_tree);
+        });
+        let terms = terms.unwrap_or_else(|| NodeTerms::of(&tree));
         let text_sha256 = text_fingerprint(&tree, titled);
         let source = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let card = DocCard::with_terms(
