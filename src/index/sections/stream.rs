@@ -212,7 +212,7 @@ impl EntryFeed {
 impl Drop for EntryFeed {
     fn drop(&mut self) {
         if self.remaining() > 0 {
-            let filler = self.filler.take().unwrap_or_else(TantivyDocument::new);
+            let filler = self.filler.take().unwrap_or_default();
             let missing = self.remaining();
             self.chunk.extend(std::iter::repeat_n(filler, missing));
         }
