@@ -42,6 +42,13 @@ impl Default for BuildOptions {
 
 /// Build a tree from a parsed document. Never fails: any parse output makes a valid tree.
 pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
+    build_tree_with(doc, options, |_| {})
+}
+
+/// [`build_tree`], calling `shaped` with the tree once its nodes are final (titles, content,
+/// structure numbers, locations), before their summaries and references are filled: the indexer
+/// starts on a large document's entries there.
+pub fn build_tree_with(doc: ParsedDoc, options: &BuildOptions, shaped: impl FnOnce(&Tree)) -> Tree {
     let ParsedDoc {
         format,
         title,
@@ -154,7 +161,9 @@ pub fn build_tree(doc: ParsedDoc, options: &BuildOptions) -> Tree {
         },
         options.max_leaf_tokens,
     );
-    finish(&mut tree);
+    number(&mut tree);
+    shaped(&tree);
+    summarize(&mut tree);
     resolve_references(&mut tree, &headings);
     tree
 }
@@ -401,11 +410,11 @@ pub fn split_paragraph_chunks(text: &str, max_tokens: u32) -> Vec<Range<usize>> 
     chunks
 }
 
-/// Fill in structure numbers, depths, token counts and summaries. Linear in the number of nodes:
-/// a parent numbers its children as it is visited (pre-order visits a parent first), so no
-/// child looks for its own position among its siblings (that search made 100,000 sibling
-/// headings take seconds).
-fn finish(tree: &mut Tree) {
+/// Fill in structure numbers, depths and token counts. Linear in the number of nodes: a parent
+/// numbers its children as it is visited (pre-order visits a parent first), so no child looks
+/// for its own position among its siblings (that search made 100,000 sibling headings take
+/// seconds).
+fn number(tree: &mut Tree) {
     let root = &mut tree.nodes[NodeId::ROOT.index()];
     root.structure = String::new();
     root.depth = 0;
@@ -426,7 +435,10 @@ fn finish(tree: &mut Tree) {
         }
         tree.nodes[id.index()].children = children;
     }
-    // Summaries: the node's own prose, else the first descendant with prose.
+}
+
+/// Fill in summaries: the node's own prose, else the first descendant's with prose.
+fn summarize(tree: &mut Tree) {
     let order = tree.preorder(NodeId::ROOT);
     for id in order.into_iter().rev() {
         let own = quick_summary(&tree.nodes[id.index()].content, QUICK_SUMMARY_MAX_CHARS);

@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-pub use build::{build_tree, BuildOptions};
+pub use build::{build_tree, build_tree_with, BuildOptions};
 pub use summary::SummaryStrategy;
 
 /// Index of a node inside its [`Tree`]'s arena. `NodeId(0)` is always the root.

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use super::WorkspaceError;
 use crate::index::{DocCard, NodeTerms, SectionIndex};
 use crate::parse::{parse_bytes_with, ParseError};
-use crate::tree::{build_tree, BuildOptions, Tree};
+use crate::tree::{build_tree_with, BuildOptions, Tree};
 
 /// One indexed document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,6 +164,30 @@ impl Document {
         explicit: bool,
         options: &BuildOptions,
     ) -> Result<BuiltDocument, ParseError> {
+        Document::build_fingerprinted_with(
+            path,
+            bytes,
+            fingerprint,
+            doc_id,
+            explicit,
+            options,
+            |_, _| {},
+        )
+    }
+
+    /// [`Document::build_fingerprinted`], calling `tokenized` with the tree and its terms as
+    /// soon as its nodes are final ([`build_tree_with`]): before their summaries and
+    /// references, the card and the text fingerprint are made (the indexer starts handing a
+    /// large document's entries to the search index there).
+    pub fn build_fingerprinted_with(
+        path: &Path,
+        bytes: &[u8],
+        fingerprint: &str,
+        doc_id: &str,
+        explicit: bool,
+        options: &BuildOptions,
+        tokenized: impl FnOnce(&Tree, &NodeTerms),
+    ) -> Result<BuiltDocument, ParseError> {
         let parsed = parse_bytes_with(path, bytes, explicit, &options.parse)?;
         let mut warnings = parsed.warnings.clone();
         if !parsed.pages_without_text.is_empty() {
@@ -179,10 +203,17 @@ impl Document {
             options.fallback_title = stem.to_string();
         }
         let titled = crate::tree::build::names_its_title(&parsed);
-        let tree = build_tree(parsed, &options);
+        // Tokenized as soon as the nodes are final, so `tokenized` sees them before the
+        // summaries and references are filled.
+        let mut terms = None;
+        let tree = build_tree_with(parsed, &options, |tree| {
+            let of_tree = NodeTerms::of(tree);
+            tokenized(tree, &of_tree);
+            terms = Some(of_tree);
+        });
+        let terms = terms.unwrap_or_else(|| NodeTerms::of(&tree));
         let text_sha256 = text_fingerprint(&tree, titled);
         let source = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        let terms = NodeTerms::of(&tree);
         let card = DocCard::with_terms(
             doc_id,
             &source.to_string_lossy(),

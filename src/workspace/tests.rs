@@ -973,6 +973,76 @@ fn kiwi_hits(ws_dir: &Path, limit: usize) -> Vec<(String, u32)> {
     hits.into_iter().map(|h| (h.doc_id, h.rank)).collect()
 }
 
+/// A large new document's entries go to the index while they are built, before its tree
+/// file is written: when that write fails, none of them is committed, and the next run that
+/// can write it indexes it whole, in reading order.
+#[test]
+fn a_large_new_document_whose_tree_file_cannot_be_written_leaves_no_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = kiwi_pages(dir.path(), 1, "");
+    let sections = crate::index::sections::STREAM_MIN_ENTRIES + 10;
+    let text: String = (1..=sections)
+        .map(|i| format!("## Heading {i}\n\nkiwi {i}\n\n"))
+        .collect();
+    let big = dir.path().join("big.md");
+    std::fs::write(&big, &text).unwrap();
+    let ws_dir = dir.path().join("ws");
+    let options = IndexOptions::default();
+    let args = vec![
+        dir.path().join(&small[0]).to_string_lossy().into_owned(),
+        big.to_string_lossy().into_owned(),
+    ];
+    // The big document's tree file cannot be written: its name is taken by a directory.
+    let name = tree_file_name(
+        "big",
+        &fingerprint(text.as_bytes()),
+        &BuildKey::of(&options.build),
+    );
+    let blocked = ws_dir.join("docs").join(name);
+    std::fs::create_dir_all(&blocked).unwrap();
+    let report = Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap();
+    assert_eq!(
+        (report.indexed, report.failed),
+        (1, 1),
+        "{:?}",
+        report.errors
+    );
+    assert!(
+        report.errors[0].contains("cannot write"),
+        "{:?}",
+        report.errors
+    );
+    let indexed = crate::index::SectionIndex::open(&ws_dir.join("index"))
+        .unwrap()
+        .documents()
+        .unwrap();
+    assert_eq!(indexed.keys().collect::<Vec<_>>(), vec!["page1"]);
+    let hits = kiwi_hits(&ws_dir, 5);
+    assert!(
+        !hits.is_empty() && hits.iter().all(|(id, _)| id == "page1"),
+        "{hits:?}"
+    );
+
+    std::fs::remove_dir(&blocked).unwrap();
+    let report = Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap();
+    assert_eq!(
+        (report.indexed, report.failed),
+        (1, 0),
+        "{:?}",
+        report.errors
+    );
+    let hits = kiwi_hits(&ws_dir, 1000);
+    let big_ranks: Vec<u32> = hits
+        .iter()
+        .filter(|(id, _)| id == "big")
+        .map(|(_, rank)| *rank)
+        .collect();
+    assert!(big_ranks.len() >= 990, "{}", big_ranks.len());
+    let first = big_ranks[0];
+    let in_order: Vec<u32> = (first..).take(big_ranks.len()).collect();
+    assert_eq!(big_ranks, in_order, "reading order");
+}
+
 /// A run that changes nothing still merges an index left in many segments, as a run killed in
 /// its final merge leaves it (here: each document committed again on its own), by tantivy's
 /// log merge policy, and answers as before.

@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 
 use tantivy::index::{SegmentId, SegmentMeta};
 use tantivy::indexer::{LogMergePolicy, MergePolicy, NoMergePolicy};
-use tantivy::{IndexWriter, TantivyDocument};
+use tantivy::IndexWriter;
+
+use super::stream::Entry;
 
 use super::SectionIndexError;
 
@@ -40,7 +42,7 @@ pub(super) fn while_indexing() -> Box<dyn MergePolicy> {
 /// A committed run's writer, which still holds the index's writer lock, and what it wrote.
 /// [`Committed::finish`] merges; dropping it merges nothing (the next run's end will).
 pub struct Committed {
-    writer: IndexWriter<TantivyDocument>,
+    writer: IndexWriter<Entry>,
     place: String,
     /// Entries (sections and DocCards) the run added, replaced ones included.
     pub entries_added: u64,
@@ -73,7 +75,7 @@ pub struct Merged {
 }
 
 impl Committed {
-    pub(super) fn new(writer: IndexWriter<TantivyDocument>, place: String, added: u64) -> Self {
+    pub(super) fn new(writer: IndexWriter<Entry>, place: String, added: u64) -> Self {
         Committed {
             writer,
             place,

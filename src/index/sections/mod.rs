@@ -35,6 +35,7 @@ mod directory;
 mod merge;
 mod search;
 mod stats;
+mod stream;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -49,7 +50,9 @@ use directory::BatchSyncDirectory;
 pub use corpus::{CardStatistics, QueryStatistics};
 pub use merge::{worth_merging, Committed, MergePlan, Merged, BULK_RUN_DENOMINATOR};
 pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};
-pub use write::{DocumentEntries, SectionWriter, WRITER_MEMORY_BYTES};
+pub use write::{
+    DocumentEntries, SectionWriter, StreamedEntries, STREAM_MIN_ENTRIES, WRITER_MEMORY_BYTES,
+};
 
 use super::analyzer::{
     DocnavTokenizer, TermListTokenizer, TERM_LIST_TOKENIZER_NAME, TOKENIZER_NAME,

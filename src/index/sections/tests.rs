@@ -1,7 +1,7 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
-use crate::index::DocCard;
+use crate::index::{DocCard, NodeTerms};
 use crate::parse::{ParsedDoc, RawSection};
 use crate::tree::{build_tree, BuildOptions, DocFormat, Tree};
 
@@ -642,4 +642,114 @@ fn explanations_repeat_tantivys_term_scores_to_the_bit() {
             }
         }
     }
+}
+
+/// A tree of `count` sections "Heading i" / "kiwi i".
+fn kiwi_tree(count: usize) -> Tree {
+    let sections: Vec<(String, String)> = (1..=count)
+        .map(|i| (format!("Heading {i}"), format!("kiwi {i}")))
+        .collect();
+    tree(
+        &sections
+            .iter()
+            .map(|(title, content)| (1, title.as_str(), content.as_str()))
+            .collect::<Vec<_>>(),
+    )
+}
+
+#[test]
+fn a_streamed_document_is_indexed_as_a_built_one() {
+    let big = kiwi_tree(STREAM_MIN_ENTRIES + 100);
+    let small = kiwi_tree(3);
+    let (big_card, small_card) = (
+        DocCard::new("big", "x", 1, "f", &big),
+        DocCard::new("small", "x", 1, "f", &small),
+    );
+    let index_with = |streamed: bool| {
+        let index = SectionIndex::create_in_ram().unwrap();
+        let writer = index.writer(2).unwrap();
+        writer
+            .replace(index.entries(&small_card, &small, "s1"))
+            .unwrap();
+        if streamed {
+            let terms = NodeTerms::of(&big);
+            let streamed = writer.stream_entries("big", &big, &terms).unwrap();
+            streamed.expect("a large tree").finish(&big_card, "b1");
+        } else {
+            writer
+                .replace(index.entries(&big_card, &big, "b1"))
+                .unwrap();
+        }
+        writer.commit(1).unwrap();
+        index.reload().unwrap();
+        index
+    };
+    let (built, streamed) = (index_with(false), index_with(true));
+    assert_eq!(streamed.documents().unwrap(), built.documents().unwrap());
+    let hits = |index: &SectionIndex, scope: Scope<'_>| {
+        let search = index.prepare("kiwi heading 7", scope).unwrap();
+        search
+            .top(3000)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.doc_id, h.rank, h.score.to_bits()))
+            .collect::<Vec<_>>()
+    };
+    let big_only = ["big".to_string()];
+    for scope in [Scope::All, Scope::Documents(&big_only)] {
+        let expected = hits(&built, scope);
+        assert!(expected.len() > 2000);
+        assert_eq!(hits(&streamed, scope), expected);
+    }
+    // The big document sits in one segment in reading order, as a built one does.
+    let search = streamed
+        .prepare("kiwi", Scope::Documents(&big_only))
+        .unwrap();
+    let ranks: Vec<u32> = search.top(1500).unwrap().iter().map(|h| h.rank).collect();
+    assert_eq!(ranks, (1..=1500).collect::<Vec<u32>>());
+}
+
+#[test]
+fn a_streamed_document_deleted_or_left_unfinished_leaves_no_entry() {
+    let big = kiwi_tree(STREAM_MIN_ENTRIES);
+    let index = SectionIndex::create_in_ram().unwrap();
+    let writer = index.writer(1).unwrap();
+    let small = tree(&[(1, "Kiwi", "kiwi")]);
+    let small_card = DocCard::new("small", "x", 1, "f", &small);
+    writer
+        .replace(index.entries(&small_card, &small, "s1"))
+        .unwrap();
+    let card = DocCard::new("big", "x", 1, "f", &big);
+    let terms = NodeTerms::of(&big);
+    let streamed = writer.stream_entries("big", &big, &terms).unwrap().unwrap();
+    streamed.finish(&card, "b1");
+    // What a failed tree-file write does.
+    writer.delete("big");
+    // And a document whose card never came: its entries are deleted when dropped.
+    let other = kiwi_tree(STREAM_MIN_ENTRIES);
+    let terms = NodeTerms::of(&other);
+    drop(writer.stream_entries("other", &other, &terms).unwrap());
+    writer.commit(1).unwrap();
+    index.reload().unwrap();
+    let docs: Vec<String> = index.documents().unwrap().into_keys().collect();
+    assert_eq!(docs, vec!["small".to_string()]);
+    let search = index.prepare("kiwi", Scope::All).unwrap();
+    let ids: Vec<String> = search
+        .top(10)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.doc_id)
+        .collect();
+    assert_eq!(ids, vec!["small".to_string()]);
+    // A small tree is not streamed: nothing handed over.
+    let index = SectionIndex::create_in_ram().unwrap();
+    let writer = index.writer(1).unwrap();
+    let terms = NodeTerms::of(&small);
+    assert!(writer
+        .stream_entries("small", &small, &terms)
+        .unwrap()
+        .is_none());
+    writer.commit(1).unwrap();
+    index.reload().unwrap();
+    assert!(index.documents().unwrap().is_empty());
 }

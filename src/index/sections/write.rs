@@ -12,6 +12,7 @@ use tantivy::{DocSet, IndexWriter, TantivyDocument, Term, TERMINATED};
 
 use super::merge::{Committed, Merged};
 use super::search::{CardRecord, SectionRecord};
+use super::stream::{Entry, EntryFeed, EntryStream};
 use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, KIND_SECTION, TITLE_WEIGHT};
 use crate::index::analyzer::{TermListTokenizer, TERM_LIST_TOKENIZER_NAME};
 use crate::index::backlog::Backlog;
@@ -28,10 +29,16 @@ pub const WRITER_MEMORY_BYTES: usize = 48 << 20;
 /// stored record besides the terms).
 pub const BACKLOG_BYTES: usize = 16 << 20;
 
+/// Entries (sections and card) from which a document built on a compute thread is worth
+/// handing to tantivy while its entries are built ([`SectionWriter::stream_entries`]):
+/// below it, building them first costs little, and the indexing thread never waits on a
+/// builder.
+pub const STREAM_MIN_ENTRIES: usize = 2048;
+
 /// An index writer (holds tantivy's writer lock on the index directory until committed or
 /// dropped). Safe to share between threads: adds and deletes take `&self`.
 pub struct SectionWriter {
-    writer: IndexWriter<TantivyDocument>,
+    writer: IndexWriter<Entry>,
     backlog: Arc<Backlog>,
     fields: Fields,
     place: String,
@@ -45,6 +52,36 @@ pub struct DocumentEntries {
     entries: Vec<TantivyDocument>,
     /// Bytes of the entries' `text` values, for the [`Backlog`].
     text_bytes: usize,
+}
+
+/// A document whose section entries are handed to tantivy, waiting for its card entry
+/// ([`SectionWriter::stream_entries`]). Dropped unfinished, it deletes the document's entries.
+pub struct StreamedEntries<'w> {
+    writer: &'w SectionWriter,
+    doc_id: String,
+    /// `None` once finished.
+    feed: Option<EntryFeed>,
+}
+
+impl StreamedEntries<'_> {
+    /// Add the card entry, recording `identity` (as [`SectionIndex::entries`] does): the
+    /// document's entries are all handed over.
+    pub fn finish(mut self, card: &DocCard, identity: &str) {
+        if let Some(mut feed) = self.feed.take() {
+            let _ = feed.push(card_entry(self.writer.fields, card, identity));
+            debug_assert_eq!(feed.remaining(), 0);
+        }
+    }
+}
+
+impl Drop for StreamedEntries<'_> {
+    fn drop(&mut self) {
+        if let Some(feed) = self.feed.take() {
+            // Fills the places left, so the indexing thread goes on, then deletes them all.
+            drop(feed);
+            self.writer.delete(&self.doc_id);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -82,7 +119,7 @@ impl SectionIndex {
             TERM_LIST_TOKENIZER_NAME,
             TermListTokenizer::releasing(Arc::clone(&backlog)),
         );
-        let writer: IndexWriter<TantivyDocument> = self
+        let writer: IndexWriter<Entry> = self
             .index
             .writer_with_num_threads(threads, WRITER_MEMORY_BYTES * threads)
             .map_err(|e| self.error(e))?;
@@ -171,50 +208,89 @@ fn entries(
     terms: &NodeTerms,
     identity: &str,
 ) -> DocumentEntries {
-    let mut entries = Vec::with_capacity(tree.len() + 1);
+    let nodes = indexed_nodes(tree);
+    let mut entries = Vec::with_capacity(nodes.len() + 1);
     let mut text_bytes = 0;
-    if !tree.is_empty() {
-        for (rank, id) in tree.preorder(NodeId::ROOT).into_iter().enumerate() {
-            let node = tree.node(id);
-            if node.title.trim().is_empty() && node.content.trim().is_empty() {
-                continue;
-            }
-            // Node id and rank go in the record only: the `node` and `rank` columns are read for
-            // entries whose record lacks them (older indexes).
-            let text = weighted_terms(terms, id.index());
-            text_bytes += text.len();
-            let mut ancestors = tree.ancestors_and_self(id);
-            ancestors.pop();
-            let record = SectionRecord {
-                structure: node.structure.clone(),
-                title: node.title.clone(),
-                ancestors: ancestors.iter().map(|a| a.0).collect(),
-                // A Word document's `lines` are paragraph numbers, which a hit would show as
-                // lines: its hits carry no location instead.
-                lines: (tree.format != crate::tree::DocFormat::Docx)
-                    .then(|| node.lines.clone().map(|r| [r.start, r.end]))
-                    .flatten(),
-                pages: node.pages.clone().map(|r| [r.start, r.end]),
-                node: Some(id.0),
-                rank: u32::try_from(rank).ok(),
-                doc_id: Some(card.doc_id.clone()),
-                children: u32::try_from(node.children.len()).ok(),
-            }
-            .encode();
-            let mut doc = TantivyDocument::with_capacity(entry_bytes(
-                [KIND_SECTION, &card.doc_id, &text, &record],
-                ancestors.len(),
-            ));
-            doc.add_text(f.kind, KIND_SECTION);
-            doc.add_text(f.doc_id, &card.doc_id);
-            doc.add_text(f.text, text);
-            for a in &ancestors {
-                doc.add_u64(f.ancestor, u64::from(a.0));
-            }
-            doc.add_text(f.record, record);
-            entries.push(doc);
-        }
+    section_entries(f, &card.doc_id, tree, terms, &nodes, |doc, text| {
+        text_bytes += text;
+        entries.push(doc);
+    });
+    entries.push(card_entry(f, card, identity));
+    DocumentEntries {
+        doc_id: card.doc_id.clone(),
+        entries,
+        text_bytes,
     }
+}
+
+/// The nodes of `tree` that get an entry, with their rank in reading order: those with a title
+/// or content.
+fn indexed_nodes(tree: &Tree) -> Vec<(Option<u32>, NodeId)> {
+    if tree.is_empty() {
+        return Vec::new();
+    }
+    tree.preorder(NodeId::ROOT)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, id)| {
+            let node = tree.node(*id);
+            !(node.title.trim().is_empty() && node.content.trim().is_empty())
+        })
+        .map(|(rank, id)| (u32::try_from(rank).ok(), id))
+        .collect()
+}
+
+/// The section entry of each of `nodes` (from [`indexed_nodes`]), in order, handed to `emit`
+/// with the bytes of its `text` value.
+fn section_entries(
+    f: Fields,
+    doc_id: &str,
+    tree: &Tree,
+    terms: &NodeTerms,
+    nodes: &[(Option<u32>, NodeId)],
+    mut emit: impl FnMut(TantivyDocument, usize),
+) {
+    for &(rank, id) in nodes {
+        let node = tree.node(id);
+        // Node id and rank go in the record only: the `node` and `rank` columns are read for
+        // entries whose record lacks them (older indexes).
+        let text = weighted_terms(terms, id.index());
+        let text_len = text.len();
+        let mut ancestors = tree.ancestors_and_self(id);
+        ancestors.pop();
+        let record = SectionRecord {
+            structure: node.structure.clone(),
+            title: node.title.clone(),
+            ancestors: ancestors.iter().map(|a| a.0).collect(),
+            // A Word document's `lines` are paragraph numbers, which a hit would show as
+            // lines: its hits carry no location instead.
+            lines: (tree.format != crate::tree::DocFormat::Docx)
+                .then(|| node.lines.clone().map(|r| [r.start, r.end]))
+                .flatten(),
+            pages: node.pages.clone().map(|r| [r.start, r.end]),
+            node: Some(id.0),
+            rank,
+            doc_id: Some(doc_id.to_string()),
+            children: u32::try_from(node.children.len()).ok(),
+        }
+        .encode();
+        let mut doc = TantivyDocument::with_capacity(entry_bytes(
+            [KIND_SECTION, doc_id, &text, &record],
+            ancestors.len(),
+        ));
+        doc.add_text(f.kind, KIND_SECTION);
+        doc.add_text(f.doc_id, doc_id);
+        doc.add_text(f.text, text);
+        for a in &ancestors {
+            doc.add_u64(f.ancestor, u64::from(a.0));
+        }
+        doc.add_text(f.record, record);
+        emit(doc, text_len);
+    }
+}
+
+/// The card entry of a document, recording `identity`.
+fn card_entry(f: Fields, card: &DocCard, identity: &str) -> TantivyDocument {
     let mut doc = TantivyDocument::new();
     doc.add_text(f.kind, KIND_CARD);
     doc.add_text(f.doc_id, &card.doc_id);
@@ -224,12 +300,7 @@ fn entries(
         doc_id: Some(card.doc_id.clone()),
     };
     doc.add_text(f.record, record.encode());
-    entries.push(doc);
-    DocumentEntries {
-        doc_id: card.doc_id.clone(),
-        entries,
-        text_bytes,
-    }
+    doc
 }
 
 /// Bytes a tantivy document needs for these text values and `numbers` u64 values: each value's
@@ -303,7 +374,10 @@ impl SectionWriter {
         self.delete(&doc_id);
         self.entries_added
             .fetch_add(entries.len() as u64, Ordering::Relaxed);
-        let batch: Vec<_> = entries.into_iter().map(UserOperation::Add).collect();
+        let batch: Vec<_> = entries
+            .into_iter()
+            .map(|doc| UserOperation::Add(Entry::Built(doc)))
+            .collect();
         self.backlog.reserve(text_bytes, BACKLOG_BYTES);
         self.writer
             .run(batch)
@@ -312,6 +386,71 @@ impl SectionWriter {
                 source,
             })?;
         Ok(())
+    }
+
+    /// [`SectionWriter::replace`] for a document being built on this thread, begun as soon as
+    /// its tree and terms exist: delete by `doc_id`, hand tantivy one batch of places for the
+    /// document's entries ([`SectionIndex::entries_with_terms`]'s, in the same order), then
+    /// build its section entries here, filling the places in reading order while an indexing
+    /// thread indexes those already filled; [`StreamedEntries::finish`] adds the card entry
+    /// once the card is made. The batch is one [`IndexWriter::run`] as in
+    /// [`SectionWriter::replace`] (one segment, reading order); only the building overlaps
+    /// the indexing. Returns `None` (nothing handed over) for a tree of fewer than
+    /// [`STREAM_MIN_ENTRIES`] entries: build them and call [`SectionWriter::replace`].
+    ///
+    /// The entries are in tantivy's hands when this returns: if the document cannot be kept
+    /// after all (its tree file cannot be written), [`SectionWriter::delete`] its id, which
+    /// also removes any entries it had before, so call this only for a document the index
+    /// holds nothing of that must be kept. An indexing thread waits for the card entry: finish
+    /// (or drop) the result on this thread without waiting on anything in between.
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the writer has failed (its threads died).
+    pub fn stream_entries(
+        &self,
+        doc_id: &str,
+        tree: &Tree,
+        terms: &NodeTerms,
+    ) -> Result<Option<StreamedEntries<'_>>, SectionIndexError> {
+        let f = self.fields;
+        let nodes = indexed_nodes(tree);
+        let count = nodes.len() + 1;
+        if count < STREAM_MIN_ENTRIES {
+            return Ok(None);
+        }
+        let (stream, mut feed) = EntryStream::new(count);
+        let mut filler = TantivyDocument::new();
+        filler.add_text(f.kind, KIND_SECTION);
+        filler.add_text(f.doc_id, doc_id);
+        feed.filler = Some(filler);
+        self.delete(doc_id);
+        self.entries_added
+            .fetch_add(count as u64, Ordering::Relaxed);
+        let batch: Vec<_> = (0..count)
+            .map(|slot| UserOperation::Add(Entry::streamed(&stream, slot)))
+            .collect();
+        // From here only the batch's entries and the feed hold the stream: a feed left alone
+        // with it (the batch dropped by a failed writer) no longer waits for an indexing thread.
+        drop(stream);
+        self.writer
+            .run(batch)
+            .map_err(|source| SectionIndexError::Tantivy {
+                place: self.place.clone(),
+                source,
+            })?;
+        let mut streamed = StreamedEntries {
+            writer: self,
+            doc_id: doc_id.to_string(),
+            feed: Some(feed),
+        };
+        // Counted as queued without waiting: this batch is already handed over, and the
+        // indexing thread that took it releases the bytes as it goes.
+        if let Some(feed) = streamed.feed.as_mut() {
+            section_entries(f, doc_id, tree, terms, &nodes, |doc, text| {
+                self.backlog.reserve(text, usize::MAX);
+                let _ = feed.push(doc);
+            });
+        }
+        Ok(Some(streamed))
     }
 
     /// Remove every entry of `doc_id` (at the next commit).

@@ -42,22 +42,32 @@ pub(super) struct PendingWrite {
     source: PathBuf,
     target: PathBuf,
     encoded: Vec<u8>,
-    entries: DocumentEntries,
+    /// The entries to hand to the section index; `None` when they were handed over while
+    /// they were built ([`SectionWriter::stream_entries`]).
+    entries: Option<DocumentEntries>,
 }
 
 impl PendingWrite {
     /// Write the tree file (temp + rename; made durable before the commit, see
     /// [`write_atomic_deferred`]), then replace the document's entries in the section index
-    /// (visible at its commit).
+    /// (visible at its commit). Entries already handed over are deleted when the tree file
+    /// cannot be written (the document had none before, see [`run_job`]).
     pub(super) fn commit(self, writer: &SectionWriter) -> Outcome {
         if let Err(e) = write_atomic_deferred(&self.target, &self.encoded) {
+            if self.entries.is_none() {
+                writer.delete(&self.entry.doc_id);
+            }
             return Outcome::Failed(format!(
                 "cannot write `{}` for `{}`: {e}",
                 self.target.display(),
                 self.source.display()
             ));
         }
-        match writer.replace(self.entries) {
+        let replaced = match self.entries {
+            Some(entries) => writer.replace(entries),
+            None => Ok(()),
+        };
+        match replaced {
             Ok(()) => Outcome::Built(
                 self.entry,
                 Box::new(self.card),
@@ -78,6 +88,8 @@ pub(super) struct JobContext<'a> {
     pub(super) build_key: BuildKey,
     pub(super) options: &'a IndexOptions,
     pub(super) index: &'a SectionIndex,
+    /// The run's writer, which a large new document's entries are handed to as they are built.
+    pub(super) writer: &'a SectionWriter,
 }
 
 pub(super) fn run_job(
@@ -92,6 +104,7 @@ pub(super) fn run_job(
         build_key: key,
         options,
         index,
+        writer,
     } = *context;
     let path = &job.input.path;
     let SourceStat {
@@ -125,17 +138,32 @@ pub(super) fn run_job(
             return Outcome::Unchanged(moved.then_some((len, mtime)));
         }
     }
+    let tree_file = tree_file_name(&job.doc_id, &fp, &key);
+    // A large document the index holds nothing of (no previous row: a new id) has its entries
+    // handed to an indexing thread as soon as its tree is tokenized, which indexes them while
+    // this thread goes on (card, encoding, then the tree file written); should any of that
+    // fail, they are deleted.
+    let mut streamed = None;
     // A panic in a parser is a bug, but it must cost one file, not the run.
     let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        Document::build_fingerprinted(
+        Document::build_fingerprinted_with(
             path,
             &bytes,
             &fp,
             &job.doc_id,
             job.input.explicit,
             &options.build,
+            |tree, terms| {
+                if previous.is_none() {
+                    streamed = Some(writer.stream_entries(&job.doc_id, tree, terms));
+                }
+            },
         )
     }));
+    let streamed = match streamed.transpose() {
+        Ok(streamed) => streamed.flatten(),
+        Err(e) => return Outcome::Failed(format!("cannot index `{}`: {e}", path.display())),
+    };
     let built = match built {
         Ok(Ok(b)) => b,
         Ok(Err(e)) => return Outcome::Failed(e.to_string()),
@@ -146,19 +174,30 @@ pub(super) fn run_job(
             ))
         }
     };
-    let tree_file = tree_file_name(&job.doc_id, &fp, &key);
+    // The card entry completes the streamed entries (dropped unfinished above, when the build
+    // failed, they were deleted).
+    let streamed = streamed
+        .map(|entries| entries.finish(&built.document.card, &tree_file))
+        .is_some();
     // Tree files are about 1–2× their source (text + postings): reserve once, no regrowth.
     let encoded = match encode_tree_file(&built.document, bytes.len().saturating_mul(2)) {
         Ok(encoded) => encoded,
-        Err(e) => return Outcome::Failed(format!("cannot serialize `{}`: {e}", path.display())),
+        Err(e) => {
+            if streamed {
+                writer.delete(&job.doc_id);
+            }
+            return Outcome::Failed(format!("cannot serialize `{}`: {e}", path.display()));
+        }
     };
     let target = docs_dir.join(&tree_file);
-    let entries = index.entries_with_terms(
-        &built.document.card,
-        &built.document.tree,
-        &built.terms,
-        &tree_file,
-    );
+    let entries = (!streamed).then(|| {
+        index.entries_with_terms(
+            &built.document.card,
+            &built.document.tree,
+            &built.terms,
+            &tree_file,
+        )
+    });
     let entry = CatalogEntry::of(
         &built.document.card,
         tree_file,

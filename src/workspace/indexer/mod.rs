@@ -207,6 +207,7 @@ impl Workspace {
             build_key: BuildKey::of(&options.build),
             options,
             index: &index,
+            writer: &writer,
         };
         laps.lap("jobs planned");
         let (outcomes, unchanged) = build::run_jobs(&jobs, &catalog, &context, &writer, progress);
