@@ -379,6 +379,13 @@ impl SectionWriter {
             .map(|doc| UserOperation::Add(Entry::Built(doc)))
             .collect();
         self.backlog.reserve(text_bytes, BACKLOG_BYTES);
+        self.run(batch)
+    }
+
+    /// Hand `batch` to tantivy as one batch (one indexing thread takes it whole).
+    ///
+    /// Errors: [`SectionIndexError::Tantivy`] when the writer has failed (its threads died).
+    fn run(&self, batch: Vec<UserOperation<Entry>>) -> Result<(), SectionIndexError> {
         self.writer
             .run(batch)
             .map_err(|source| SectionIndexError::Tantivy {
@@ -431,12 +438,7 @@ impl SectionWriter {
         // From here only the batch's entries and the feed hold the stream: a feed left alone
         // with it (the batch dropped by a failed writer) no longer waits for an indexing thread.
         drop(stream);
-        self.writer
-            .run(batch)
-            .map_err(|source| SectionIndexError::Tantivy {
-                place: self.place.clone(),
-                source,
-            })?;
+        self.run(batch)?;
         let mut streamed = StreamedEntries {
             writer: self,
             doc_id: doc_id.to_string(),
