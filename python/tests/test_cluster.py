@@ -40,8 +40,8 @@ from ray.cluster_utils import Cluster  # noqa: E402
 from docnav import cluster  # noqa: E402
 
 @contextlib.contextmanager
-def loopback_cluster() -> Iterator[Cluster]:
-    """Three Ray nodes (one CPU each) on 127.0.0.1, torn down at the end: only the processes
+def loopback_cluster(nodes: int = 3) -> Iterator[Cluster]:
+    """``nodes`` Ray nodes (one CPU each) on 127.0.0.1, torn down at the end: only the processes
     this cluster started are stopped (``ray stop`` would stop every Ray of the machine)."""
     # Short: Ray's Unix sockets live under it (at most 107 bytes). Ray also writes the address
     # of its "current cluster" into `$RAY_TMPDIR/ray`, by default the machine's shared /tmp/ray.
@@ -58,12 +58,12 @@ def loopback_cluster() -> Iterator[Cluster]:
         },
     )
     try:
-        for _ in range(2):
+        for _ in range(nodes - 1):
             c.add_node(num_cpus=1, node_ip_address="127.0.0.1")
         ray.init(address=c.address, logging_level="ERROR", log_to_driver=False)
-        nodes = [n for n in ray.nodes() if n["Alive"]]
-        assert len(nodes) == 3, nodes
-        assert all(n["NodeManagerAddress"] == "127.0.0.1" for n in nodes), nodes
+        alive = [n for n in ray.nodes() if n["Alive"]]
+        assert len(alive) == nodes, alive
+        assert all(n["NodeManagerAddress"] == "127.0.0.1" for n in alive), alive
         yield c
     finally:
         ray.shutdown()
