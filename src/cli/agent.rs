@@ -122,19 +122,6 @@ impl EventSink for ProgressSink {
     }
 }
 
-/// `--trace FILE`, else `DOCNAV_TRACE_DIR`, else (best effort) the workspace's `traces/`, as the
-/// shell and the server record: a new file there, whose answer the next identical `ask` can
-/// reuse.
-fn trace_destination(flag: &Option<PathBuf>, workspace: &std::path::Path) -> TraceDestination {
-    if let Some(p) = flag {
-        return TraceDestination::File(p.clone());
-    }
-    match std::env::var_os("DOCNAV_TRACE_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => TraceDestination::NewIn(PathBuf::from(dir)),
-        None => TraceDestination::BestEffort(workspace.join("traces")),
-    }
-}
-
 /// The exit status of an answered question: the verdict is data, so an
 /// answer exits 0 whatever it says — unless a Worker failed and the final evidence was not judged
 /// sufficient (then 1: the failure may be why). A run whose orchestrator failed never gets here
@@ -178,7 +165,7 @@ pub fn run_agent(
         options: agent_args.options(doc_ids),
         question: question.to_string(),
         memory: Vec::new(),
-        trace: Some(trace_destination(trace, workspace)),
+        trace: Some(TraceDestination::for_local_run(trace.as_deref(), workspace)),
         cache,
         permits: None,
     };

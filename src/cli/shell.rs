@@ -40,7 +40,7 @@ pub fn run(global: &GlobalArgs, args: ShellArgs) -> anyhow::Result<ExitCode> {
     // A missing model is not an error for the shell: navigation works without one, and `ask` /
     // `suggest` say what to configure.
     let model = args.model.connect().map_err(|e| e.to_string());
-    let agent = ShellAgent::new(model, args.agent.options(&[]), ws.traces_dir())
+    let agent = ShellAgent::new(model, args.agent.options(&[]), ws.dir().to_path_buf())
         .with_index_generation(ws.index_generation());
     run_shell(Arc::new(ws), history, options, agent)
 }

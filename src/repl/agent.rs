@@ -2,7 +2,7 @@
 //! commands as they happen, then the evidence; `goto N` moves the person's cursor to evidence N;
 //! `suggest [goal]` asks the model for the next command from where the person stands (shown, not
 //! run); `replay FILE [WORKER]` walks a trace and leaves the cursor where that worker ended.
-//! Agent runs are recorded into the workspace's `traces/`.
+//! Agent runs are recorded into `DOCNAV_TRACE_DIR` when set, else the workspace's `traces/`.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -26,8 +26,11 @@ pub struct ShellAgent {
     pub model: Result<Arc<dyn ChatModel>, String>,
     /// Agent budgets.
     pub options: AgentOptions,
-    /// Where agent runs are recorded (the workspace's `traces/`).
-    pub traces_dir: PathBuf,
+    /// The workspace folder: where kept answers are looked up.
+    pub workspace: PathBuf,
+    /// Where agent runs are recorded ([`TraceDestination::for_local_run`]: `DOCNAV_TRACE_DIR`,
+    /// else the workspace's `traces/`), and where `replay` without a file looks.
+    pub recording: TraceDestination,
     runtime: Option<tokio::runtime::Runtime>,
     /// Earlier questions and their key points: a follow-up is rewritten to stand alone from it.
     memory: Conversation,
@@ -41,16 +44,18 @@ pub struct ShellAgent {
 }
 
 impl ShellAgent {
-    /// A shell agent; the tokio runtime is made on first use.
+    /// A shell agent over the workspace folder `workspace`; the tokio runtime is made on first
+    /// use. Reads `DOCNAV_TRACE_DIR` ([`TraceDestination::for_local_run`]).
     pub fn new(
         model: Result<Arc<dyn ChatModel>, String>,
         options: AgentOptions,
-        traces_dir: PathBuf,
+        workspace: PathBuf,
     ) -> ShellAgent {
         ShellAgent {
             model,
             options,
-            traces_dir,
+            recording: TraceDestination::for_local_run(None, &workspace),
+            workspace,
             runtime: None,
             memory: Conversation::new(),
             index_generation: None,
@@ -160,22 +165,21 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, line: &str) -> (S
         Ok(m) => m.clone(),
         Err(msg) => return (msg.clone(), Status::Error),
     };
-    let workspace = agent.traces_dir.parent().map(std::path::Path::to_path_buf);
     let ask = Ask {
         catalog: Catalog::Opened {
             library: session.library().clone(),
-            workspace: workspace.clone().unwrap_or_default(),
+            workspace: agent.workspace.clone(),
             generation: agent.index_generation.unwrap_or_default(),
         },
         model,
         options,
         question: question.to_string(),
         memory: agent.memory.turns().to_vec(),
-        trace: Some(TraceDestination::BestEffort(agent.traces_dir.clone())),
+        trace: Some(agent.recording.clone()),
         // Without the generation the shell opened, a kept answer could not be checked.
-        cache: match (&workspace, agent.index_generation) {
-            (Some(_), Some(_)) => CachePolicy::unless(asked.no_cache),
-            _ => CachePolicy::Off,
+        cache: match agent.index_generation {
+            Some(_) => CachePolicy::unless(asked.no_cache),
+            None => CachePolicy::Off,
         },
         permits: None,
     };
@@ -337,12 +341,12 @@ pub struct ReplayEnd {
 }
 
 /// The trace `replay` walks when given no file: this session's last `ask`'s, else the newest in
-/// `agent.traces_dir` (by modification time); `None` when there is none.
+/// the folder the shell records into (by modification time); `None` when there is none.
 pub fn default_replay_trace(agent: &ShellAgent) -> Option<PathBuf> {
     if let Some(p) = agent.last_trace.as_ref().filter(|p| p.is_file()) {
         return Some(p.clone());
     }
-    std::fs::read_dir(&agent.traces_dir)
+    std::fs::read_dir(agent.recording.folder()?)
         .ok()?
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
@@ -438,7 +442,7 @@ mod tests {
         let mut agent = ShellAgent::new(
             Err("no model".into()),
             AgentOptions::default(),
-            dir.path().join("traces"),
+            dir.path().to_path_buf(),
         );
         let library: Arc<dyn crate::workspace::Library> = Arc::new(
             crate::workspace::InMemoryLibrary::from_paths::<std::path::PathBuf>(

@@ -113,6 +113,30 @@ pub enum TraceDestination {
     BestEffort(PathBuf),
 }
 
+impl TraceDestination {
+    /// Where a run asked on this machine (`docnav ask`, the shell) is recorded: `file` (`--trace
+    /// FILE`) when given; else a new file in the folder `DOCNAV_TRACE_DIR` names, when it is set
+    /// and not empty; else, best effort, a new file in `workspace`'s `traces/`. Reads the
+    /// environment; never fails.
+    pub fn for_local_run(file: Option<&Path>, workspace: &Path) -> TraceDestination {
+        if let Some(file) = file {
+            return TraceDestination::File(file.to_path_buf());
+        }
+        match std::env::var_os("DOCNAV_TRACE_DIR").filter(|d| !d.is_empty()) {
+            Some(dir) => TraceDestination::NewIn(PathBuf::from(dir)),
+            None => TraceDestination::BestEffort(workspace.join("traces")),
+        }
+    }
+
+    /// The folder new trace files go to; `None` for [`TraceDestination::File`].
+    pub fn folder(&self) -> Option<&Path> {
+        match self {
+            TraceDestination::File(_) => None,
+            TraceDestination::NewIn(dir) | TraceDestination::BestEffort(dir) => Some(dir),
+        }
+    }
+}
+
 /// One question to ask: what [`Ask::start`] and [`Ask::run`] take.
 #[derive(Clone)]
 pub struct Ask {

@@ -9,8 +9,13 @@ use crate::support::fake_model::{FakeModel, Reply};
 
 /// `docnav shell` over `ws` in tmux, its model the fake at its prompt at `/`.
 fn shell_with_model(ws: &std::path::Path, fake: &FakeModel) -> super::shell::Tmux {
+    shell_with_model_env(ws, fake, "")
+}
+
+/// [`shell_with_model`] with more `NAME=value` environment settings (`env`, space-separated).
+fn shell_with_model_env(ws: &std::path::Path, fake: &FakeModel, env: &str) -> super::shell::Tmux {
     let shell = format!(
-        "env -u PAGER NO_COLOR=1 TERM=xterm DOCNAV_MODEL=fake-model OPENAI_BASE_URL={} {} --workspace {} shell; echo EXITED:$?; sleep 60",
+        "env -u PAGER NO_COLOR=1 TERM=xterm {env} DOCNAV_MODEL=fake-model OPENAI_BASE_URL={} {} --workspace {} shell; echo EXITED:$?; sleep 60",
         fake.base_url(),
         env!("CARGO_BIN_EXE_docnav"),
         ws.display()
@@ -263,6 +268,56 @@ async fn a_repeated_question_is_answered_from_its_trace_without_a_model_call() {
         "Enter",
     ]);
     t.wait_for_prompt_after("[r1-w1-notes] $ cat '#1.1'", "docnav:/> ");
+    t.keys(&["C-d"]);
+    t.wait_for("EXITED:0");
+    fake.verify().unwrap();
+}
+
+/// `DOCNAV_TRACE_DIR` moves the shell's recording as it moves `docnav ask`'s: the run is a new
+/// file in that folder and none in the workspace's `traces/`, and the answer kept from it is
+/// reused.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_shell_records_into_docnav_trace_dir_as_ask_does() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let elsewhere = dir.path().join("elsewhere");
+    assert_eq!(
+        run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]).code,
+        0
+    );
+    let fake = FakeModel::start(vec![
+        analysis(&["workspace"], &[("notes", "keep indexes apart")]),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        command("notes", "done"),
+        evaluation("sufficient", "", &[]),
+    ])
+    .await;
+    let env = format!("DOCNAV_TRACE_DIR={}", elsewhere.display());
+    let t = shell_with_model_env(&ws, &fake, &env);
+    t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
+    t.wait_for_prompt_after("verdict: sufficient", "docnav:/> ");
+    let jsonl = |folder: &std::path::Path| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(folder)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let recorded = jsonl(&elsewhere);
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert!(jsonl(&ws.join("traces")).is_empty());
+    t.keys(&["new", "Enter"]);
+    t.wait_for("new conversation: 1 earlier question(s) forgotten");
+    t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
+    t.wait_for_prompt_after("from trace ", "docnav:/> ");
+    assert_eq!(fake.received().len(), 4, "the second ask reached the model");
     t.keys(&["C-d"]);
     t.wait_for("EXITED:0");
     fake.verify().unwrap();
