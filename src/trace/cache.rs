@@ -184,8 +184,9 @@ impl AnswerCache {
     }
 
     /// Find `key`'s entry and check what can be checked without opening the workspace: the
-    /// trace exists, the read sources are unchanged on disk, the catalog's generation. Reads one
-    /// small file, stats a few, and the catalog's first 512 bytes. Never fails: anything
+    /// trace exists, the read sources are unchanged on disk, the catalog's generation (a publish
+    /// folder's: its newest complete generation's). Reads one small file, stats a few, and the
+    /// catalog's first 512 bytes. Never fails: anything
     /// unreadable is a [`Lookup::Miss`].
     pub fn lookup(&self, key: &CacheKey) -> Lookup {
         let Ok(bytes) = std::fs::read(self.dir().join(key.file_name())) else {
@@ -204,7 +205,10 @@ impl AnswerCache {
         {
             return Lookup::Miss;
         }
-        match crate::workspace::read_index_generation(&self.workspace) {
+        // A publish folder's catalog is in its newest complete generation.
+        let generation = crate::workspace::publish::data_dir(&self.workspace)
+            .and_then(|(data, _)| crate::workspace::read_index_generation(&data));
+        match generation {
             Ok(g) if g == entry.index_generation => Lookup::Hit(Box::new(entry)),
             Ok(_) => Lookup::NeedsCatalog(Box::new(entry)),
             Err(_) => Lookup::Miss,

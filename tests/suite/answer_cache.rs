@@ -197,3 +197,33 @@ async fn a_reused_answer_given_trace_file_copies_the_recorded_run_which_replays(
     let replayed = String::from_utf8_lossy(&replay.stdout);
     assert!(replayed.starts_with("replay identical: "), "{replayed}");
 }
+
+/// A publish folder reuses an answer asked through it as its workspace does, also where the
+/// documents' sources are not on the machine (a replica: here they are moved away after the
+/// publish), and a newer generation holding the same documents keeps it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_publish_folder_reuses_answers_also_without_the_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, docs) = workspace(dir.path());
+    let out = dir.path().join("pub");
+    let published = run(&ws, &["publish", out.to_str().unwrap()]);
+    assert_eq!(published.code, 0, "{}", published.stderr);
+    std::fs::rename(&docs, dir.path().join("moved")).unwrap();
+
+    let (first, _, calls) = ask(&out, &["--json"], QUESTION).await;
+    assert_eq!(calls, 4);
+    let (again, _, calls) = ask(&out, &["--json"], QUESTION).await;
+    assert_eq!(
+        calls, 0,
+        "the second ask through the publish folder reached the model"
+    );
+    assert_eq!(again["evidence"], first["evidence"]);
+    assert_eq!(again["from_trace"]["llm_calls"], 4);
+
+    // A new generation of the same documents: the kept answer still holds.
+    let published = run(&ws, &["publish", out.to_str().unwrap()]);
+    assert_eq!(published.code, 0, "{}", published.stderr);
+    let (third, _, calls) = ask(&out, &["--json"], QUESTION).await;
+    assert_eq!(calls, 0);
+    assert_eq!(third["evidence"], first["evidence"]);
+}
