@@ -117,7 +117,9 @@ pub fn comparable(event: &AgentEvent) -> Option<String> {
             chars,
         } => Some(format!("evidence {doc_id} #{structure} ({chars} chars)")),
         AgentEvent::Decision { kind, value } => Some(format!("{kind} decision {value}")),
-        AgentEvent::WorkerStarted { doc_id, task } => Some(format!("worker on {doc_id}: {task}")),
+        AgentEvent::WorkerStarted { doc_id, task, .. } => {
+            Some(format!("worker on {doc_id}: {task}"))
+        }
         AgentEvent::WorkerFinished {
             steps,
             evidence,

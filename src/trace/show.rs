@@ -164,7 +164,7 @@ pub fn transcript(trace: &Trace) -> Vec<TranscriptLine> {
         let mut in_flight = None;
         for e in events {
             let (kind, text) = match &e.event {
-                AgentEvent::WorkerStarted { doc_id, task } => {
+                AgentEvent::WorkerStarted { doc_id, task, .. } => {
                     ("start".to_string(), format!("task on `{doc_id}`: {task}"))
                 }
                 AgentEvent::ModelRequest { .. } => {

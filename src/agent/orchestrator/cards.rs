@@ -83,6 +83,7 @@ pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
 /// hit order with their best score, and those ranked by their cards (best first, with their
 /// BM25 scores, at most [`PRE_RANK_DOCS`]). What `docnav docs --for` explains a ranking with
 /// ([`crate::agent::routing::explain`]).
+#[derive(Default)]
 pub struct RankedDocuments {
     /// The ranking itself.
     pub ranking: PreRank,
@@ -399,6 +400,17 @@ fn scoped_package(word: &str) -> Option<(&str, &str)> {
 /// sections, then their cards — merged in query order, best first, at most `max`; the section
 /// hits of the first query are kept for the prompt.
 pub fn catalog_search(library: &dyn Library, queries: &[String], max: usize) -> PreRank {
+    catalog_search_with(&super::placement::LocalRanking, library, queries, max)
+}
+
+/// [`catalog_search`] with each query ranked by `ranking` (over a corpus split into shards, the
+/// ranking over every shard).
+pub fn catalog_search_with(
+    ranking: &dyn super::placement::CatalogRanking,
+    library: &dyn Library,
+    queries: &[String],
+    max: usize,
+) -> PreRank {
     let mut docs: Vec<String> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut hits = Vec::new();
@@ -411,7 +423,7 @@ pub fn catalog_search(library: &dyn Library, queries: &[String], max: usize) -> 
                 named,
                 by_card,
                 ..
-            } = rank_documents(library, q);
+            } = ranking.rank(library, q);
             // Keep only documents the query matched (the pre-rank lists every document): named,
             // with a section hit, or among the first `max` cards (a prefix of the pre-rank's
             // card ranking, which has the same order).
