@@ -14,6 +14,11 @@ A document goes to the shard given by the sha256 of its id's shard key (its id w
 shard and ids are unique across shards. The Rust core does the statistics, the scoring and the
 merge; this module only moves them between Ray workers. A shard whose actor or task dies raises
 ``ShardError`` naming it: never a partial answer.
+
+``ShardedWorkspace.ask`` runs the Orchestrator in this process over the cards of every shard,
+its pre-rank and catalog searches ranked over every shard (as ``docs_for``), and each Worker in
+the actor of the shard holding its document, with a model client of its own (the same
+settings); the Worker's outcome, events and the trees it read come back to the Orchestrator.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import DocnavError
-from ._types import DocCard, IndexReport, Node, RankedDoc, SearchHit
-from ._workspace import PathLike, Workspace, _paths
+from ._types import Answer, DocCard, IndexReport, Node, RankedDoc, SearchHit
+from ._workspace import PathLike, TraceArg, Workspace, _paths
 
 __all__ = [
     "ShardError",
@@ -216,6 +221,12 @@ class _Shard:
     def exec(self, command: str, cwd: str, budget: Optional[int]) -> str:
         return self.ws._native.exec(command, cwd, budget)
 
+    def catalog(self) -> str:
+        return _native.catalog_json(self.ws._native)
+
+    def run_worker(self, request: str, model: Dict[str, Any]) -> str:
+        return _native.run_worker_json(self.ws._native, request, **model)
+
 
 def _doc_of_path(path: str) -> Optional[str]:
     """The document a navigation path names (``/doc_id/#2.1`` → ``doc_id``), if any."""
@@ -332,6 +343,115 @@ class ShardedWorkspace:
         parts = self._all("rank", question, stats, k)
         ranked: List[RankedDoc] = _native.merge_docs_for(stats, parts, k)
         return ranked
+
+    def ask(
+        self,
+        question: str,
+        *,
+        model: Optional[str] = None,
+        base_url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        max_requests: Optional[int] = None,
+        json_schema: bool = True,
+        doc_ids: Optional[Sequence[str]] = None,
+        trace: TraceArg = None,
+        max_steps: int = 12,
+        rounds: int = 3,
+        max_cards: int = 50,
+        max_docs: int = 4,
+        concurrency: int = 4,
+        evidence_chars: int = 12_000,
+        prompt_cap: int = 12_000,
+        output_budget: int = 4_000,
+        answer: bool = False,
+        no_cache: bool = False,
+    ) -> Answer:
+        """``Workspace.ask`` over every shard: the same arguments and ``Answer``, and with the
+        same model replies the same evidence (ids, texts, scores, order) and verdict as one
+        workspace holding every document.
+
+        The Orchestrator runs here over the cards of every shard; its pre-rank and catalog
+        searches are ranked over every shard (two rounds to each, as ``docs_for``); each Worker
+        runs in the actor of the shard holding its document, with a model client of its own
+        built from the same settings (``model``, ``base_url`` and ``api_key`` default to
+        ``DOCNAV_MODEL``, ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` of *this* process, sent to
+        the shards). A Worker reads only its shard's documents.
+
+        ``trace``: a file path records the run there; ``True`` a new file in the first shard's
+        ``traces/``; ``None`` uses ``DOCNAV_TRACE_DIR`` when set; ``False`` records nothing. The
+        trace header lists the shard workspaces (``shards``) and each Worker's
+        ``worker_started`` event names its shard (``shard``). No answer is reused or kept
+        (``no_cache`` is accepted for ``Workspace.ask``'s signature): the shards have no one
+        place to keep answers.
+
+        A Worker whose shard actor dies or does not answer within the timeout fails as a Worker
+        fails in one workspace: its error, ``ShardError``'s message naming the shard and its
+        workspace, is in ``Answer.worker_errors`` (and the trace), and the verdict is judged
+        without its evidence — never a silent partial answer. A shard that fails while the
+        catalog is gathered or ranked raises ``ShardError``. Raises as ``Workspace.ask``
+        otherwise (``ModelError``, ``WorkspaceError``, ``ValueError``)."""
+        del no_cache  # nothing is cached over shards
+        ray = _ray()
+        catalogs = self._all("catalog")
+        knobs: Dict[str, Any] = {
+            "model": model or os.environ.get("DOCNAV_MODEL") or None,
+            "base_url": base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            "api_key": api_key or os.environ.get("OPENAI_API_KEY") or None,
+            "timeout": timeout,
+            "retries": retries,
+            "max_requests": max_requests,
+            "json_schema": json_schema,
+        }
+
+        def rank(q: str) -> Tuple[str, List[str]]:
+            stats = _native.merge_rank_statistics_json(self._all("rank_statistics", q))
+            return stats, self._all("rank", q, stats, 0)
+
+        def run_worker(doc_id: str, request: str) -> Tuple[int, str]:
+            i = shard_of(doc_id, len(self._actors))
+            ref = self._actors[i].run_worker.remote(request, knobs)
+            reply: str = _gather(ray, [(i, self._paths[i], ref)], self._timeout, "worker")[0]
+            return i, reply
+
+        trace_file: Optional[str] = None
+        trace_dir: Optional[str] = None
+        if trace is True:
+            trace_dir = os.path.join(self._paths[0], "traces")
+        elif trace is None:
+            trace_dir = os.environ.get("DOCNAV_TRACE_DIR") or None
+        elif trace is not False:
+            trace_file = os.fspath(trace)
+        handle = _native.start_sharded_ask(
+            catalogs,
+            list(self._paths),
+            question,
+            rank,
+            run_worker,
+            doc_ids=list(doc_ids) if doc_ids else None,
+            trace=trace_file,
+            trace_dir=trace_dir,
+            max_steps=max_steps,
+            rounds=rounds,
+            max_cards=max_cards,
+            max_docs=max_docs,
+            concurrency=concurrency,
+            evidence_chars=evidence_chars,
+            prompt_cap=prompt_cap,
+            output_budget=output_budget,
+            answer=answer,
+            **knobs,
+        )
+        try:
+            while not handle.wait(0.1):
+                pass
+        except BaseException:
+            handle.cancel()
+            handle.wait(5.0)
+            raise
+        result: Answer = handle.result()
+        return result
 
     def docs(self) -> List[DocCard]:
         """Every shard's DocCards, in catalog order (by id), as one workspace lists them."""

@@ -387,6 +387,7 @@ fn failed(
 ))]
 #[allow(clippy::too_many_arguments)]
 fn start_sharded_ask(
+    py: Python<'_>,
     catalogs: Vec<String>,
     shard_paths: Vec<String>,
     question: String,
@@ -412,6 +413,13 @@ fn start_sharded_ask(
     output_budget: usize,
     answer: bool,
 ) -> PyResult<AskHandle> {
+    for (name, f) in [("rank", &rank), ("run_worker", &run_worker)] {
+        if !f.bind(py).is_callable() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "argument '{name}': must be callable"
+            )));
+        }
+    }
     let parts: Vec<CatalogPart> = catalogs
         .iter()
         .map(|c| CatalogPart::from_json(c))
