@@ -377,7 +377,10 @@ class ShardedWorkspace:
         runs in the actor of the shard holding its document, with a model client of its own
         built from the same settings (``model``, ``base_url`` and ``api_key`` default to
         ``DOCNAV_MODEL``, ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` of *this* process, sent to
-        the shards). A Worker reads only its shard's documents.
+        the shards). A Worker sees only its shard: its searches in its document are those of one
+        workspace (a document's own statistics), but a command over every document (``find``
+        or ``grep`` at ``/``) covers only its shard, and another shard's document cannot be
+        opened from it.
 
         ``trace``: a file path records the run there; ``True`` a new file in the first shard's
         ``traces/``; ``None`` uses ``DOCNAV_TRACE_DIR`` when set; ``False`` records nothing. The
