@@ -228,6 +228,10 @@ class _Shard:
         return _native.run_worker_json(self.ws._native, request, **model)
 
 
+#: Calls one shard's actor serves at once (``ask``'s Workers on its documents among them).
+_SHARD_CALLS = 8
+
+
 def _doc_of_path(path: str) -> Optional[str]:
     """The document a navigation path names (``/doc_id/#2.1`` → ``doc_id``), if any."""
     if not path.startswith("/"):
@@ -258,8 +262,13 @@ class ShardedWorkspace:
         ray = _ray()
         self._paths = [os.fspath(p) for p in shard_paths]
         self._timeout = timeout
+        # Threaded actors: the Workers of one shard run at once, as in one workspace (each
+        # native call releases the GIL).
         actor = ray.remote(_Shard).options(
-            num_cpus=num_cpus, max_restarts=0, scheduling_strategy="SPREAD"
+            num_cpus=num_cpus,
+            max_restarts=0,
+            scheduling_strategy="SPREAD",
+            max_concurrency=_SHARD_CALLS,
         )
         self._actors: List[Any] = [actor.remote(p) for p in self._paths]
 

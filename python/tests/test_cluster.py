@@ -1,8 +1,9 @@
 """``docnav.cluster`` on a 3-node Ray cluster on this machine, every node on 127.0.0.1: sharded
 search gives the hits, order and scores of one workspace holding every document (the bundled
 fixtures and a generated 10,000-document corpus), ``docs``/``tree``/``exec`` reach the shard
-holding the document, a re-run rebuilds only what changed, and a killed shard actor is a
-``ShardError`` naming the shard. Skipped when Ray is not installed, unless
+holding the document, a re-run rebuilds only what changed, a killed shard actor is a
+``ShardError`` naming the shard, and ``ask`` (each Worker on its document's shard) gives the
+prompts, evidence and verdict of one workspace. Skipped when Ray is not installed, unless
 ``DOCNAV_REQUIRE_RAY=1`` (``.ci/run``), where that fails instead."""
 
 from __future__ import annotations
@@ -439,3 +440,16 @@ def test_a_worker_whose_shard_actor_dies_fails_naming_the_shard(
         "insufficient", "the shell manual was not read", "evaluate"
     )
     assert fake.all_served()
+
+
+def test_ask_over_a_dead_shard_raises_naming_it(fixture_shards: List[str], fake_model) -> None:
+    fake = fake_model([])
+    sharded = cluster.ShardedWorkspace(fixture_shards, timeout=120)
+    try:
+        os.kill(ray.get(sharded._actors[2].pid.remote()), signal.SIGKILL)
+        with pytest.raises(cluster.ShardError, match=r"shard 2 \(`.*shard-02`\)") as raised:
+            sharded.ask(ASK_QUESTION, model="fake", base_url=fake.base_url)
+        assert raised.value.shard == 2 and "no partial answer" in str(raised.value)
+        assert fake.requests == []
+    finally:
+        sharded.close()
