@@ -323,9 +323,15 @@ ASK_TASKS = [
 
 
 def ask_script() -> list:
-    from fake_model import analysis, command, evaluation, plan
+    import json
 
-    script = [analysis(["compressed files"], [(d, t) for d, t, _ in ASK_TASKS])]
+    from fake_model import Reply, analysis, command, evaluation, plan
+
+    # Analyze first asks for a catalog search (ranked over every shard), then chooses.
+    search = {"intent": "factual", "key_concepts": ["compressed files"], "strategy": "focused",
+              "tasks": [], "search": ["search compressed archives", "shell manual"]}
+    script = [Reply(json.dumps(search))]
+    script += [analysis(["compressed files"], [(d, t) for d, t, _ in ASK_TASKS])]
     for doc, _, line in ASK_TASKS:
         script += [plan(doc, [line], line), command(doc, "done")]
     return script + [evaluation("sufficient")]
@@ -347,6 +353,8 @@ def prompts(fake: Any) -> List[str]:
 def test_sharded_ask_gives_the_evidence_and_verdict_of_one_workspace(
     fixture_shards: List[str], own_workspace: docnav.Workspace, fake_model, tmp_path: Path
 ) -> None:
+    import json
+
     assert [cluster.shard_of(d, 3) for d, _, _ in ASK_TASKS] == [0, 1, 2]
     one_fake = fake_model(ask_script())
     one = own_workspace.ask(
@@ -361,8 +369,10 @@ def test_sharded_ask_gives_the_evidence_and_verdict_of_one_workspace(
             ASK_QUESTION, model="fake", base_url=sharded_fake.base_url, trace=sharded_trace
         )
     assert sharded_fake.all_served()
-    # Every prompt, the Orchestrator's and each Worker's, is the one the workspace sent.
+    # Every prompt, the Orchestrator's and each Worker's, is the one the workspace sent: the
+    # pre-rank and the catalog search over the shards listed the cards one workspace lists.
     assert prompts(sharded_fake) == prompts(one_fake)
+    assert "document(s) found" in json.dumps(sharded_fake.requests[1]["messages"])
 
     def evidence(a: docnav.Answer) -> List[tuple]:
         return [(e.doc_id, e.structure, e.lines, e.text, e.score) for e in a.evidence]
@@ -371,7 +381,7 @@ def test_sharded_ask_gives_the_evidence_and_verdict_of_one_workspace(
     assert evidence(answer) == evidence(one)
     assert answer.verdict == one.verdict == docnav.Verdict("sufficient", "", "evaluate")
     assert answer.worker_errors == [] and one.worker_errors == []
-    assert answer.stats.workers == one.stats.workers and answer.stats.llm_calls == 8
+    assert answer.stats.workers == one.stats.workers and answer.stats.llm_calls == 9
     assert answer.trace == str(sharded_trace)
 
     # The trace records the layout: the shards in its header, each Worker's shard at its start.
