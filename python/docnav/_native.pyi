@@ -595,3 +595,10 @@ def start_sharded_ask(
     output_budget: int = 4_000,
     answer: bool = False,
 ) -> AskHandle: ...
+def replay_worker_json(workspace: Workspace, request: str, recorded: str) -> str: ...
+def replay_sharded(
+    trace_path: Union[str, os.PathLike[str]],
+    catalogs: List[str],
+    rank: Callable[[str], Tuple[str, List[str]]],
+    run_worker: Callable[[str, str, str], Tuple[int, str]],
+) -> ReplayReport: ...

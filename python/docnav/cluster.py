@@ -31,7 +31,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import DocnavError
-from ._types import Answer, DocCard, IndexReport, Node, RankedDoc, SearchHit
+from ._types import Answer, DocCard, IndexReport, Node, RankedDoc, ReplayReport, SearchHit
 from ._workspace import PathLike, TraceArg, Workspace, _paths
 
 __all__ = [
@@ -227,6 +227,9 @@ class _Shard:
     def run_worker(self, request: str, model: Dict[str, Any]) -> str:
         return _native.run_worker_json(self.ws._native, request, **model)
 
+    def replay_worker(self, request: str, recorded: str) -> str:
+        return _native.replay_worker_json(self.ws._native, request, recorded)
+
 
 #: Calls one shard's actor serves at once (``ask``'s Workers on its documents among them).
 _SHARD_CALLS = 8
@@ -417,10 +420,6 @@ class ShardedWorkspace:
             "json_schema": json_schema,
         }
 
-        def rank(q: str) -> Tuple[str, List[str]]:
-            stats = _native.merge_rank_statistics_json(self._all("rank_statistics", q))
-            return stats, self._all("rank", q, stats, 0)
-
         def run_worker(doc_id: str, request: str) -> Tuple[int, str]:
             i = shard_of(doc_id, len(self._actors))
             ref = self._actors[i].run_worker.remote(request, knobs)
@@ -439,7 +438,7 @@ class ShardedWorkspace:
             catalogs,
             list(self._paths),
             question,
-            rank,
+            self._rank,
             run_worker,
             doc_ids=list(doc_ids) if doc_ids else None,
             trace=trace_file,
@@ -464,6 +463,35 @@ class ShardedWorkspace:
             raise
         result: Answer = handle.result()
         return result
+
+    def _rank(self, question: str) -> Tuple[str, List[str]]:
+        """The ranking of every document for ``question`` over the shards: the merged
+        statistics and each shard's part (JSON), as the Orchestrator's pre-rank needs them."""
+        stats = _native.merge_rank_statistics_json(self._all("rank_statistics", question))
+        return stats, self._all("rank", question, stats, 0)
+
+    def replay(self, trace_path: PathLike) -> ReplayReport:
+        """``docnav.replay`` over the shards: re-run the trace at ``trace_path`` (recorded by
+        ``ask`` over these shards, or over one workspace holding the same documents) with the
+        recorded model replies — the Orchestrator here, its pre-rank and catalog searches over
+        every shard, each Worker in its document's shard — and report whether it is identical.
+        Raises ``ReplayError`` for a trace that cannot be read, one of an older format, or one
+        whose documents no shard holds; ``ShardError`` naming a shard that fails while the
+        catalog is gathered or ranked (a shard failing under a Worker makes the replay
+        diverge there)."""
+        ray = _ray()
+        catalogs = self._all("catalog")
+
+        def replay_worker(doc_id: str, request: str, recorded: str) -> Tuple[int, str]:
+            i = shard_of(doc_id, len(self._actors))
+            ref = self._actors[i].replay_worker.remote(request, recorded)
+            reply: str = _gather(ray, [(i, self._paths[i], ref)], self._timeout, "worker")[0]
+            return i, reply
+
+        report: ReplayReport = _native.replay_sharded(
+            os.fspath(trace_path), catalogs, self._rank, replay_worker
+        )
+        return report
 
     def docs(self) -> List[DocCard]:
         """Every shard's DocCards, in catalog order (by id), as one workspace lists them."""

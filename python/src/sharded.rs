@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::prelude::*;
 
 use docnav::agent::decisions::Task;
-use docnav::agent::events::{AgentEvent, Emitter, EventSink, FanOut};
+use docnav::agent::events::{AgentEvent, Emitter, EventRecord, EventSink, FanOut};
 use docnav::agent::orchestrator::placement::{
     forward_events, run_requested_worker, CatalogRanking, WorkerDispatch, WorkerReply,
     WorkerRequest,
@@ -24,13 +24,16 @@ use docnav::agent::{ask_placed, NullSink, SharedModel};
 use docnav::index::{DocCard, SectionIndex};
 use docnav::llm::BoxFuture;
 use docnav::trace::record::{AskError, AskFailure, Outcome, RecordedRun};
+use docnav::trace::replay::verdict::{judge, missing_refusal, notes, version_refusal};
+use docnav::trace::replay::{replay_placed, ReplayModel};
 use docnav::trace::writer::TraceWriter;
-use docnav::trace::TraceHeader;
+use docnav::trace::{read_trace, TraceHeader};
 use docnav::workspace::{Document, Library, WorkspaceError};
 
 use crate::ask::{agent_options, connect, ended, runtime, spawn_run, AgentKnobs, AskHandle};
 use crate::ask::{Ended, ModelKnobs};
 use crate::errors::Error;
+use crate::results::ReplayReport;
 use crate::workspace::Workspace;
 
 /// Add the functions to `m`.
@@ -38,6 +41,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_worker_json, m)?)?;
     m.add_function(wrap_pyfunction!(start_sharded_ask, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_worker_json, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_sharded, m)?)?;
     Ok(())
 }
 
@@ -275,6 +280,18 @@ impl CatalogRanking for PyRanking {
 struct PyWorkers {
     run: Arc<Py<PyAny>>,
     catalog: Arc<ShardCatalog>,
+    /// In a replay: the trace's model id and events; `run` is then called as `run(doc_id,
+    /// request, recorded)` with the JSON `{"model", "events"}` of the Worker's own events.
+    recorded: Option<Arc<(String, Vec<EventRecord>)>>,
+}
+
+impl PyWorkers {
+    /// The third argument of `run` in a replay: the Worker's recorded events.
+    fn recorded_of(&self, worker_id: &str) -> Option<String> {
+        let (model, events) = self.recorded.as_deref()?;
+        let own: Vec<&EventRecord> = events.iter().filter(|e| e.actor == worker_id).collect();
+        serde_json::to_string(&serde_json::json!({"model": model, "events": own})).ok()
+    }
 }
 
 impl WorkerDispatch for PyWorkers {
@@ -287,22 +304,26 @@ impl WorkerDispatch for PyWorkers {
     ) -> BoxFuture<'static, WorkerOutcome> {
         let (call, catalog) = (self.run.clone(), self.catalog.clone());
         let request = WorkerRequest::of(&ctx, task.clone(), worker_id.clone());
+        let recorded = self.recorded_of(&worker_id);
         Box::pin(async move {
             let doc_id = task.doc_id.clone();
             let json = serde_json::to_string(&request).unwrap_or_default();
             let called = tokio::task::spawn_blocking(move || {
                 Python::attach(|py| {
-                    call.call1(py, (doc_id, json))
-                        .and_then(|r| r.extract::<(u32, String)>(py))
-                        .map_err(|e| {
-                            let shard = e
-                                .value(py)
-                                .getattr("shard")
-                                .and_then(|s| s.extract::<i64>())
-                                .ok()
-                                .and_then(|s| u32::try_from(s).ok());
-                            (shard, e.to_string())
-                        })
+                    match recorded {
+                        Some(recorded) => call.call1(py, (doc_id, json, recorded)),
+                        None => call.call1(py, (doc_id, json)),
+                    }
+                    .and_then(|r| r.extract::<(u32, String)>(py))
+                    .map_err(|e| {
+                        let shard = e
+                            .value(py)
+                            .getattr("shard")
+                            .and_then(|s| s.extract::<i64>())
+                            .ok()
+                            .and_then(|s| u32::try_from(s).ok());
+                        (shard, e.to_string())
+                    })
                 })
             })
             .await
@@ -455,6 +476,7 @@ fn start_sharded_ask(
         workers: Arc::new(PyWorkers {
             run: Arc::new(run_worker),
             catalog: catalog.clone(),
+            recorded: None,
         }),
         ranking: ranking.clone(),
     };
@@ -527,4 +549,105 @@ fn start_sharded_ask(
             }))),
         })
     })
+}
+
+/// Replay one Worker of a trace on `workspace` (the shard holding its document): `request` as
+/// for `run_worker_json`, `recorded` the JSON `{"model": the trace's model id, "events": [the
+/// Worker's recorded events]}`; its model calls are answered from them, no model is called.
+/// Returns the JSON of a `WorkerReply` (a request that differs from the recorded one is the
+/// Worker's error). Runs with the GIL released. Errors: `ValueError` for a request or
+/// recording that does not parse; `WorkspaceError` for an unusable workspace.
+#[pyfunction]
+fn replay_worker_json(
+    py: Python<'_>,
+    workspace: &Workspace,
+    request: &str,
+    recorded: &str,
+) -> PyResult<String> {
+    let bad = |what: &str, e: serde_json::Error| {
+        pyo3::exceptions::PyValueError::new_err(format!("not a {what}: {e}"))
+    };
+    let request: WorkerRequest =
+        serde_json::from_str(request).map_err(|e| bad("worker request", e))?;
+    let mut recorded: serde_json::Value =
+        serde_json::from_str(recorded).map_err(|e| bad("worker recording", e))?;
+    let model_id = recorded["model"].as_str().unwrap_or_default().to_string();
+    let events: Vec<EventRecord> = serde_json::from_value(recorded["events"].take())
+        .map_err(|e| bad("worker recording", e))?;
+    let model = Arc::new(ReplayModel::for_actor(
+        &request.worker_id,
+        &model_id,
+        &events,
+    ));
+    let runtime = runtime()?;
+    Ok(py.detach(|| -> Result<String, Error> {
+        let library: Arc<dyn Library> = workspace.opened()?.workspace.clone();
+        let reply = runtime.block_on(run_requested_worker(library, model, request));
+        serde_json::to_string(&reply).map_err(|e| Error::Other(e.to_string()))
+    })?)
+}
+
+/// Replay the trace at `trace_path` over shards (see `docnav.cluster.ShardedWorkspace.replay`):
+/// `catalogs` and `rank` as for `start_sharded_ask`, `run_worker(doc_id, request, recorded) ->
+/// (shard, reply)` running `replay_worker_json` in the document's shard. Returns the report
+/// `docnav.replay` gives. Errors: `ReplayError` for an unreadable trace, one of an older format,
+/// or one whose documents no shard holds; `ValueError` for a catalog that does not parse; an
+/// exception `rank` raised.
+#[pyfunction]
+fn replay_sharded(
+    py: Python<'_>,
+    trace_path: PathBuf,
+    catalogs: Vec<String>,
+    rank: Py<PyAny>,
+    run_worker: Py<PyAny>,
+) -> PyResult<ReplayReport> {
+    for (name, f) in [("rank", &rank), ("run_worker", &run_worker)] {
+        if !f.bind(py).is_callable() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "argument '{name}': must be callable"
+            )));
+        }
+    }
+    let parts: Vec<CatalogPart> = catalogs
+        .iter()
+        .map(|c| CatalogPart::from_json(c))
+        .collect::<Result<_, _>>()
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("a shard's catalog: {e}")))?;
+    let label = trace_path.display().to_string();
+    let trace = read_trace(&trace_path).map_err(|e| Error::Replay(e.to_string()))?;
+    if let Some(why) = version_refusal(&trace, &label) {
+        return Err(Error::Replay(format!("{} (hint: {})", why.error, why.hint)).into());
+    }
+    let catalog = Arc::new(ShardCatalog::of(parts));
+    if let Some(why) = missing_refusal(&trace, &label, catalog.as_ref()) {
+        return Err(Error::Replay(format!("{} (hint: {})", why.error, why.hint)).into());
+    }
+    let ranking = Arc::new(PyRanking {
+        rank,
+        failure: Mutex::new(None),
+    });
+    let placement = Placement {
+        workers: Arc::new(PyWorkers {
+            run: Arc::new(run_worker),
+            catalog: catalog.clone(),
+            recorded: Some(Arc::new((trace.header.model.clone(), trace.events.clone()))),
+        }),
+        ranking: ranking.clone(),
+    };
+    let runtime = runtime()?;
+    let library: Arc<dyn Library> = catalog.clone();
+    let trace = Arc::new(trace);
+    let replayed = trace.clone();
+    let outcome = py.detach(|| {
+        runtime.block_on(
+            runtime.spawn(async move { replay_placed(&replayed, library, &placement).await }),
+        )
+    });
+    if let Some(e) = lock(&ranking.failure).take() {
+        return Err(e);
+    }
+    let outcome = outcome.map_err(|e| Error::Other(format!("the replay died: {e}")))?;
+    let verdict = judge(&trace, &outcome);
+    let notes = notes(&trace, catalog.as_ref(), Some(&outcome));
+    ReplayReport::of(py, label, &verdict, notes)
 }

@@ -398,6 +398,12 @@ def test_sharded_ask_gives_the_evidence_and_verdict_of_one_workspace(
     # The sharded run replays identically against one workspace holding the same documents.
     report = docnav.replay(sharded_trace, own_workspace)
     assert report.identical, report.message
+    # … and against the shards, as the one-workspace run does.
+    with cluster.ShardedWorkspace(fixture_shards, timeout=120) as sharded:
+        for recorded in (sharded_trace, tmp_path / "one.jsonl"):
+            report = sharded.replay(recorded)
+            assert report.identical, (recorded, report.message)
+            assert report.details["model_replies"] == 9
 
 
 def test_a_worker_whose_shard_actor_dies_fails_naming_the_shard(

@@ -238,6 +238,12 @@ class Instances:
             "run_worker_json": (_native.run_worker_json, dict(
                 workspace=ws, request=self.worker_request, model="m", base_url=fake_url(),
                 retries=0)),
+            "replay_worker_json": (_native.replay_worker_json, dict(
+                workspace=ws, request=self.worker_request,
+                recorded=json.dumps({"model": "m", "events": []}))),
+            "replay_sharded": (_native.replay_sharded, dict(
+                trace_path="none.jsonl", catalogs=[self.catalog], rank=self.rank,
+                run_worker=self.run_worker)),
             "start_sharded_ask": (self.start_sharded, dict(
                 catalogs=[self.catalog], shard_paths=[str(self.ws_dir)], question="q",
                 rank=self.rank, run_worker=self.run_worker, model="m", base_url=fake_url(),
@@ -341,7 +347,11 @@ VALUES: Dict[str, Callable[[], Any]] = {
 
 #: Good calls that raise (a result not ready, a trace that is not there): their parameters are
 #: still probed, their return type is checked elsewhere (test_ask, test_workspace).
-RAISES = {"AskHandle.result": docnav.DocnavError, "replay": docnav.ReplayError}
+RAISES = {
+    "AskHandle.result": docnav.DocnavError,
+    "replay": docnav.ReplayError,
+    "replay_sharded": docnav.ReplayError,
+}
 
 
 @pytest.fixture
