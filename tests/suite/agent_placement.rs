@@ -3,7 +3,8 @@
 //! Worker's request and reply passed through JSON to the library holding its document (as
 //! between processes), the ranking merged from the shards' parts. Against the same scripted
 //! model, the run sends the same prompts, collects the same evidence and reaches the same
-//! verdict as the run over one library holding every document.
+//! verdict as the run over one library holding every document; recorded, either run replays
+//! with each Worker replayed on its shard ([`replay_placed`]).
 
 use std::sync::{Arc, Mutex};
 
@@ -20,7 +21,8 @@ use docnav::agent::orchestrator::{Placement, RankedDocuments};
 use docnav::agent::worker::{WorkerContext, WorkerOutcome};
 use docnav::agent::{ask_placed, AgentOptions, SharedModel};
 use docnav::llm::{BoxFuture, ChatModel};
-use docnav::trace::replay::{comparable, MemorySink};
+use docnav::trace::replay::{comparable, replay_placed, MemorySink, ReplayModel};
+use docnav::trace::{Trace, TraceHeader};
 use docnav::tree::BuildOptions;
 use docnav::workspace::{InMemoryLibrary, Library};
 use pretty_assertions::assert_eq;
@@ -69,6 +71,8 @@ struct ShardWorkers {
     model: Arc<dyn ChatModel>,
     /// `(doc_id, shard)` of every Worker run.
     ran: Arc<Mutex<Vec<(String, usize)>>>,
+    /// In a replay: the recorded events each Worker's model answers from.
+    recorded: Option<Vec<EventRecord>>,
 }
 
 impl WorkerDispatch for ShardWorkers {
@@ -86,7 +90,10 @@ impl WorkerDispatch for ShardWorkers {
             .expect("a shard holds the document");
         self.ran.lock().unwrap().push((task.doc_id.clone(), shard));
         let library: Arc<dyn Library> = self.shards[shard].clone();
-        let model = self.model.clone();
+        let model: Arc<dyn ChatModel> = match &self.recorded {
+            Some(events) => Arc::new(ReplayModel::for_actor(&worker_id, "replay", events)),
+            None => self.model.clone(),
+        };
         let request = serde_json::to_string(&WorkerRequest::of(&ctx, task, worker_id)).unwrap();
         Box::pin(async move {
             let request: WorkerRequest = serde_json::from_str(&request).unwrap();
@@ -148,6 +155,7 @@ fn prompts(fake: &FakeModel) -> Vec<String> {
 async fn workers_dispatched_to_shards_give_the_run_of_one_library() {
     let files: Vec<&str> = SHARDS.iter().flat_map(|s| s.iter().copied()).collect();
     let whole = library(&files);
+    let whole_again: Arc<dyn Library> = whole.clone();
     let options = AgentOptions::default();
 
     let one_fake = FakeModel::start(script()).await;
@@ -173,8 +181,9 @@ async fn workers_dispatched_to_shards_give_the_run_of_one_library() {
             shards: shards.clone(),
             model: model(&fake),
             ran: ran.clone(),
+            recorded: None,
         }),
-        ranking: Arc::new(ShardRanking(shards)),
+        ranking: Arc::new(ShardRanking(shards.clone())),
     };
     let sink = Arc::new(MemorySink::default());
     let run = ask_placed(
@@ -210,4 +219,31 @@ async fn workers_dispatched_to_shards_give_the_run_of_one_library() {
         comparable_events(&sink.events()),
         comparable_events(&one_sink.events())
     );
+
+    // Recorded, the run replays with each Worker replayed on its shard from its own calls, as
+    // does the run over one library.
+    for (events, over) in [
+        (sink.events(), "shards"),
+        (one_sink.events(), "one library"),
+    ] {
+        let trace = Trace {
+            header: TraceHeader::for_run(whole_again.as_ref(), QUESTION, "replay", &options, 0),
+            events: events.clone(),
+            truncated_at_line: None,
+        };
+        let placement = Placement {
+            workers: Arc::new(ShardWorkers {
+                shards: shards.clone(),
+                model: model(&fake),
+                ran: Arc::new(Mutex::new(Vec::new())),
+                recorded: Some(events),
+            }),
+            ranking: Arc::new(ShardRanking(shards.clone())),
+        };
+        let outcome = replay_placed(&trace, whole_again.clone(), &placement).await;
+        assert_eq!(outcome.divergence, None, "the run over {over}");
+        let replayed = outcome.run.unwrap();
+        assert_eq!(replayed.answer.evidence, run.answer.evidence);
+        assert_eq!(replayed.verdict, run.verdict);
+    }
 }
