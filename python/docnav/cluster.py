@@ -245,8 +245,9 @@ def _doc_of_path(path: str) -> Optional[str]:
 
 class ShardedWorkspace:
     """The shard workspaces ``shard_paths`` (as ``build_shards`` wrote them, in shard order)
-    searched as one workspace, through one Ray actor per shard (spread over the cluster's
-    nodes, each needing ``num_cpus``). Each call waits at most ``timeout`` seconds per shard.
+    searched and asked as one workspace, through one Ray actor per shard (spread over the
+    cluster's nodes, each needing ``num_cpus``, serving a few calls at once: ``ask``'s Workers
+    on its documents run concurrently). Each call waits at most ``timeout`` seconds per shard.
 
     Connects to Ray as ``ray.init()`` does when it is not connected yet. Shards must be given in
     the order ``build_shards`` numbered them: a document is looked for in the shard its id
