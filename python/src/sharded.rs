@@ -20,7 +20,7 @@ use docnav::agent::orchestrator::placement::{
 use docnav::agent::orchestrator::shards::{merge_rankings, RankStatistics, ShardRanking};
 use docnav::agent::orchestrator::{Placement, RankedDocuments};
 use docnav::agent::worker::{WorkerContext, WorkerEnd, WorkerOutcome};
-use docnav::agent::{ask_placed, NullSink, SharedModel};
+use docnav::agent::{ask_placed, AgentError, NullSink, SharedModel};
 use docnav::index::{DocCard, SectionIndex};
 use docnav::llm::BoxFuture;
 use docnav::trace::record::{AskError, AskFailure, Outcome, RecordedRun};
@@ -234,9 +234,9 @@ impl Library for ShardCatalog {
 }
 
 /// The catalog ranked over every shard by the Python callable `rank(question) -> (stats,
-/// parts)` (the merged `RankStatistics` and each shard's `ShardRanking` for it, JSON). The first
-/// failure (an exception, a reply that does not parse) is kept: the run then fails with it
-/// rather than go on with a partial ranking.
+/// parts)` (the merged `RankStatistics` and each shard's `ShardRanking` for it, JSON). A failure
+/// (an exception, a reply that does not parse) fails the run, and the first is kept to be
+/// raised as it was (a `ShardError` naming the shard).
 struct PyRanking {
     rank: Py<PyAny>,
     failure: Mutex<Option<PyErr>>,
@@ -261,14 +261,12 @@ impl PyRanking {
 }
 
 impl CatalogRanking for PyRanking {
-    fn rank(&self, _library: &dyn Library, question: &str) -> RankedDocuments {
-        match self.ranked(question) {
-            Ok(ranked) => ranked,
-            Err(e) => {
-                lock(&self.failure).get_or_insert(e);
-                RankedDocuments::default()
-            }
-        }
+    fn rank(&self, _library: &dyn Library, question: &str) -> Result<RankedDocuments, AgentError> {
+        self.ranked(question).map_err(|e| {
+            let message = e.to_string();
+            lock(&self.failure).get_or_insert(e);
+            AgentError::Workspace(message)
+        })
     }
 }
 

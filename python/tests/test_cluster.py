@@ -469,3 +469,42 @@ def test_ask_over_a_dead_shard_raises_naming_it(fixture_shards: List[str], fake_
         assert fake.requests == []
     finally:
         sharded.close()
+
+
+def test_a_shard_that_dies_during_a_catalog_search_fails_the_ask_naming_it(
+    fixture_shards: List[str], fake_model
+) -> None:
+    import json
+    import threading
+    import time
+
+    from fake_model import Reply
+
+    gate = threading.Event()
+    search = {"intent": "factual", "key_concepts": ["compressed files"], "strategy": "focused",
+              "tasks": [], "search": ["search compressed archives"]}
+    # Analyze's reply (asking for a catalog search) waits until shard 0's actor is dead.
+    fake = fake_model([Reply(json.dumps(search), gate=gate)])
+    sharded = cluster.ShardedWorkspace(fixture_shards, timeout=120)
+
+    def kill_when_analyze_asks(pid: int) -> None:
+        try:
+            while not fake.requests:
+                time.sleep(0.02)
+            os.kill(pid, signal.SIGKILL)
+        finally:
+            gate.set()
+
+    try:
+        pid = ray.get(sharded._actors[0].pid.remote())
+        killer = threading.Thread(target=kill_when_analyze_asks, args=(pid,))
+        killer.start()
+        with pytest.raises(cluster.ShardError, match=r"shard 0 \(`.*shard-00`\)") as raised:
+            sharded.ask(ASK_QUESTION, model="fake", base_url=fake.base_url)
+        killer.join()
+    finally:
+        gate.set()
+        sharded.close()
+    assert raised.value.shard == 0 and "no partial answer" in str(raised.value)
+    # The run stopped at the failed search: no model call after it.
+    assert len(fake.requests) == 1

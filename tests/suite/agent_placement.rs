@@ -19,7 +19,7 @@ use docnav::agent::orchestrator::shards::{
 };
 use docnav::agent::orchestrator::{Placement, RankedDocuments};
 use docnav::agent::worker::{WorkerContext, WorkerOutcome};
-use docnav::agent::{ask_placed, AgentOptions, SharedModel};
+use docnav::agent::{ask_placed, AgentError, AgentOptions, SharedModel};
 use docnav::llm::{BoxFuture, ChatModel};
 use docnav::trace::replay::{comparable, replay_placed, MemorySink, ReplayModel};
 use docnav::trace::{Trace, TraceHeader};
@@ -114,7 +114,7 @@ impl WorkerDispatch for ShardWorkers {
 struct ShardRanking(Vec<Arc<InMemoryLibrary>>);
 
 impl CatalogRanking for ShardRanking {
-    fn rank(&self, _library: &dyn Library, question: &str) -> RankedDocuments {
+    fn rank(&self, _library: &dyn Library, question: &str) -> Result<RankedDocuments, AgentError> {
         let parts: Vec<_> = self
             .0
             .iter()
@@ -126,7 +126,7 @@ impl CatalogRanking for ShardRanking {
             .iter()
             .map(|s| rank_shard(s.as_ref(), question, &stats, 0).unwrap())
             .collect();
-        merge_rankings(&stats, &ranked)
+        Ok(merge_rankings(&stats, &ranked))
     }
 }
 

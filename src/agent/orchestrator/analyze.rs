@@ -71,7 +71,7 @@ pub(super) async fn analyze(
     if queries.is_empty() || MAX_SEARCHES == 0 {
         return Ok((first, Vec::new()));
     }
-    let found = catalog_search_with(ranking, library, &queries, options.max_cards);
+    let found = catalog_search_with(ranking, library, &queries, options.max_cards)?;
     emitter.decision(
         "catalog_search",
         &serde_json::json!({"queries": queries, "found": found.docs.len()}),

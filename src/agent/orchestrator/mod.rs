@@ -284,7 +284,7 @@ async fn open(
         });
     }
     let ranking = placement.ranking.as_ref();
-    let mut pre = ranking.rank(library, question).ranking;
+    let mut pre = ranking.rank(library, question)?.ranking;
     let (analysis, found) = analyze(
         model,
         orchestrator,

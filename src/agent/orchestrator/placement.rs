@@ -14,7 +14,7 @@ use super::cards::{rank_explained, RankedDocuments};
 use crate::agent::decisions::Task;
 use crate::agent::events::{Emitter, EventRecord, EventSink};
 use crate::agent::worker::{run_worker, WorkerContext, WorkerOutcome};
-use crate::agent::AgentOptions;
+use crate::agent::{AgentError, AgentOptions};
 use crate::llm::{BoxFuture, ChatModel};
 use crate::workspace::{Document, Library};
 
@@ -38,7 +38,11 @@ pub trait WorkerDispatch: Send + Sync {
 pub trait CatalogRanking: Send + Sync {
     /// The ranking of every document of the run's catalog for `question`, as
     /// [`rank_explained`] gives over one library holding them all.
-    fn rank(&self, library: &dyn Library, question: &str) -> RankedDocuments;
+    ///
+    /// Errors: [`AgentError::Workspace`] when part of the catalog cannot be ranked (a shard that
+    /// died): the run fails with it rather than go on with part of the catalog. The local
+    /// ranking never fails (an unusable index ranks in catalog order, logged).
+    fn rank(&self, library: &dyn Library, question: &str) -> Result<RankedDocuments, AgentError>;
 }
 
 /// Workers run in this process, on the run's library.
@@ -61,8 +65,8 @@ impl WorkerDispatch for LocalWorkers {
 pub struct LocalRanking;
 
 impl CatalogRanking for LocalRanking {
-    fn rank(&self, library: &dyn Library, question: &str) -> RankedDocuments {
-        rank_explained(library, question)
+    fn rank(&self, library: &dyn Library, question: &str) -> Result<RankedDocuments, AgentError> {
+        Ok(rank_explained(library, question))
     }
 }
 

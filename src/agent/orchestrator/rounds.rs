@@ -175,7 +175,7 @@ impl Rounds {
             run.library.as_ref(),
             &queries,
             run.options.max_cards,
-        );
+        )?;
         found.docs.retain(|d| !ran.contains(d.as_str()));
         run.orchestrator.decision(
             "catalog_search",
