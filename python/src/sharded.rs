@@ -3,7 +3,9 @@
 //! documents the Workers read, which they send back), its pre-rank and catalog searches ranked
 //! over every shard by a Python callable ([`PyRanking`]), each Worker run in its document's
 //! shard by another ([`PyWorkers`]: a Ray call to the shard's actor, which runs
-//! [`run_worker_json`]). Requests and replies cross as JSON text.
+//! [`run_worker_json`]). Requests and replies cross as JSON text. `ShardedWorkspace.replay` is
+//! the same with the recorded replies ([`replay_sharded`], each Worker replayed in its shard by
+//! [`replay_worker_json`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
