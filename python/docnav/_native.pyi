@@ -548,3 +548,57 @@ def rank_statistics_json(workspace: Workspace, question: str) -> str: ...
 def merge_rank_statistics_json(parts: List[str]) -> str: ...
 def rank_shard_json(workspace: Workspace, question: str, stats: str, k: int) -> str: ...
 def merge_docs_for(stats: str, parts: List[str], k: int) -> List[RankedDoc]: ...
+
+# docnav.cluster: ShardedWorkspace.ask. The Orchestrator runs in the driver over every shard's
+# catalog (catalog_json: {"cards": [DocCard as JSON], "aliases": [[alias, doc_id]]}); `rank`
+# (question -> (merged RankStatistics JSON, [each shard's ShardRanking JSON])) ranks the catalog
+# over every shard; `run_worker` (doc_id, WorkerRequest JSON -> (shard, WorkerReply JSON)) runs
+# a Worker in its document's shard, where run_worker_json runs it (a failed Worker is a reply
+# whose outcome has `error` set; an exception raised by `run_worker` is the Worker's error).
+def catalog_json(workspace: Workspace) -> str: ...
+def run_worker_json(
+    workspace: Workspace,
+    request: str,
+    *,
+    model: Optional[str] = None,
+    base_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    timeout: Optional[float] = None,
+    retries: Optional[int] = None,
+    max_requests: Optional[int] = None,
+    json_schema: bool = True,
+) -> str: ...
+def start_sharded_ask(
+    catalogs: List[str],
+    shard_paths: List[str],
+    question: str,
+    rank: Callable[[str], Tuple[str, List[str]]],
+    run_worker: Callable[[str, str], Tuple[int, str]],
+    *,
+    model: Optional[str] = None,
+    base_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    timeout: Optional[float] = None,
+    retries: Optional[int] = None,
+    max_requests: Optional[int] = None,
+    json_schema: bool = True,
+    doc_ids: Optional[List[str]] = None,
+    trace: Union[str, os.PathLike[str], None] = None,
+    trace_dir: Union[str, os.PathLike[str], None] = None,
+    max_steps: int = 12,
+    rounds: int = 3,
+    max_cards: int = 50,
+    max_docs: int = 4,
+    concurrency: int = 4,
+    evidence_chars: int = 12_000,
+    prompt_cap: int = 12_000,
+    output_budget: int = 4_000,
+    answer: bool = False,
+) -> AskHandle: ...
+def replay_worker_json(workspace: Workspace, request: str, recorded: str) -> str: ...
+def replay_sharded(
+    trace_path: Union[str, os.PathLike[str]],
+    catalogs: List[str],
+    rank: Callable[[str], Tuple[str, List[str]]],
+    run_worker: Callable[[str, str, str], Tuple[int, str]],
+) -> ReplayReport: ...

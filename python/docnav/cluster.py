@@ -14,6 +14,11 @@ A document goes to the shard given by the sha256 of its id's shard key (its id w
 shard and ids are unique across shards. The Rust core does the statistics, the scoring and the
 merge; this module only moves them between Ray workers. A shard whose actor or task dies raises
 ``ShardError`` naming it: never a partial answer.
+
+``ShardedWorkspace.ask`` runs the Orchestrator in this process over the cards of every shard,
+its pre-rank and catalog searches ranked over every shard (as ``docs_for``), and each Worker in
+the actor of the shard holding its document, with a model client of its own (the same
+settings); the Worker's outcome, events and the trees it read come back to the Orchestrator.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import DocnavError
-from ._types import DocCard, IndexReport, Node, RankedDoc, SearchHit
-from ._workspace import PathLike, Workspace, _paths
+from ._types import Answer, DocCard, IndexReport, Node, RankedDoc, ReplayReport, SearchHit
+from ._workspace import PathLike, TraceArg, Workspace, _paths
 
 __all__ = [
     "ShardError",
@@ -216,6 +221,19 @@ class _Shard:
     def exec(self, command: str, cwd: str, budget: Optional[int]) -> str:
         return self.ws._native.exec(command, cwd, budget)
 
+    def catalog(self) -> str:
+        return _native.catalog_json(self.ws._native)
+
+    def run_worker(self, request: str, model: Dict[str, Any]) -> str:
+        return _native.run_worker_json(self.ws._native, request, **model)
+
+    def replay_worker(self, request: str, recorded: str) -> str:
+        return _native.replay_worker_json(self.ws._native, request, recorded)
+
+
+#: Calls one shard's actor serves at once (``ask``'s Workers on its documents among them).
+_SHARD_CALLS = 8
+
 
 def _doc_of_path(path: str) -> Optional[str]:
     """The document a navigation path names (``/doc_id/#2.1`` → ``doc_id``), if any."""
@@ -227,8 +245,9 @@ def _doc_of_path(path: str) -> Optional[str]:
 
 class ShardedWorkspace:
     """The shard workspaces ``shard_paths`` (as ``build_shards`` wrote them, in shard order)
-    searched as one workspace, through one Ray actor per shard (spread over the cluster's
-    nodes, each needing ``num_cpus``). Each call waits at most ``timeout`` seconds per shard.
+    searched and asked as one workspace, through one Ray actor per shard (spread over the
+    cluster's nodes, each needing ``num_cpus``, serving a few calls at once: ``ask``'s Workers
+    on its documents run concurrently). Each call waits at most ``timeout`` seconds per shard.
 
     Connects to Ray as ``ray.init()`` does when it is not connected yet. Shards must be given in
     the order ``build_shards`` numbered them: a document is looked for in the shard its id
@@ -247,8 +266,13 @@ class ShardedWorkspace:
         ray = _ray()
         self._paths = [os.fspath(p) for p in shard_paths]
         self._timeout = timeout
+        # Threaded actors: the Workers of one shard run at once, as in one workspace (each
+        # native call releases the GIL).
         actor = ray.remote(_Shard).options(
-            num_cpus=num_cpus, max_restarts=0, scheduling_strategy="SPREAD"
+            num_cpus=num_cpus,
+            max_restarts=0,
+            scheduling_strategy="SPREAD",
+            max_concurrency=_SHARD_CALLS,
         )
         self._actors: List[Any] = [actor.remote(p) for p in self._paths]
 
@@ -332,6 +356,143 @@ class ShardedWorkspace:
         parts = self._all("rank", question, stats, k)
         ranked: List[RankedDoc] = _native.merge_docs_for(stats, parts, k)
         return ranked
+
+    def ask(
+        self,
+        question: str,
+        *,
+        model: Optional[str] = None,
+        base_url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        max_requests: Optional[int] = None,
+        json_schema: bool = True,
+        doc_ids: Optional[Sequence[str]] = None,
+        trace: TraceArg = None,
+        max_steps: int = 12,
+        rounds: int = 3,
+        max_cards: int = 50,
+        max_docs: int = 4,
+        concurrency: int = 4,
+        evidence_chars: int = 12_000,
+        prompt_cap: int = 12_000,
+        output_budget: int = 4_000,
+        answer: bool = False,
+        no_cache: bool = False,
+    ) -> Answer:
+        """``Workspace.ask`` over every shard: the same arguments and ``Answer``, and with the
+        same model replies the same evidence (ids, texts, scores, order) and verdict as one
+        workspace holding every document.
+
+        The Orchestrator runs here over the cards of every shard; its pre-rank and catalog
+        searches are ranked over every shard (two rounds to each, as ``docs_for``); each Worker
+        runs in the actor of the shard holding its document, with a model client of its own
+        built from the same settings (``model``, ``base_url`` and ``api_key`` default to
+        ``DOCNAV_MODEL``, ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` of *this* process, sent to
+        the shards). A Worker sees only its shard: its searches in its document are those of one
+        workspace (a document's own statistics), but a command over every document (``find``
+        or ``grep`` at ``/``) covers only its shard, and another shard's document cannot be
+        opened from it.
+
+        ``trace``: a file path records the run there; ``True`` a new file in the first shard's
+        ``traces/``; ``None`` uses ``DOCNAV_TRACE_DIR`` when set; ``False`` records nothing. The
+        trace header lists the shard workspaces (``shards``) and each Worker's
+        ``worker_started`` event names its shard (``shard``). No answer is reused or kept
+        (``no_cache`` is accepted for ``Workspace.ask``'s signature): the shards have no one
+        place to keep answers.
+
+        A Worker whose shard actor dies or does not answer within the timeout fails as a Worker
+        fails in one workspace: its error, ``ShardError``'s message naming the shard and its
+        workspace, is in ``Answer.worker_errors`` (and the trace), and the verdict is judged
+        without its evidence — never a silent partial answer. A shard that fails while the
+        catalog is gathered or ranked raises ``ShardError``. Raises as ``Workspace.ask``
+        otherwise (``ModelError``, ``WorkspaceError``, ``ValueError``)."""
+        del no_cache  # nothing is cached over shards
+        ray = _ray()
+        catalogs = self._all("catalog")
+        knobs: Dict[str, Any] = {
+            "model": model or os.environ.get("DOCNAV_MODEL") or None,
+            "base_url": base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            "api_key": api_key or os.environ.get("OPENAI_API_KEY") or None,
+            "timeout": timeout,
+            "retries": retries,
+            "max_requests": max_requests,
+            "json_schema": json_schema,
+        }
+
+        def run_worker(doc_id: str, request: str) -> Tuple[int, str]:
+            i = shard_of(doc_id, len(self._actors))
+            ref = self._actors[i].run_worker.remote(request, knobs)
+            reply: str = _gather(ray, [(i, self._paths[i], ref)], self._timeout, "worker")[0]
+            return i, reply
+
+        trace_file: Optional[str] = None
+        trace_dir: Optional[str] = None
+        if trace is True:
+            trace_dir = os.path.join(self._paths[0], "traces")
+        elif trace is None:
+            trace_dir = os.environ.get("DOCNAV_TRACE_DIR") or None
+        elif trace is not False:
+            trace_file = os.fspath(trace)
+        handle = _native.start_sharded_ask(
+            catalogs,
+            list(self._paths),
+            question,
+            self._rank,
+            run_worker,
+            doc_ids=list(doc_ids) if doc_ids else None,
+            trace=trace_file,
+            trace_dir=trace_dir,
+            max_steps=max_steps,
+            rounds=rounds,
+            max_cards=max_cards,
+            max_docs=max_docs,
+            concurrency=concurrency,
+            evidence_chars=evidence_chars,
+            prompt_cap=prompt_cap,
+            output_budget=output_budget,
+            answer=answer,
+            **knobs,
+        )
+        try:
+            while not handle.wait(0.1):
+                pass
+        except BaseException:
+            handle.cancel()
+            handle.wait(5.0)
+            raise
+        result: Answer = handle.result()
+        return result
+
+    def _rank(self, question: str) -> Tuple[str, List[str]]:
+        """The ranking of every document for ``question`` over the shards: the merged
+        statistics and each shard's part (JSON), as the Orchestrator's pre-rank needs them."""
+        stats = _native.merge_rank_statistics_json(self._all("rank_statistics", question))
+        return stats, self._all("rank", question, stats, 0)
+
+    def replay(self, trace_path: PathLike) -> ReplayReport:
+        """``docnav.replay`` over the shards: re-run the trace at ``trace_path`` (recorded by
+        ``ask`` over these shards, or over one workspace holding the same documents) with the
+        recorded model replies — the Orchestrator here, its pre-rank and catalog searches over
+        every shard, each Worker in its document's shard — and report whether it is identical.
+        Raises ``ReplayError`` for a trace that cannot be read, one of an older format, or one
+        whose documents no shard holds; ``ShardError`` naming a shard that fails while the
+        catalog is gathered or ranked (a shard failing under a Worker makes the replay
+        diverge there)."""
+        ray = _ray()
+        catalogs = self._all("catalog")
+
+        def replay_worker(doc_id: str, request: str, recorded: str) -> Tuple[int, str]:
+            i = shard_of(doc_id, len(self._actors))
+            ref = self._actors[i].replay_worker.remote(request, recorded)
+            reply: str = _gather(ray, [(i, self._paths[i], ref)], self._timeout, "worker")[0]
+            return i, reply
+
+        report: ReplayReport = _native.replay_sharded(
+            os.fspath(trace_path), catalogs, self._rank, replay_worker
+        )
+        return report
 
     def docs(self) -> List[DocCard]:
         """Every shard's DocCards, in catalog order (by id), as one workspace lists them."""

@@ -12,14 +12,16 @@ use tokio::sync::oneshot;
 
 use docnav::agent::{AgentError, AgentOptions, NullSink};
 use docnav::llm::{ChatModel, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
-use docnav::trace::record::{Ask, AskError, AskFailure, CachePolicy, Catalog, TraceDestination};
+use docnav::trace::record::{
+    Ask, AskError, AskFailure, CachePolicy, Catalog, Outcome, TraceDestination,
+};
 use docnav::workspace::Workspace;
 
 use crate::errors::{Error, SETTING_NAMES};
 use crate::results::Answer;
 
 /// The runtime every `ask` of this process runs on (created on the first ask).
-fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
     static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
     RUNTIME
         .get_or_init(|| {
@@ -97,7 +99,7 @@ pub struct AskRequest {
 
 /// The agent options of `knobs` and `doc_ids`, each brought into its range as the CLI does
 /// ([`AgentOptions::within_limits`], as the CLI).
-fn agent_options(knobs: &AgentKnobs, doc_ids: Vec<String>) -> AgentOptions {
+pub(crate) fn agent_options(knobs: &AgentKnobs, doc_ids: Vec<String>) -> AgentOptions {
     AgentOptions {
         max_steps: knobs.max_steps,
         rounds: knobs.rounds,
@@ -116,7 +118,7 @@ fn agent_options(knobs: &AgentKnobs, doc_ids: Vec<String>) -> AgentOptions {
 /// The model for the request: arguments first, then the CLI's environment variables. Errors:
 /// `ModelError` when no model is configured (the message says what to set) or the settings are
 /// invalid (a timeout that is not a positive number of seconds, `max_requests` 0).
-fn connect(knobs: &ModelKnobs) -> Result<Arc<dyn ChatModel>, Error> {
+pub(crate) fn connect(knobs: &ModelKnobs) -> Result<Arc<dyn ChatModel>, Error> {
     let timeout = match knobs.timeout {
         None => None,
         Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s.max(0.001))),
@@ -143,11 +145,13 @@ fn connect(knobs: &ModelKnobs) -> Result<Arc<dyn ChatModel>, Error> {
 }
 
 /// How a run ended.
-enum Ended {
+pub(crate) enum Ended {
     Answered(Box<docnav::agent::evidence::Answer>, Option<String>),
     Model(String),
     Failed(String),
     Cancelled(Option<PathBuf>),
+    /// A Python callable the run called raised this (a shard that died during the ranking).
+    Raised(PyErr),
 }
 
 #[derive(Default)]
@@ -180,8 +184,6 @@ pub fn start_ask(request: AskRequest) -> PyResult<AskHandle> {
         (None, Some(dir)) => Some(TraceDestination::NewIn(dir.clone())),
         (None, None) => None,
     };
-    let shared = Arc::new(Shared::default());
-    let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
     let ask = Ask {
         catalog: Catalog::workspace(request.library.clone()),
         model,
@@ -192,37 +194,53 @@ pub fn start_ask(request: AskRequest) -> PyResult<AskHandle> {
         cache: CachePolicy::unless(request.no_cache),
         permits: None,
     };
+    spawn_run(move |cancelled| async move { ended(ask.run(Arc::new(NullSink), cancelled).await) })
+}
+
+/// How a run that ended with `result` ended.
+pub(crate) fn ended(result: Result<Outcome, AskFailure>) -> Ended {
+    match result {
+        Ok(outcome) => Ended::Answered(
+            Box::new(outcome.answer().clone()),
+            outcome.trace().map(|p| p.display().to_string()),
+        ),
+        Err(AskFailure::Cancelled { trace }) => Ended::Cancelled(trace),
+        Err(failure) => {
+            let note = failure
+                .trace()
+                .map(|p| format!(" (trace: `{}`)", p.display()))
+                .unwrap_or_default();
+            match &failure {
+                AskFailure::Failed {
+                    error: AskError::Agent(AgentError::Llm(e)),
+                    ..
+                } => Ended::Model(format!("ask: {}{note}", e.message(&SETTING_NAMES))),
+                _ if failure.model_failed() => Ended::Model(format!("{}{note}", failure.message())),
+                _ => Ended::Failed(format!("{}{note}", failure.message())),
+            }
+        }
+    }
+}
+
+/// Start `run` (given the future that resolves when the handle is cancelled) on the shared
+/// runtime, behind a handle. Errors: `DocnavError` when the runtime cannot start.
+pub(crate) fn spawn_run<F, R>(run: R) -> PyResult<AskHandle>
+where
+    R: FnOnce(std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>) -> F,
+    F: std::future::Future<Output = Ended> + Send + 'static,
+{
+    let shared = Arc::new(Shared::default());
+    let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
+    let cancelled = Box::pin(async move {
+        // A dropped handle (the sender gone) is not a cancellation: the run finishes.
+        if cancel_rx.await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    });
     let done = shared.clone();
+    let future = run(cancelled);
     runtime()?.spawn(async move {
-        let cancelled = async move {
-            // A dropped handle (the sender gone) is not a cancellation: the run finishes.
-            if cancel_rx.await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        };
-        let ended = match ask.run(Arc::new(NullSink), cancelled).await {
-            Ok(outcome) => Ended::Answered(
-                Box::new(outcome.answer().clone()),
-                outcome.trace().map(|p| p.display().to_string()),
-            ),
-            Err(AskFailure::Cancelled { trace }) => Ended::Cancelled(trace),
-            Err(failure) => {
-                let note = failure
-                    .trace()
-                    .map(|p| format!(" (trace: `{}`)", p.display()))
-                    .unwrap_or_default();
-                match &failure {
-                    AskFailure::Failed {
-                        error: AskError::Agent(AgentError::Llm(e)),
-                        ..
-                    } => Ended::Model(format!("ask: {}{note}", e.message(&SETTING_NAMES))),
-                    _ if failure.model_failed() => {
-                        Ended::Model(format!("{}{note}", failure.message()))
-                    }
-                    _ => Ended::Failed(format!("{}{note}", failure.message())),
-                }
-            }
-        };
+        let ended = future.await;
         *lock(&done.ended) = Some(ended);
         done.signal.notify_all();
     });
@@ -292,6 +310,7 @@ impl AskHandle {
             Some(Ended::Answered(answer, trace)) => Answer::of(py, answer, trace.clone()),
             Some(Ended::Model(message)) => Err(Error::Model(message.clone()).into()),
             Some(Ended::Failed(message)) => Err(Error::Workspace(message.clone()).into()),
+            Some(Ended::Raised(err)) => Err(err.clone_ref(py)),
             Some(Ended::Cancelled(trace)) => Err(Error::Other(format!(
                 "ask: cancelled{}",
                 trace

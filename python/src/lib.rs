@@ -13,6 +13,7 @@ mod errors;
 mod replay;
 mod results;
 mod session;
+mod sharded;
 mod workspace;
 
 /// The module `docnav._native`.
@@ -20,6 +21,7 @@ mod workspace;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     cluster::register(m)?;
+    sharded::register(m)?;
     m.add_class::<workspace::Workspace>()?;
     m.add_class::<session::Session>()?;
     m.add_class::<ask::AskHandle>()?;

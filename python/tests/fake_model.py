@@ -20,12 +20,14 @@ from typing import Any, Dict, List, Optional
 @dataclass
 class Reply:
     """One scripted reply: the assistant message ``content``; ``when`` a text the request must
-    contain; ``delay`` seconds before answering; ``status`` other than 200 sends an error."""
+    contain; ``delay`` seconds before answering; ``gate``, when set, an event the answer waits
+    for (at most 60 s); ``status`` other than 200 sends an error."""
 
     content: str
     when: Optional[str] = None
     delay: float = 0.0
     status: int = 200
+    gate: Optional[threading.Event] = None
 
 
 class FakeModel:
@@ -51,6 +53,8 @@ class FakeModel:
                 if reply is None:
                     self._send(400, {"error": {"message": "fake model: unexpected extra call"}})
                     return
+                if reply.gate is not None:
+                    reply.gate.wait(60)
                 if reply.delay:
                     time.sleep(reply.delay)
                 if reply.status != 200:

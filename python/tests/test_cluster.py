@@ -1,8 +1,9 @@
 """``docnav.cluster`` on a 3-node Ray cluster on this machine, every node on 127.0.0.1: sharded
 search gives the hits, order and scores of one workspace holding every document (the bundled
 fixtures and a generated 10,000-document corpus), ``docs``/``tree``/``exec`` reach the shard
-holding the document, a re-run rebuilds only what changed, and a killed shard actor is a
-``ShardError`` naming the shard. Skipped when Ray is not installed, unless
+holding the document, a re-run rebuilds only what changed, a killed shard actor is a
+``ShardError`` naming the shard, and ``ask`` (each Worker on its document's shard) gives the
+prompts, evidence and verdict of one workspace. Skipped when Ray is not installed, unless
 ``DOCNAV_REQUIRE_RAY=1`` (``.ci/run``), where that fails instead."""
 
 from __future__ import annotations
@@ -307,3 +308,203 @@ def test_sharded_search_equals_one_workspace_on_10000_documents(
                 assert_same_hits(hits, sharded.search(query, k=k), f"{query} k={k}")
                 compared += len(hits)
         assert compared > 500
+
+
+# `ask` over the shards: the Orchestrator here, each Worker in its document's shard.
+
+ASK_QUESTION = "How do I search compressed files with ripgrep?"
+
+#: One document of each shard (of 3) and the Worker's command on it.
+ASK_TASKS = [
+    ("ripgrep-faq", "find how to search compressed files", "cat 1/8"),
+    ("bash-manpage", "find what the shell says of compression", "cat 1"),
+    ("python-markdown-toc", "find whether the toc covers archives", "cat 1"),
+]
+
+
+def ask_script() -> list:
+    import json
+
+    from fake_model import Reply, analysis, command, evaluation, plan
+
+    # Analyze first asks for a catalog search (ranked over every shard), then chooses.
+    search = {"intent": "factual", "key_concepts": ["compressed files"], "strategy": "focused",
+              "tasks": [], "search": ["search compressed archives", "shell manual"]}
+    script = [Reply(json.dumps(search))]
+    script += [analysis(["compressed files"], [(d, t) for d, t, _ in ASK_TASKS])]
+    for doc, _, line in ASK_TASKS:
+        script += [plan(doc, [line], line), command(doc, "done")]
+    return script + [evaluation("sufficient")]
+
+
+def trace_lines(path: Path) -> List[dict]:
+    import json
+
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def prompts(fake: Any) -> List[str]:
+    """Every request's messages, as text, in a stable order (Workers run concurrently)."""
+    import json
+
+    return sorted(json.dumps(r["messages"], sort_keys=True) for r in fake.requests)
+
+
+def test_sharded_ask_gives_the_evidence_and_verdict_of_one_workspace(
+    fixture_shards: List[str], own_workspace: docnav.Workspace, fake_model, tmp_path: Path
+) -> None:
+    import json
+
+    assert [cluster.shard_of(d, 3) for d, _, _ in ASK_TASKS] == [0, 1, 2]
+    one_fake = fake_model(ask_script())
+    one = own_workspace.ask(
+        ASK_QUESTION, model="fake", base_url=one_fake.base_url, trace=tmp_path / "one.jsonl",
+        no_cache=True,
+    )
+    assert one_fake.all_served()
+    sharded_fake = fake_model(ask_script())
+    sharded_trace = tmp_path / "sharded.jsonl"
+    with cluster.ShardedWorkspace(fixture_shards, timeout=120) as sharded:
+        answer = sharded.ask(
+            ASK_QUESTION, model="fake", base_url=sharded_fake.base_url, trace=sharded_trace
+        )
+    assert sharded_fake.all_served()
+    # Every prompt, the Orchestrator's and each Worker's, is the one the workspace sent: the
+    # pre-rank and the catalog search over the shards listed the cards one workspace lists.
+    assert prompts(sharded_fake) == prompts(one_fake)
+    assert "document(s) found" in json.dumps(sharded_fake.requests[1]["messages"])
+
+    def evidence(a: docnav.Answer) -> List[tuple]:
+        return [(e.doc_id, e.structure, e.lines, e.text, e.score) for e in a.evidence]
+
+    assert len(answer.evidence) == 3 and answer.evidence[0].doc_id == "ripgrep-faq"
+    assert evidence(answer) == evidence(one)
+    assert answer.verdict == one.verdict == docnav.Verdict("sufficient", "", "evaluate")
+    assert answer.worker_errors == [] and one.worker_errors == []
+    assert answer.stats.workers == one.stats.workers and answer.stats.llm_calls == 9
+    assert answer.trace == str(sharded_trace)
+
+    # The trace records the layout: the shards in its header, each Worker's shard at its start.
+    records = trace_lines(sharded_trace)
+    assert records[0]["shards"] == fixture_shards
+    started = {r["actor"]: r for r in records[1:] if r["type"] == "worker_started"}
+    assert {r["doc_id"]: r["shard"] for r in started.values()} == {
+        d: i for i, (d, _, _) in enumerate(ASK_TASKS)
+    }
+    # … and a one-workspace trace has neither.
+    one_records = trace_lines(tmp_path / "one.jsonl")
+    assert "shards" not in one_records[0]
+    assert all("shard" not in r for r in one_records[1:] if r["type"] == "worker_started")
+    # The sharded run replays identically against one workspace holding the same documents.
+    report = docnav.replay(sharded_trace, own_workspace)
+    assert report.identical, report.message
+    # … and against the shards, as the one-workspace run does.
+    with cluster.ShardedWorkspace(fixture_shards, timeout=120) as sharded:
+        for recorded in (sharded_trace, tmp_path / "one.jsonl"):
+            report = sharded.replay(recorded)
+            assert report.identical, (recorded, report.message)
+            assert report.details["model_replies"] == 9
+
+
+def test_a_worker_whose_shard_actor_dies_fails_naming_the_shard(
+    fixture_shards: List[str], fake_model
+) -> None:
+    import threading
+    import time
+
+    from fake_model import Reply, analysis, evaluation, worker_tag
+
+    gate = threading.Event()
+    doc = "bash-manpage"  # on shard 1
+    fake = fake_model(
+        [
+            analysis(["compression"], [(doc, "find what the shell says of compression")]),
+            # The Worker's first request waits until its shard's actor is dead.
+            Reply('{"plan": ["cat 1"], "reason": "r", "command": "cat 1"}', when=worker_tag(doc),
+                  gate=gate),
+            evaluation("insufficient", "the shell manual was not read"),
+        ]
+    )
+    sharded = cluster.ShardedWorkspace(fixture_shards, timeout=120)
+    killed: List[int] = []
+
+    def kill_when_the_worker_asks(pid: int) -> None:
+        try:
+            while not any(worker_tag(doc) in str(r["messages"]) for r in fake.requests):
+                time.sleep(0.02)
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        finally:
+            gate.set()
+
+    try:
+        pid = ray.get(sharded._actors[1].pid.remote())
+        killer = threading.Thread(target=kill_when_the_worker_asks, args=(pid,))
+        killer.start()
+        answer = sharded.ask(ASK_QUESTION, model="fake", base_url=fake.base_url, rounds=1)
+        killer.join()
+    finally:
+        gate.set()
+        sharded.close()
+    assert killed, "the shard's actor was killed"
+    [failure] = answer.worker_errors
+    assert failure.doc_id == doc
+    assert "ShardError" in failure.error and "shard 1 (`" in failure.error
+    assert fixture_shards[1] in failure.error and "no partial answer" in failure.error
+    assert answer.evidence == []
+    assert answer.verdict == docnav.Verdict(
+        "insufficient", "the shell manual was not read", "evaluate"
+    )
+    assert fake.all_served()
+
+
+def test_ask_over_a_dead_shard_raises_naming_it(fixture_shards: List[str], fake_model) -> None:
+    fake = fake_model([])
+    sharded = cluster.ShardedWorkspace(fixture_shards, timeout=120)
+    try:
+        os.kill(ray.get(sharded._actors[2].pid.remote()), signal.SIGKILL)
+        with pytest.raises(cluster.ShardError, match=r"shard 2 \(`.*shard-02`\)") as raised:
+            sharded.ask(ASK_QUESTION, model="fake", base_url=fake.base_url)
+        assert raised.value.shard == 2 and "no partial answer" in str(raised.value)
+        assert fake.requests == []
+    finally:
+        sharded.close()
+
+
+def test_a_shard_that_dies_during_a_catalog_search_fails_the_ask_naming_it(
+    fixture_shards: List[str], fake_model
+) -> None:
+    import json
+    import threading
+    import time
+
+    from fake_model import Reply
+
+    gate = threading.Event()
+    search = {"intent": "factual", "key_concepts": ["compressed files"], "strategy": "focused",
+              "tasks": [], "search": ["search compressed archives"]}
+    # Analyze's reply (asking for a catalog search) waits until shard 0's actor is dead.
+    fake = fake_model([Reply(json.dumps(search), gate=gate)])
+    sharded = cluster.ShardedWorkspace(fixture_shards, timeout=120)
+
+    def kill_when_analyze_asks(pid: int) -> None:
+        try:
+            while not fake.requests:
+                time.sleep(0.02)
+            os.kill(pid, signal.SIGKILL)
+        finally:
+            gate.set()
+
+    try:
+        pid = ray.get(sharded._actors[0].pid.remote())
+        killer = threading.Thread(target=kill_when_analyze_asks, args=(pid,))
+        killer.start()
+        with pytest.raises(cluster.ShardError, match=r"shard 0 \(`.*shard-00`\)") as raised:
+            sharded.ask(ASK_QUESTION, model="fake", base_url=fake.base_url)
+        killer.join()
+    finally:
+        gate.set()
+        sharded.close()
+    assert raised.value.shard == 0 and "no partial answer" in str(raised.value)
+    # The run stopped at the failed search: no model call after it.
+    assert len(fake.requests) == 1

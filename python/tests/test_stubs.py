@@ -11,6 +11,7 @@ import ast
 import collections.abc
 import datetime
 import inspect
+import json
 import os
 import pathlib
 import typing
@@ -160,6 +161,25 @@ class Instances:
         self.rank_stats = _native.merge_rank_statistics_json([rank_stats])
         self.ranking = _native.rank_shard_json(
             self.workspace, "compressed files", self.rank_stats, 3)
+        self.catalog = _native.catalog_json(self.workspace)
+        self.worker_request = json.dumps({
+            "worker_id": "r1-w1-ripgrep-faq",
+            "task": {"doc_id": "ripgrep-faq", "task": "find the flags"},
+            "options": {}, "question": "q", "key_concepts": []})
+
+    def rank(self, question: str) -> Tuple[str, List[str]]:
+        stats = _native.merge_rank_statistics_json(
+            [_native.rank_statistics_json(self.workspace, question)])
+        return stats, [_native.rank_shard_json(self.workspace, question, stats, 0)]
+
+    def run_worker(self, doc_id: str, request: str) -> Tuple[int, str]:
+        return 0, _native.run_worker_json(
+            self.workspace, request, model="m", base_url=fake_url(), retries=0)
+
+    def start_sharded(self, **kwargs: Any) -> Any:
+        handle = _native.start_sharded_ask(**kwargs)
+        self.handles.append(handle)
+        return handle
 
     def start(self, **kwargs: Any) -> Any:
         handle = self.workspace.start_ask(**kwargs)
@@ -214,6 +234,20 @@ class Instances:
             ),
             "merge_docs_for": (
                 _native.merge_docs_for, dict(stats=self.rank_stats, parts=[self.ranking], k=3)),
+            "catalog_json": (_native.catalog_json, dict(workspace=ws)),
+            "run_worker_json": (_native.run_worker_json, dict(
+                workspace=ws, request=self.worker_request, model="m", base_url=fake_url(),
+                retries=0)),
+            "replay_worker_json": (_native.replay_worker_json, dict(
+                workspace=ws, request=self.worker_request,
+                recorded=json.dumps({"model": "m", "events": []}))),
+            "replay_sharded": (_native.replay_sharded, dict(
+                trace_path="none.jsonl", catalogs=[self.catalog], rank=self.rank,
+                run_worker=self.run_worker)),
+            "start_sharded_ask": (self.start_sharded, dict(
+                catalogs=[self.catalog], shard_paths=[str(self.ws_dir)], question="q",
+                rank=self.rank, run_worker=self.run_worker, model="m", base_url=fake_url(),
+                retries=0)),
             "SearchHit.__init__": (_native.SearchHit, dict(
                 doc_id="d", path="/d/#1", titles=["T"], structure="1", lines=(1, 2), pages=None,
                 score=1.5, text="t", text_chars=1, snippet="t", highlights=[("t", True)])),
@@ -313,7 +347,11 @@ VALUES: Dict[str, Callable[[], Any]] = {
 
 #: Good calls that raise (a result not ready, a trace that is not there): their parameters are
 #: still probed, their return type is checked elsewhere (test_ask, test_workspace).
-RAISES = {"AskHandle.result": docnav.DocnavError, "replay": docnav.ReplayError}
+RAISES = {
+    "AskHandle.result": docnav.DocnavError,
+    "replay": docnav.ReplayError,
+    "replay_sharded": docnav.ReplayError,
+}
 
 
 @pytest.fixture

@@ -34,6 +34,10 @@ pub enum AgentEvent {
         doc_id: String,
         /// The task text.
         task: String,
+        /// The shard (0-based) holding the document, when the catalog is split into shards and
+        /// the Worker ran in its shard's process; absent for one workspace.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shard: Option<u32>,
     },
     /// A request to the model, recorded when it is sent.
     ModelRequest {

@@ -31,7 +31,7 @@ pub use events::{AgentEvent, EventRecord, EventSink, NullSink};
 /// Which documents a question names, and the pre-rank explained; part of the Orchestrator's
 /// pre-rank, kept at this path for the faces.
 pub use orchestrator::routing;
-pub use orchestrator::{ask, ask_in_conversation};
+pub use orchestrator::{ask, ask_in_conversation, ask_placed};
 
 use crate::llm::{ChatModel, LlmError};
 

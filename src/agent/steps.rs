@@ -253,7 +253,7 @@ impl StepLine {
     pub fn of(event: &AgentEvent) -> StepLine {
         let line = |kind, text: String, error| StepLine { kind, text, error };
         match event {
-            AgentEvent::WorkerStarted { doc_id, task } => line(
+            AgentEvent::WorkerStarted { doc_id, task, .. } => line(
                 StepKind::WorkerStarted,
                 format!("started on {doc_id}: {task}"),
                 false,
@@ -412,6 +412,7 @@ mod tests {
                 AgentEvent::WorkerStarted {
                     doc_id: "guide".into(),
                     task: "find the flags".into(),
+                    shard: None,
                 },
                 StepKind::WorkerStarted,
                 "started on guide: find the flags",

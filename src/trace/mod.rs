@@ -99,6 +99,10 @@ pub struct TraceHeader {
     /// its own, so such traces keep the header of format version 3 as it was.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub memory: Vec<crate::agent::followup::Turn>,
+    /// The shard workspaces of a catalog split into shards, in shard order (each Worker's
+    /// `worker_started` event names the shard it ran in); absent for one workspace.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<String>,
 }
 
 /// Milliseconds since the Unix epoch now (0 if the clock is before it): a run's start time in
@@ -141,7 +145,15 @@ impl TraceHeader {
             catalog: (!listed).then(|| library.catalog_digest()),
             started_unix_ms: unix_ms,
             memory: Vec::new(),
+            shards: Vec::new(),
         }
+    }
+
+    /// This header with the shard layout of a catalog split into shards: the shard
+    /// workspaces, in shard order.
+    pub fn with_shards(mut self, shards: Vec<String>) -> TraceHeader {
+        self.shards = shards;
+        self
     }
 
     /// How many documents the workspace held when the run was recorded.

@@ -117,7 +117,9 @@ pub fn comparable(event: &AgentEvent) -> Option<String> {
             chars,
         } => Some(format!("evidence {doc_id} #{structure} ({chars} chars)")),
         AgentEvent::Decision { kind, value } => Some(format!("{kind} decision {value}")),
-        AgentEvent::WorkerStarted { doc_id, task } => Some(format!("worker on {doc_id}: {task}")),
+        AgentEvent::WorkerStarted { doc_id, task, .. } => {
+            Some(format!("worker on {doc_id}: {task}"))
+        }
         AgentEvent::WorkerFinished {
             steps,
             evidence,
@@ -242,17 +244,35 @@ pub async fn replay(trace: &Trace, library: Arc<dyn Library>) -> ReplayOutcome {
     } else {
         Arc::new(trace_library(&trace.header, library))
     };
+    replay_placed(
+        trace,
+        library,
+        &crate::agent::orchestrator::Placement::local(),
+    )
+    .await
+}
+
+/// [`replay`] with the Workers run and the catalog ranked where `placement` says (a catalog
+/// split into shards: each Worker replayed in its document's shard with
+/// [`ReplayModel::for_actor`]); `library` is the catalog as the run sees it, used as it
+/// is (not narrowed to the header's documents). Never calls a real model.
+pub async fn replay_placed(
+    trace: &Trace,
+    library: Arc<dyn Library>,
+    placement: &crate::agent::orchestrator::Placement,
+) -> ReplayOutcome {
     let options: AgentOptions =
         serde_json::from_value(trace.header.options.clone()).unwrap_or_default();
     let sink = Arc::new(MemorySink::default());
     let router = Arc::new(ReplayRouter::new(trace));
-    let run = crate::agent::ask_in_conversation(
+    let run = crate::agent::ask_placed(
         library,
         router,
         sink.clone(),
         &options,
         &trace.header.memory,
         &trace.header.question,
+        placement,
     )
     .await
     .map_err(|e: AgentError| e.to_string());

@@ -164,8 +164,16 @@ pub fn transcript(trace: &Trace) -> Vec<TranscriptLine> {
         let mut in_flight = None;
         for e in events {
             let (kind, text) = match &e.event {
-                AgentEvent::WorkerStarted { doc_id, task } => {
-                    ("start".to_string(), format!("task on `{doc_id}`: {task}"))
+                AgentEvent::WorkerStarted {
+                    doc_id,
+                    task,
+                    shard,
+                } => {
+                    let on = shard.map(|s| format!(" (shard {s})")).unwrap_or_default();
+                    (
+                        "start".to_string(),
+                        format!("task on `{doc_id}`{on}: {task}"),
+                    )
                 }
                 AgentEvent::ModelRequest { .. } => {
                     in_flight = Some(e.seq);

@@ -17,6 +17,7 @@ fn header() -> TraceHeader {
         documents: vec![],
         started_unix_ms: 0,
         memory: Vec::new(),
+        shards: Vec::new(),
         catalog: None,
     }
 }

@@ -432,7 +432,7 @@ fn lane(actor: &str, events: &[&EventRecord], budget: &mut Budget) -> Option<Lan
     let (doc_id, task) = events
         .iter()
         .find_map(|e| match &e.event {
-            AgentEvent::WorkerStarted { doc_id, task } => Some((doc_id.clone(), task.clone())),
+            AgentEvent::WorkerStarted { doc_id, task, .. } => Some((doc_id.clone(), task.clone())),
             _ => None,
         })
         .unwrap_or_default();
@@ -528,6 +528,7 @@ mod tests {
                 AgentEvent::WorkerStarted {
                     doc_id: "guide".into(),
                     task: "t".into(),
+                    shard: None,
                 },
             ),
             ("r1-w1-guide", request()),

@@ -198,6 +198,7 @@ mod tests {
             documents: vec![],
             started_unix_ms: 0,
             memory: Vec::new(),
+            shards: Vec::new(),
             catalog: None,
         }
     }

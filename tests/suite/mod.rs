@@ -1,5 +1,6 @@
 pub mod agent;
 pub mod agent_answer;
+pub mod agent_placement;
 pub mod agent_prompts;
 pub mod agent_verdicts;
 pub mod answer_cache;

@@ -6,7 +6,8 @@
 //! for the question finds, and must confirm. A question whose cards fit stays one call; a search
 //! adds one.
 
-use super::cards::{analyze_block, catalog_search, PreRank};
+use super::cards::{analyze_block, catalog_search_with, PreRank};
+use super::placement::CatalogRanking;
 use crate::agent::decisions::{analysis_schema, Analysis};
 use crate::agent::events::Emitter;
 use crate::agent::model::ask_model;
@@ -30,7 +31,7 @@ pub const MAX_QUERIES: usize = 4;
 pub(super) async fn analyze(
     model: &dyn ChatModel,
     emitter: &Emitter,
-    library: &dyn Library,
+    (library, ranking): (&dyn Library, &dyn CatalogRanking),
     options: &AgentOptions,
     question: &str,
     pre: &PreRank,
@@ -70,7 +71,7 @@ pub(super) async fn analyze(
     if queries.is_empty() || MAX_SEARCHES == 0 {
         return Ok((first, Vec::new()));
     }
-    let found = catalog_search(library, &queries, options.max_cards);
+    let found = catalog_search_with(ranking, library, &queries, options.max_cards)?;
     emitter.decision(
         "catalog_search",
         &serde_json::json!({"queries": queries, "found": found.docs.len()}),

@@ -399,6 +399,21 @@ fn scoped_package(word: &str) -> Option<(&str, &str)> {
 /// sections, then their cards — merged in query order, best first, at most `max`; the section
 /// hits of the first query are kept for the prompt.
 pub fn catalog_search(library: &dyn Library, queries: &[String], max: usize) -> PreRank {
+    // The local ranking never fails.
+    catalog_search_with(&super::placement::LocalRanking, library, queries, max).unwrap_or_default()
+}
+
+/// [`catalog_search`] with each query ranked by `ranking` (over a corpus split into shards, the
+/// ranking over every shard).
+///
+/// Errors: the first [`AgentError`] of `ranking` (see
+/// [`super::placement::CatalogRanking::rank`]).
+pub fn catalog_search_with(
+    ranking: &dyn super::placement::CatalogRanking,
+    library: &dyn Library,
+    queries: &[String],
+    max: usize,
+) -> Result<PreRank, crate::agent::AgentError> {
     let mut docs: Vec<String> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut hits = Vec::new();
@@ -411,7 +426,7 @@ pub fn catalog_search(library: &dyn Library, queries: &[String], max: usize) -> 
                 named,
                 by_card,
                 ..
-            } = rank_documents(library, q);
+            } = ranking.rank(library, q)?;
             // Keep only documents the query matched (the pre-rank lists every document): named,
             // with a section hit, or among the first `max` cards (a prefix of the pre-rank's
             // card ranking, which has the same order).
@@ -422,9 +437,9 @@ pub fn catalog_search(library: &dyn Library, queries: &[String], max: usize) -> 
                 .chain(by_card.into_iter().take(max).map(|(id, _)| id))
                 .collect();
             pre.docs.retain(|d| matched.contains(d));
-            pre
+            Ok(pre)
         })
-        .collect();
+        .collect::<Result<_, crate::agent::AgentError>>()?;
     // Interleave the queries' rankings so each query's best documents come early.
     let longest = ranked.iter().map(|p| p.docs.len()).max().unwrap_or(0);
     for i in 0..longest {
@@ -440,7 +455,7 @@ pub fn catalog_search(library: &dyn Library, queries: &[String], max: usize) -> 
     if let Some(first) = ranked.first() {
         hits = first.hits.clone();
     }
-    PreRank { docs, hits }
+    Ok(PreRank { docs, hits })
 }
 
 /// Card text: an id line, then [`card_body`] (the section index's card entries hold the same

@@ -32,13 +32,15 @@ use crate::llm::{ChatMessage, ChatModel};
 use crate::workspace::Library;
 
 mod cards;
+pub mod placement;
 pub mod routing;
 pub mod shards;
 pub use cards::{
-    analyze_block, card_body, card_for_prompt, card_text, one_line_cards, pre_rank, rank_explained,
-    ranked_cards, PreRank, RankedDocuments, SectionHit, EVALUATE_CARDS, FULL_CARDS, PRE_RANK_DOCS,
-    SECTION_HITS,
+    analyze_block, card_body, card_for_prompt, card_text, catalog_search, catalog_search_with,
+    one_line_cards, pre_rank, rank_explained, ranked_cards, PreRank, RankedDocuments, SectionHit,
+    EVALUATE_CARDS, FULL_CARDS, PRE_RANK_DOCS, SECTION_HITS,
 };
+pub use placement::Placement;
 
 mod analyze;
 use analyze::analyze;
@@ -80,6 +82,26 @@ pub async fn ask_in_conversation(
     memory: &[super::followup::Turn],
     asked: &str,
 ) -> Result<AgentRun, AgentError> {
+    let placement = Placement::local();
+    ask_placed(library, models, sink, options, memory, asked, &placement).await
+}
+
+/// [`ask_in_conversation`] with its Workers run and its catalog ranked where `placement` says
+/// (a corpus split into shards: each Worker in the process holding its document, the catalog
+/// ranked over every shard); `library` holds the catalog's cards and the trees of the documents
+/// the Workers read (the reranking and the answer read their headings). With
+/// [`Placement::local`] it is [`ask_in_conversation`].
+///
+/// Errors: as [`ask_in_conversation`].
+pub async fn ask_placed(
+    library: Arc<dyn Library>,
+    models: Arc<dyn ModelRouter>,
+    sink: Arc<dyn EventSink>,
+    options: &AgentOptions,
+    memory: &[super::followup::Turn],
+    asked: &str,
+    placement: &Placement,
+) -> Result<AgentRun, AgentError> {
     let started = Instant::now();
     let orchestrator = Emitter::new(ORCHESTRATOR, sink.clone());
     let model = models.model_for(ORCHESTRATOR);
@@ -114,6 +136,7 @@ pub async fn ask_in_conversation(
         model.as_ref(),
         &orchestrator,
         library.as_ref(),
+        placement,
         options,
         question,
     )
@@ -131,6 +154,7 @@ pub async fn ask_in_conversation(
         options,
         question,
         terms: &terms,
+        placement,
     };
     let mut done = Rounds::default();
     let verdict = if opening.tasks.is_empty() {
@@ -197,6 +221,8 @@ struct Run<'a> {
     question: &'a str,
     /// [`super::prompt_evidence::query_terms`] of the question and key concepts.
     terms: &'a [String],
+    /// Where Workers run and the catalog is ranked.
+    placement: &'a Placement,
 }
 
 /// How the question opens: the catalog ranked for it, its understanding and the first round's
@@ -220,6 +246,7 @@ async fn open(
     model: &dyn ChatModel,
     orchestrator: &Emitter,
     library: &dyn Library,
+    placement: &Placement,
     options: &AgentOptions,
     question: &str,
 ) -> Result<Opening, AgentError> {
@@ -256,8 +283,17 @@ async fn open(
             absent_reason: String::new(),
         });
     }
-    let mut pre = pre_rank(library, question);
-    let (analysis, found) = analyze(model, orchestrator, library, options, question, &pre).await?;
+    let ranking = placement.ranking.as_ref();
+    let mut pre = ranking.rank(library, question)?.ranking;
+    let (analysis, found) = analyze(
+        model,
+        orchestrator,
+        (library, ranking),
+        options,
+        question,
+        &pre,
+    )
+    .await?;
     // What a catalog search found is listed first to evaluate too.
     if !found.is_empty() {
         let first: HashSet<&str> = found.iter().map(String::as_str).collect();

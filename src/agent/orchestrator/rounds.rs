@@ -9,13 +9,12 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::evaluate::{evaluate, Pass};
+use super::placement::WorkerDispatch;
 use super::{cards, known_tasks, PreRank, Run, NO_EVIDENCE};
 use crate::agent::decisions::{Evaluation, Outcome, QueryPlan, Task};
-use crate::agent::events::{Emitter, EventSink};
+use crate::agent::events::EventSink;
 use crate::agent::evidence::AnswerVerdict;
-use crate::agent::worker::{
-    run_worker, CollectedEvidence, WorkerContext, WorkerEnd, WorkerOutcome,
-};
+use crate::agent::worker::{CollectedEvidence, WorkerContext, WorkerEnd, WorkerOutcome};
 use crate::agent::{AgentError, ModelRouter};
 
 /// What the rounds did so far.
@@ -54,6 +53,7 @@ impl Rounds {
             self.rounds += 1;
             let outcomes = dispatch(
                 &ctx,
+                run.placement.workers.as_ref(),
                 run.models,
                 run.sink,
                 self.rounds,
@@ -170,8 +170,12 @@ impl Rounds {
             queries.push(evaluation.missing.trim().to_string());
         }
         let ran: HashSet<&str> = self.outcomes.iter().map(|o| o.doc_id.as_str()).collect();
-        let mut found =
-            cards::catalog_search(run.library.as_ref(), &queries, run.options.max_cards);
+        let mut found = cards::catalog_search_with(
+            run.placement.ranking.as_ref(),
+            run.library.as_ref(),
+            &queries,
+            run.options.max_cards,
+        )?;
         found.docs.retain(|d| !ran.contains(d.as_str()));
         run.orchestrator.decision(
             "catalog_search",
@@ -222,6 +226,7 @@ fn judged_by_its_only_worker(
 /// Run one Worker per task concurrently (at most `concurrency` at once), results in task order.
 async fn dispatch(
     ctx: &Arc<WorkerContext>,
+    workers: &dyn WorkerDispatch,
     models: &dyn ModelRouter,
     sink: &Arc<dyn EventSink>,
     round: usize,
@@ -240,15 +245,11 @@ async fn dispatch(
             key_concepts: ctx.key_concepts.clone(),
         };
         worker_ctx.options.doc_ids.clear();
-        let emitter = Arc::new(Emitter::new(worker_id.clone(), sink.clone()));
         let limit = limit.clone();
-        let task = task.clone();
+        let run = workers.run(Arc::new(worker_ctx), task.clone(), worker_id, sink.clone());
         set.spawn(async move {
             let _permit = limit.acquire_owned().await;
-            (
-                i,
-                run_worker(Arc::new(worker_ctx), task, worker_id, emitter).await,
-            )
+            (i, run.await)
         });
     }
     let mut results: Vec<Option<WorkerOutcome>> = vec![None; tasks.len()];

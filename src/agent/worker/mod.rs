@@ -41,7 +41,7 @@ pub(crate) use excerpts::Excerpts;
 
 /// Text a Worker collected from one node: one excerpt, a char range it read (overlapping reads
 /// merged; a node read at disjoint offsets gives several excerpts).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CollectedEvidence {
     /// Document id.
     pub doc_id: String,
@@ -84,7 +84,8 @@ impl CollectedEvidence {
 }
 
 /// How a Worker ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum WorkerEnd {
     /// It ran `done`.
     Done,
@@ -101,7 +102,7 @@ pub enum WorkerEnd {
 }
 
 /// What a Worker returns.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct WorkerOutcome {
     /// Worker id (`r1-w2-doc_id`).
     pub worker_id: String,
@@ -160,6 +161,7 @@ pub async fn run_worker(
     emitter.emit(AgentEvent::WorkerStarted {
         doc_id: task.doc_id.clone(),
         task: task.task.clone(),
+        shard: None,
     });
     let mut session =
         Session::new(ctx.library.clone(), Role::Agent).with_budget(ctx.options.output_budget);

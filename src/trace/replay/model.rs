@@ -161,6 +161,20 @@ impl ChatModel for ReplayModel {
     }
 }
 
+impl ReplayModel {
+    /// The model of `actor` over its recorded calls among `events` (a trace's events, or only
+    /// that actor's), answering as model `model_id`: what a Worker replayed in another process
+    /// (a shard holding its document) talks to.
+    pub fn for_actor(actor: &str, model_id: &str, events: &[EventRecord]) -> ReplayModel {
+        let calls = recorded_calls(events).remove(actor).unwrap_or_default();
+        ReplayModel {
+            actor: actor.to_string(),
+            model_id: model_id.to_string(),
+            calls: Mutex::new(calls.into()),
+        }
+    }
+}
+
 /// Routes each actor to its own [`ReplayModel`].
 pub struct ReplayRouter {
     models: HashMap<String, Arc<ReplayModel>>,
