@@ -556,6 +556,11 @@ def merge_docs_for(stats: str, parts: List[str], k: int) -> List[RankedDoc]: ...
 # a Worker in its document's shard, where run_worker_json runs it (a failed Worker is a reply
 # whose outcome has `error` set; an exception raised by `run_worker` is the Worker's error).
 def catalog_json(workspace: Workspace) -> str: ...
+def catalog_version(workspace: Workspace) -> str: ...
+class ShardCards:
+    """Every shard's catalog_json parsed once; ValueError for one that does not parse."""
+    def __init__(self, catalogs: List[str]) -> None: ...
+
 def run_worker_json(
     workspace: Workspace,
     request: str,
@@ -569,7 +574,7 @@ def run_worker_json(
     json_schema: bool = True,
 ) -> str: ...
 def start_sharded_ask(
-    catalogs: List[str],
+    cards: ShardCards,
     shard_paths: List[str],
     question: str,
     rank: Callable[[str], Tuple[str, List[str]]],
@@ -598,7 +603,7 @@ def start_sharded_ask(
 def replay_worker_json(workspace: Workspace, request: str, recorded: str) -> str: ...
 def replay_sharded(
     trace_path: Union[str, os.PathLike[str]],
-    catalogs: List[str],
+    cards: ShardCards,
     rank: Callable[[str], Tuple[str, List[str]]],
     run_worker: Callable[[str, str, str], Tuple[int, str]],
 ) -> ReplayReport: ...

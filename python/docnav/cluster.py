@@ -15,8 +15,8 @@ shard and ids are unique across shards. The Rust core does the statistics, the s
 merge; this module only moves them between Ray workers. A shard whose actor or task dies raises
 ``ShardError`` naming it: never a partial answer.
 
-``ShardedWorkspace.ask`` runs the Orchestrator in this process over the cards of every shard,
-its pre-rank and catalog searches ranked over every shard (as ``docs_for``), and each Worker in
+``ShardedWorkspace.ask`` runs the Orchestrator in this process over the cards of every shard
+(gathered on the first ``ask``, then again only from a shard whose catalog changed), its pre-rank and catalog searches ranked over every shard (as ``docs_for``), and each Worker in
 the actor of the shard holding its document, with a model client of its own (the same
 settings); the Worker's outcome, events and the trees it read come back to the Orchestrator.
 """
@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
+import threading
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -221,8 +222,12 @@ class _Shard:
     def exec(self, command: str, cwd: str, budget: Optional[int]) -> str:
         return self.ws._native.exec(command, cwd, budget)
 
-    def catalog(self) -> str:
-        return _native.catalog_json(self.ws._native)
+    def catalog(self, known: Optional[str]) -> Optional[Tuple[str, str]]:
+        """``None`` while the catalog is still the version ``known``, else its version and JSON."""
+        version = _native.catalog_version(self.ws._native)
+        if version == known:
+            return None
+        return version, _native.catalog_json(self.ws._native)
 
     def run_worker(self, request: str, model: Dict[str, Any]) -> str:
         return _native.run_worker_json(self.ws._native, request, **model)
@@ -275,6 +280,11 @@ class ShardedWorkspace:
             max_concurrency=_SHARD_CALLS,
         )
         self._actors: List[Any] = [actor.remote(p) for p in self._paths]
+        # Every shard's catalog as last gathered (version, JSON) and parsed, for ``ask``.
+        self._catalog_lock = threading.Lock()
+        self._catalog_versions: List[Optional[str]] = [None] * len(self._paths)
+        self._catalog_parts: List[str] = [""] * len(self._paths)
+        self._cards: Any = None
 
     @property
     def shard_paths(self) -> List[str]:
@@ -290,6 +300,21 @@ class ShardedWorkspace:
             method = getattr(self._actors[i], call)
             refs.append((i, self._paths[i], method.remote(*args, *extra)))
         return _gather(ray, refs, self._timeout, call)
+
+    def _shard_cards(self) -> Any:
+        """Every shard's DocCards and aliases parsed here (``_native.ShardCards``), gathered
+        again only from the shards whose catalog changed since the last call (one small round
+        to every shard asks). Raises ``ShardError`` naming a shard that fails."""
+        with self._catalog_lock:
+            replies = self._all("catalog", shards=dict(enumerate(self._catalog_versions)))
+            changed = False
+            for i, reply in enumerate(replies):
+                if reply is not None:
+                    self._catalog_versions[i], self._catalog_parts[i] = reply
+                    changed = True
+            if changed or self._cards is None:
+                self._cards = _native.ShardCards(self._catalog_parts)
+            return self._cards
 
     def _one(self, doc_id: str, call: str, *args: Any) -> Any:
         i = shard_of(doc_id, len(self._actors))
@@ -410,7 +435,7 @@ class ShardedWorkspace:
         otherwise (``ModelError``, ``WorkspaceError``, ``ValueError``)."""
         del no_cache  # nothing is cached over shards
         ray = _ray()
-        catalogs = self._all("catalog")
+        cards = self._shard_cards()
         knobs: Dict[str, Any] = {
             "model": model or os.environ.get("DOCNAV_MODEL") or None,
             "base_url": base_url or os.environ.get("OPENAI_BASE_URL") or None,
@@ -436,7 +461,7 @@ class ShardedWorkspace:
         elif trace is not False:
             trace_file = os.fspath(trace)
         handle = _native.start_sharded_ask(
-            catalogs,
+            cards,
             list(self._paths),
             question,
             self._rank,
@@ -481,7 +506,7 @@ class ShardedWorkspace:
         catalog is gathered or ranked (a shard failing under a Worker makes the replay
         diverge there)."""
         ray = _ray()
-        catalogs = self._all("catalog")
+        cards = self._shard_cards()
 
         def replay_worker(doc_id: str, request: str, recorded: str) -> Tuple[int, str]:
             i = shard_of(doc_id, len(self._actors))
@@ -490,7 +515,7 @@ class ShardedWorkspace:
             return i, reply
 
         report: ReplayReport = _native.replay_sharded(
-            os.fspath(trace_path), catalogs, self._rank, replay_worker
+            os.fspath(trace_path), cards, self._rank, replay_worker
         )
         return report
 

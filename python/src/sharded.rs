@@ -41,6 +41,8 @@ use crate::workspace::Workspace;
 /// Add the functions to `m`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog_version, m)?)?;
+    m.add_class::<ShardCards>()?;
     m.add_function(wrap_pyfunction!(run_worker_json, m)?)?;
     m.add_function(wrap_pyfunction!(start_sharded_ask, m)?)?;
     m.add_function(wrap_pyfunction!(replay_worker_json, m)?)?;
@@ -94,6 +96,23 @@ fn catalog_json(py: Python<'_>, workspace: &Workspace) -> PyResult<String> {
     })?)
 }
 
+/// What `workspace`'s catalog is now, as text that changes whenever the catalog does: its index
+/// generation (one more at every committed index run) and the digest of its document ids (a
+/// workspace rebuilt in the same folder starts its generations again). Reads the catalog's head
+/// only, not the cards. Errors: `WorkspaceError` for an unusable workspace.
+#[pyfunction]
+fn catalog_version(py: Python<'_>, workspace: &Workspace) -> PyResult<String> {
+    Ok(py.detach(|| -> Result<String, Error> {
+        let opened = workspace.opened()?;
+        let ws = opened.workspace.as_ref();
+        Ok(format!(
+            "{}:{}",
+            ws.index_generation(),
+            ws.catalog_ids_digest()
+        ))
+    })?)
+}
+
 /// Run one Worker on `workspace` (a shard holding its document): `request` is the JSON of a
 /// `WorkerRequest` (`worker_id`, `task` `{doc_id, task}`, `options`, `question`,
 /// `key_concepts`); the model settings are `Workspace.ask`'s. Returns the JSON of a
@@ -140,18 +159,15 @@ fn run_worker_json(
     })?)
 }
 
-/// The catalog of every shard, in the driver: the cards (in catalog order) and aliases the
-/// shards sent, and the trees of the documents Workers sent back. It has no section index: its
-/// rankings come from the shards ([`PyRanking`]).
-struct ShardCatalog {
+/// Every shard's cards (in catalog order) and aliases, parsed in the driver.
+struct CardSet {
     cards: Vec<Arc<DocCard>>,
     positions: HashMap<String, usize>,
     aliases: BTreeMap<String, String>,
-    documents: Mutex<HashMap<String, Arc<Document>>>,
 }
 
-impl ShardCatalog {
-    fn of(parts: Vec<CatalogPart>) -> ShardCatalog {
+impl CardSet {
+    fn of(parts: Vec<CatalogPart>) -> CardSet {
         let mut cards: Vec<Arc<DocCard>> = Vec::new();
         let mut aliases = BTreeMap::new();
         for part in parts {
@@ -164,10 +180,55 @@ impl ShardCatalog {
             .enumerate()
             .map(|(i, c)| (c.doc_id.clone(), i))
             .collect();
-        ShardCatalog {
+        CardSet {
             cards,
             positions,
             aliases,
+        }
+    }
+}
+
+/// `docnav._native.ShardCards(catalogs)`: every shard's catalog (`catalogs`, each shard's
+/// `catalog_json`) parsed once in the driver. Immutable; `ShardedWorkspace` keeps one while no
+/// shard's catalog changes (`catalog_version`), so an `ask` neither gathers nor parses every card
+/// again. Errors: `ValueError` for a catalog that does not parse.
+#[pyclass(module = "docnav._native", frozen)]
+pub struct ShardCards {
+    set: Arc<CardSet>,
+}
+
+#[pymethods]
+impl ShardCards {
+    #[new]
+    fn new(py: Python<'_>, catalogs: Vec<String>) -> PyResult<ShardCards> {
+        let parts = py
+            .detach(|| {
+                catalogs
+                    .iter()
+                    .map(|c| CatalogPart::from_json(c))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(format!("a shard's catalog: {e}"))
+            })?;
+        Ok(ShardCards {
+            set: Arc::new(py.detach(|| CardSet::of(parts))),
+        })
+    }
+}
+
+/// The catalog of every shard, in the driver, for one run: the cards and aliases the shards sent
+/// ([`ShardCards`]), and the trees of the documents that run's Workers sent back. It has no
+/// section index: its rankings come from the shards ([`PyRanking`]).
+struct ShardCatalog {
+    set: Arc<CardSet>,
+    documents: Mutex<HashMap<String, Arc<Document>>>,
+}
+
+impl ShardCatalog {
+    fn of(cards: &ShardCards) -> ShardCatalog {
+        ShardCatalog {
+            set: cards.set.clone(),
             documents: Mutex::new(HashMap::new()),
         }
     }
@@ -189,11 +250,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Library for ShardCatalog {
     fn document_count(&self) -> usize {
-        self.cards.len()
+        self.set.cards.len()
     }
 
     fn cards_page(&self, offset: usize, limit: usize) -> Vec<Arc<DocCard>> {
-        self.cards
+        self.set
+            .cards
             .iter()
             .skip(offset)
             .take(limit)
@@ -202,7 +264,10 @@ impl Library for ShardCatalog {
     }
 
     fn card(&self, doc_id: &str) -> Option<Arc<DocCard>> {
-        self.positions.get(doc_id).map(|&i| self.cards[i].clone())
+        self.set
+            .positions
+            .get(doc_id)
+            .map(|&i| self.set.cards[i].clone())
     }
 
     fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {
@@ -220,15 +285,16 @@ impl Library for ShardCatalog {
     }
 
     fn card_position(&self, doc_id: &str) -> Option<usize> {
-        self.positions.get(doc_id).copied()
+        self.set.positions.get(doc_id).copied()
     }
 
     fn alias_target(&self, alias: &str) -> Option<String> {
-        self.aliases.get(alias).cloned()
+        self.set.aliases.get(alias).cloned()
     }
 
     fn aliases(&self) -> Vec<(String, String)> {
-        self.aliases
+        self.set
+            .aliases
             .iter()
             .map(|(a, d)| (a.clone(), d.clone()))
             .collect()
@@ -391,16 +457,16 @@ fn failed(
     }
 }
 
-/// Start an agent run over shards (see `docnav.cluster.ShardedWorkspace.ask`): `catalogs` is
-/// every shard's `catalog_json`, `shard_paths` the shard workspaces in shard order (recorded in
+/// Start an agent run over shards (see `docnav.cluster.ShardedWorkspace.ask`): `cards` is
+/// every shard's catalog ([`ShardCards`]), `shard_paths` the shard workspaces in shard order (recorded in
 /// the trace header), `rank` and `run_worker` the callables described in this module; the other
 /// arguments are `Workspace.start_ask`'s (no answer cache: the shards have no one place to keep
 /// answers). The handle waits, cancels and returns the result; a `rank` that raised makes
-/// `result()` raise that exception. Errors: `ValueError` for a catalog that does not parse;
+/// `result()` raise that exception. Errors:
 /// `ModelError` without a model or with invalid model settings.
 #[pyfunction]
 #[pyo3(signature = (
-    catalogs, shard_paths, question, rank, run_worker, *, model = None, base_url = None,
+    cards, shard_paths, question, rank, run_worker, *, model = None, base_url = None,
     api_key = None, timeout = None, retries = None, max_requests = None, json_schema = true,
     doc_ids = None, trace = None, trace_dir = None, max_steps = 12, rounds = 3, max_cards = 50,
     max_docs = 4, concurrency = 4, evidence_chars = 12_000, prompt_cap = 12_000,
@@ -409,7 +475,7 @@ fn failed(
 #[allow(clippy::too_many_arguments)]
 fn start_sharded_ask(
     py: Python<'_>,
-    catalogs: Vec<String>,
+    cards: PyRef<'_, ShardCards>,
     shard_paths: Vec<String>,
     question: String,
     rank: Py<PyAny>,
@@ -441,11 +507,6 @@ fn start_sharded_ask(
             )));
         }
     }
-    let parts: Vec<CatalogPart> = catalogs
-        .iter()
-        .map(|c| CatalogPart::from_json(c))
-        .collect::<Result<_, _>>()
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("a shard's catalog: {e}")))?;
     let model = connect(&ModelKnobs {
         model,
         base_url,
@@ -467,7 +528,7 @@ fn start_sharded_ask(
         answer,
     };
     let options = agent_options(&knobs, doc_ids.unwrap_or_default());
-    let catalog = Arc::new(ShardCatalog::of(parts));
+    let catalog = Arc::new(ShardCatalog::of(&cards));
     let ranking = Arc::new(PyRanking {
         rank,
         failure: Mutex::new(None),
@@ -588,16 +649,15 @@ fn replay_worker_json(
 }
 
 /// Replay the trace at `trace_path` over shards (see `docnav.cluster.ShardedWorkspace.replay`):
-/// `catalogs` and `rank` as for `start_sharded_ask`, `run_worker(doc_id, request, recorded) ->
+/// `cards` and `rank` as for `start_sharded_ask`, `run_worker(doc_id, request, recorded) ->
 /// (shard, reply)` running `replay_worker_json` in the document's shard. Returns the report
 /// `docnav.replay` gives. Errors: `ReplayError` for an unreadable trace, one of an older format,
-/// or one whose documents no shard holds; `ValueError` for a catalog that does not parse; an
-/// exception `rank` raised.
+/// or one whose documents no shard holds; an exception `rank` raised.
 #[pyfunction]
 fn replay_sharded(
     py: Python<'_>,
     trace_path: PathBuf,
-    catalogs: Vec<String>,
+    cards: PyRef<'_, ShardCards>,
     rank: Py<PyAny>,
     run_worker: Py<PyAny>,
 ) -> PyResult<ReplayReport> {
@@ -608,17 +668,12 @@ fn replay_sharded(
             )));
         }
     }
-    let parts: Vec<CatalogPart> = catalogs
-        .iter()
-        .map(|c| CatalogPart::from_json(c))
-        .collect::<Result<_, _>>()
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("a shard's catalog: {e}")))?;
     let label = trace_path.display().to_string();
     let trace = read_trace(&trace_path).map_err(|e| Error::Replay(e.to_string()))?;
     if let Some(why) = version_refusal(&trace, &label) {
         return Err(Error::Replay(format!("{} (hint: {})", why.error, why.hint)).into());
     }
-    let catalog = Arc::new(ShardCatalog::of(parts));
+    let catalog = Arc::new(ShardCatalog::of(&cards));
     if let Some(why) = missing_refusal(&trace, &label, catalog.as_ref()) {
         return Err(Error::Replay(format!("{} (hint: {})", why.error, why.hint)).into());
     }

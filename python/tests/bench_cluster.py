@@ -2,7 +2,9 @@
 ``generate_corpus``) indexed by ``docnav index`` into one workspace and by ``build_shards`` into
 N shards on an N-node Ray cluster on 127.0.0.1 (one CPU per node), with wall time and peak
 memory (the ``docnav index`` process; each Ray node: its raylet and the worker processes under
-it, sampled every 0.2 s), then search latency through the shard actors against one workspace.
+it, sampled every 0.2 s), then search latency through the shard actors against one workspace,
+and the wall time of an ``ask`` against a scripted model on 127.0.0.1 that answers at once
+(analyze, one Worker's plan and ``done``, evaluate: docnav's own time, the model's is nil).
 
 Run (from the repository root, in a venv with the ``ray`` extra; a release build of the
 extension and of ``docnav`` for figures worth keeping):
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List
 
 import test_cluster  # sets Ray's environment (loopback) before importing it
+from fake_model import FakeModel, Reply, analysis, command, evaluation, plan
 from test_cluster import WORDS, generate_corpus
 
 import psutil  # Ray's own dependency (ray[default])
@@ -100,12 +103,45 @@ def index_one_workspace(docnav_bin: str, ws: Path, corpus: Path) -> tuple[float,
     return wall, kib * 1024
 
 
+ASK_DOC = "d00042"
+
+
+def ask_script(asks: int) -> List[Reply]:
+    """``asks`` runs of: analyze picks ``ASK_DOC``, its Worker reads section 1 and is done,
+    evaluate finds it sufficient."""
+    one = [
+        analysis(["document"], [(ASK_DOC, "read the document")]),
+        plan(ASK_DOC, ["cat 1"], "cat 1"),
+        command(ASK_DOC, "done"),
+        evaluation("sufficient"),
+    ]
+    return one * asks
+
+
+def ask_seconds(ask: Callable[..., Any], asks: int) -> List[float]:
+    """Wall seconds of each of ``asks`` asks of the same question (no answer reused), in order."""
+    fake = FakeModel(ask_script(asks))
+    out = []
+    try:
+        for _ in range(asks):
+            start = time.perf_counter()
+            answer = ask("What does document 42 say?", model="fake", base_url=fake.base_url,
+                         trace=False, no_cache=True)
+            out.append(time.perf_counter() - start)
+            assert answer.evidence and answer.evidence[0].doc_id == ASK_DOC, answer
+        assert fake.all_served()
+    finally:
+        fake.close()
+    return out
+
+
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     args.add_argument("--docs", type=int, default=10_000, help="generated documents (default 10,000)")
     args.add_argument("--shards", type=int, default=3, help="shards, one Ray node each (default 3)")
     args.add_argument("--docnav", default=shutil.which("docnav") or "docnav", help="the docnav binary")
     args.add_argument("--queries", type=int, default=200, help="search queries timed (default 200)")
+    args.add_argument("--asks", type=int, default=6, help="asks timed, at least 2 (default 6)")
     opts = args.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -128,6 +164,8 @@ def main() -> None:
                     sharded.search(q)
                 direct = latencies(lambda q: one.search(q, k=10), queries)
                 through = latencies(lambda q: sharded.search(q, k=10), queries)
+                ask_one = ask_seconds(one.ask, opts.asks)
+                ask_sharded = ask_seconds(sharded.ask, opts.asks)
 
     sizes = ", ".join(str(r.report.indexed) for r in reports)
     peaks = ", ".join(
@@ -139,6 +177,9 @@ def main() -> None:
     print(f"build_shards: {shards_s:.1f} s; documents per shard {sizes}; peak MiB per node {peaks}")
     print(f"direct search p50 {statistics.median(direct):.1f} ms p99 {pct(direct, 0.99):.1f} ms")
     print(f"sharded search p50 {statistics.median(through):.1f} ms p99 {pct(through, 0.99):.1f} ms")
+    print(f"ask, first / median of the {opts.asks - 1} after: one workspace {ask_one[0]:.3f} / "
+          f"{statistics.median(ask_one[1:]):.3f} s, sharded {ask_sharded[0]:.3f} / "
+          f"{statistics.median(ask_sharded[1:]):.3f} s")
 
 
 if __name__ == "__main__":

@@ -508,3 +508,35 @@ def test_a_shard_that_dies_during_a_catalog_search_fails_the_ask_naming_it(
     assert raised.value.shard == 0 and "no partial answer" in str(raised.value)
     # The run stopped at the failed search: no model call after it.
     assert len(fake.requests) == 1
+
+
+def test_ask_gathers_the_catalog_again_only_after_a_shard_changed(
+    ray_cluster: Cluster, fake_model, tmp_path: Path
+) -> None:
+    from fake_model import command, evaluation, plan, understanding
+
+    src = tmp_path / "docs"
+    src.mkdir()
+    for name in ("ripgrep__FAQ.md", "notes.txt"):
+        shutil.copy(FIXTURE_DOCS / name, src / name)
+    reports = cluster.build_shards([src], tmp_path / "shards", shards=2)
+    with cluster.ShardedWorkspace([r.path for r in reports], timeout=120) as sharded:
+        first = sharded._shard_cards()
+        # No shard changed: the cards are neither gathered nor parsed again.
+        assert sharded._shard_cards() is first
+        # A new document in one shard: the next ask knows it.
+        (src / "extra.md").write_text("# Extra\n\nCompressed archives are searched with -z.\n")
+        cluster.build_shards([src], tmp_path / "shards", shards=2)
+        fake = fake_model([
+            understanding(["archives"]),
+            plan("extra", ["cat ."], "cat ."),
+            command("extra", "done"),
+            evaluation("sufficient"),
+        ])
+        answer = sharded.ask(
+            "How are archives searched?", model="fake", base_url=fake.base_url,
+            doc_ids=["extra"], trace=False,
+        )
+        assert fake.all_served()
+        assert [e.doc_id for e in answer.evidence] == ["extra"]
+        assert sharded._shard_cards() is not first

@@ -162,6 +162,7 @@ class Instances:
         self.ranking = _native.rank_shard_json(
             self.workspace, "compressed files", self.rank_stats, 3)
         self.catalog = _native.catalog_json(self.workspace)
+        self.cards = _native.ShardCards([self.catalog])
         self.worker_request = json.dumps({
             "worker_id": "r1-w1-ripgrep-faq",
             "task": {"doc_id": "ripgrep-faq", "task": "find the flags"},
@@ -235,6 +236,8 @@ class Instances:
             "merge_docs_for": (
                 _native.merge_docs_for, dict(stats=self.rank_stats, parts=[self.ranking], k=3)),
             "catalog_json": (_native.catalog_json, dict(workspace=ws)),
+            "catalog_version": (_native.catalog_version, dict(workspace=ws)),
+            "ShardCards.__init__": (_native.ShardCards, dict(catalogs=[self.catalog])),
             "run_worker_json": (_native.run_worker_json, dict(
                 workspace=ws, request=self.worker_request, model="m", base_url=fake_url(),
                 retries=0)),
@@ -242,10 +245,10 @@ class Instances:
                 workspace=ws, request=self.worker_request,
                 recorded=json.dumps({"model": "m", "events": []}))),
             "replay_sharded": (_native.replay_sharded, dict(
-                trace_path="none.jsonl", catalogs=[self.catalog], rank=self.rank,
+                trace_path="none.jsonl", cards=self.cards, rank=self.rank,
                 run_worker=self.run_worker)),
             "start_sharded_ask": (self.start_sharded, dict(
-                catalogs=[self.catalog], shard_paths=[str(self.ws_dir)], question="q",
+                cards=self.cards, shard_paths=[str(self.ws_dir)], question="q",
                 rank=self.rank, run_worker=self.run_worker, model="m", base_url=fake_url(),
                 retries=0)),
             "SearchHit.__init__": (_native.SearchHit, dict(
