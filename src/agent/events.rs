@@ -360,3 +360,23 @@ impl ChatModel for RecordingModel<'_> {
         self.model.model_id()
     }
 }
+
+/// An [`EventSink`] that keeps every event in memory, in the order recorded (replays, the
+/// eval navigator, and a Worker run away from its Orchestrator collect their events in one).
+#[derive(Default)]
+pub struct MemorySink(pub std::sync::Mutex<Vec<EventRecord>>);
+
+impl EventSink for MemorySink {
+    fn record(&self, record: EventRecord) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(record);
+        }
+    }
+}
+
+impl MemorySink {
+    /// The events so far.
+    pub fn events(&self) -> Vec<EventRecord> {
+        self.0.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+}

@@ -11,8 +11,9 @@ mod library;
 mod model;
 pub mod verdict;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+pub use crate::agent::events::MemorySink;
 pub use library::{check_documents, trace_library, DocumentCheck};
 pub use model::{
     in_flight_actors, recorded_calls, CallOutcome, RecordedCall, ReplayModel, ReplayRouter,
@@ -20,7 +21,7 @@ pub use model::{
 
 use super::diff::short_diff;
 use super::Trace;
-use crate::agent::{AgentError, AgentEvent, AgentOptions, AgentRun, EventRecord, EventSink};
+use crate::agent::{AgentError, AgentEvent, AgentOptions, AgentRun, EventRecord};
 use crate::workspace::Library;
 
 /// Where a replay first differed from its recording.
@@ -58,25 +59,6 @@ impl std::fmt::Display for Divergence {
             write!(f, "\n{line}")?;
         }
         Ok(())
-    }
-}
-
-/// Collects events in memory.
-#[derive(Default)]
-pub struct MemorySink(pub Mutex<Vec<EventRecord>>);
-
-impl EventSink for MemorySink {
-    fn record(&self, record: EventRecord) {
-        if let Ok(mut v) = self.0.lock() {
-            v.push(record);
-        }
-    }
-}
-
-impl MemorySink {
-    /// The events so far.
-    pub fn events(&self) -> Vec<EventRecord> {
-        self.0.lock().map(|v| v.clone()).unwrap_or_default()
     }
 }
 

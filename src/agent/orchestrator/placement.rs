@@ -139,7 +139,7 @@ pub async fn run_requested_worker(
     model: Arc<dyn ChatModel>,
     request: WorkerRequest,
 ) -> WorkerReply {
-    let sink = Arc::new(crate::trace::replay::MemorySink::default());
+    let sink = Arc::new(crate::agent::events::MemorySink::default());
     let ctx = Arc::new(WorkerContext {
         library: library.clone(),
         model,
