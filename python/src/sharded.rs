@@ -1,5 +1,5 @@
 //! `ShardedWorkspace.ask` underneath: the Orchestrator runs in this (the driver's) process over
-//! the catalog gathered from every shard ([`ShardCatalog`]: the cards, and the trees of the
+//! the catalog gathered from every shard ([`GatheredCatalog`]: the cards, and the trees of the
 //! documents the Workers read, which they send back), its pre-rank and catalog searches ranked
 //! over every shard by a Python callable ([`PyRanking`]), each Worker run in its document's
 //! shard by another ([`PyWorkers`]: a Ray call to the shard's actor, which runs
@@ -7,30 +7,28 @@
 //! the same with the recorded replies ([`replay_sharded`], each Worker replayed in its shard by
 //! [`replay_worker_json`]).
 
-use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use pyo3::prelude::*;
 
 use docnav::agent::decisions::Task;
 use docnav::agent::events::{AgentEvent, Emitter, EventRecord, EventSink, FanOut};
 use docnav::agent::orchestrator::placement::{
-    forward_events, run_requested_worker, CatalogRanking, WorkerDispatch, WorkerReply,
-    WorkerRequest,
+    forward_events, run_requested_worker, CatalogPart, CatalogRanking, GatheredCards,
+    GatheredCatalog, WorkerDispatch, WorkerReply, WorkerRequest,
 };
 use docnav::agent::orchestrator::shards::{merge_rankings, RankStatistics, ShardRanking};
 use docnav::agent::orchestrator::{Placement, RankedDocuments};
-use docnav::agent::worker::{WorkerContext, WorkerEnd, WorkerOutcome};
+use docnav::agent::worker::{WorkerContext, WorkerOutcome};
 use docnav::agent::{ask_placed, AgentError, NullSink, SharedModel};
-use docnav::index::{DocCard, SectionIndex};
 use docnav::llm::BoxFuture;
 use docnav::trace::record::{AskError, AskFailure, Outcome, RecordedRun};
 use docnav::trace::replay::verdict::{judge, missing_refusal, notes, version_refusal};
 use docnav::trace::replay::{replay_placed, ReplayModel};
 use docnav::trace::writer::TraceWriter;
 use docnav::trace::{read_trace, TraceHeader};
-use docnav::workspace::{Document, Library, WorkspaceError};
+use docnav::workspace::Library;
 
 use crate::ask::{agent_options, connect, ended, runtime, spawn_run, AgentKnobs, AskHandle};
 use crate::ask::{Ended, ModelKnobs};
@@ -50,48 +48,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// What a shard's catalog holds, as it crosses to the driver.
-struct CatalogPart {
-    cards: Vec<DocCard>,
-    aliases: Vec<(String, String)>,
-}
-
-impl CatalogPart {
-    fn to_json(&self) -> serde_json::Result<String> {
-        serde_json::to_string(&serde_json::json!({
-            "cards": self.cards,
-            "aliases": self.aliases,
-        }))
-    }
-
-    fn from_json(json: &str) -> serde_json::Result<CatalogPart> {
-        let mut v: serde_json::Value = serde_json::from_str(json)?;
-        Ok(CatalogPart {
-            cards: serde_json::from_value(v["cards"].take())?,
-            aliases: serde_json::from_value(v["aliases"].take())?,
-        })
-    }
-}
-
-/// `workspace`'s catalog as JSON: `{"cards": [DocCard…], "aliases": [[alias, doc_id]…]}` in
-/// catalog order. Errors: `WorkspaceError` for an unusable workspace.
+/// `workspace`'s catalog as the JSON of a `CatalogPart`: `{"aliases": [[alias, doc_id]…],
+/// "cards": [DocCard…]}`, the cards in catalog order. Errors: `WorkspaceError` for an unusable
+/// workspace.
 #[pyfunction]
 fn catalog_json(py: Python<'_>, workspace: &Workspace) -> PyResult<String> {
     Ok(py.detach(|| -> Result<String, Error> {
         let opened = workspace.opened()?;
-        let library = opened.workspace.as_ref();
-        let mut cards = Vec::new();
-        library.strict_reads(&mut || {
-            cards = library
-                .all_cards()
-                .iter()
-                .map(|c| DocCard::clone(c))
-                .collect();
-        })?;
-        let part = CatalogPart {
-            cards,
-            aliases: library.aliases(),
-        };
+        let part = CatalogPart::of_library(opened.workspace.as_ref())?;
         part.to_json().map_err(|e| Error::Other(e.to_string()))
     })?)
 }
@@ -159,42 +123,13 @@ fn run_worker_json(
     })?)
 }
 
-/// Every shard's cards (in catalog order) and aliases, parsed in the driver.
-struct CardSet {
-    cards: Vec<Arc<DocCard>>,
-    positions: HashMap<String, usize>,
-    aliases: BTreeMap<String, String>,
-}
-
-impl CardSet {
-    fn of(parts: Vec<CatalogPart>) -> CardSet {
-        let mut cards: Vec<Arc<DocCard>> = Vec::new();
-        let mut aliases = BTreeMap::new();
-        for part in parts {
-            cards.extend(part.cards.into_iter().map(Arc::new));
-            aliases.extend(part.aliases);
-        }
-        cards.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
-        let positions = cards
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.doc_id.clone(), i))
-            .collect();
-        CardSet {
-            cards,
-            positions,
-            aliases,
-        }
-    }
-}
-
 /// `docnav._native.ShardCards(catalogs)`: every shard's catalog (`catalogs`, each shard's
-/// `catalog_json`) parsed once in the driver. Immutable; `ShardedWorkspace` keeps one while no
-/// shard's catalog changes (`catalog_version`), so an `ask` neither gathers nor parses every card
-/// again. Errors: `ValueError` for a catalog that does not parse.
+/// `catalog_json`) parsed once in the driver and merged (`GatheredCards`). Immutable;
+/// `ShardedWorkspace` keeps one while no shard's catalog changes (`catalog_version`), so an `ask`
+/// neither gathers nor parses every card again. Errors: `ValueError` for a catalog that does not parse.
 #[pyclass(module = "docnav._native", frozen)]
 pub struct ShardCards {
-    set: Arc<CardSet>,
+    cards: Arc<GatheredCards>,
 }
 
 #[pymethods]
@@ -212,92 +147,15 @@ impl ShardCards {
                 pyo3::exceptions::PyValueError::new_err(format!("a shard's catalog: {e}"))
             })?;
         Ok(ShardCards {
-            set: Arc::new(py.detach(|| CardSet::of(parts))),
+            cards: Arc::new(py.detach(|| GatheredCards::new(parts))),
         })
     }
 }
 
-/// The catalog of every shard, in the driver, for one run: the cards and aliases the shards sent
-/// ([`ShardCards`]), and the trees of the documents that run's Workers sent back. It has no
-/// section index: its rankings come from the shards ([`PyRanking`]).
-struct ShardCatalog {
-    set: Arc<CardSet>,
-    documents: Mutex<HashMap<String, Arc<Document>>>,
-}
-
-impl ShardCatalog {
-    fn of(cards: &ShardCards) -> ShardCatalog {
-        ShardCatalog {
-            set: cards.set.clone(),
-            documents: Mutex::new(HashMap::new()),
-        }
-    }
-
-    fn keep(&self, documents: Vec<Document>) {
-        let mut held = lock(&self.documents);
-        for doc in documents {
-            held.insert(doc.card.doc_id.clone(), Arc::new(doc));
-        }
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
-
-impl Library for ShardCatalog {
-    fn document_count(&self) -> usize {
-        self.set.cards.len()
-    }
-
-    fn cards_page(&self, offset: usize, limit: usize) -> Vec<Arc<DocCard>> {
-        self.set
-            .cards
-            .iter()
-            .skip(offset)
-            .take(limit)
-            .cloned()
-            .collect()
-    }
-
-    fn card(&self, doc_id: &str) -> Option<Arc<DocCard>> {
-        self.set
-            .positions
-            .get(doc_id)
-            .map(|&i| self.set.cards[i].clone())
-    }
-
-    fn document(&self, doc_id: &str) -> Result<Arc<Document>, WorkspaceError> {
-        lock(&self.documents)
-            .get(doc_id)
-            .cloned()
-            .ok_or_else(|| WorkspaceError::NotFound(doc_id.to_string()))
-    }
-
-    fn sections(&self) -> Result<&SectionIndex, WorkspaceError> {
-        Err(WorkspaceError::Search {
-            dir: PathBuf::from("the shards' catalog"),
-            reason: "the sections are searched in the shards".into(),
-        })
-    }
-
-    fn card_position(&self, doc_id: &str) -> Option<usize> {
-        self.set.positions.get(doc_id).copied()
-    }
-
-    fn alias_target(&self, alias: &str) -> Option<String> {
-        self.set.aliases.get(alias).cloned()
-    }
-
-    fn aliases(&self) -> Vec<(String, String)> {
-        self.set
-            .aliases
-            .iter()
-            .map(|(a, d)| (a.clone(), d.clone()))
-            .collect()
+impl ShardCards {
+    /// A run's catalog over these cards, holding no document tree yet.
+    fn catalog(&self) -> GatheredCatalog {
+        GatheredCatalog::new(self.cards.clone())
     }
 }
 
@@ -311,6 +169,15 @@ struct PyRanking {
 }
 
 impl PyRanking {
+    fn failure_held(&self) -> MutexGuard<'_, Option<PyErr>> {
+        self.failure.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The first failure of a ranking, taken to be raised.
+    fn take_failure(&self) -> Option<PyErr> {
+        self.failure_held().take()
+    }
+
     fn ranked(&self, question: &str) -> PyResult<RankedDocuments> {
         let (stats, parts): (String, Vec<String>) = tokio::task::block_in_place(|| {
             Python::attach(|py| self.rank.call1(py, (question,))?.extract(py))
@@ -332,7 +199,7 @@ impl CatalogRanking for PyRanking {
     fn rank(&self, _library: &dyn Library, question: &str) -> Result<RankedDocuments, AgentError> {
         self.ranked(question).map_err(|e| {
             let message = e.to_string();
-            lock(&self.failure).get_or_insert(e);
+            self.failure_held().get_or_insert(e);
             AgentError::Workspace(message)
         })
     }
@@ -345,7 +212,7 @@ impl CatalogRanking for PyRanking {
 /// error.
 struct PyWorkers {
     run: Arc<Py<PyAny>>,
-    catalog: Arc<ShardCatalog>,
+    catalog: Arc<GatheredCatalog>,
     /// In a replay: the trace's model id and events; `run` is then called as `run(doc_id,
     /// request, recorded)` with the JSON `{"model", "events"}` of the Worker's own events.
     recorded: Option<Arc<(String, Vec<EventRecord>)>>,
@@ -441,20 +308,7 @@ fn failed(
         evidence: 0,
         error: Some(error.clone()),
     });
-    WorkerOutcome {
-        worker_id: worker_id.to_string(),
-        doc_id: task.doc_id.clone(),
-        task: task.task.clone(),
-        steps: 0,
-        evidence: Vec::new(),
-        verdict: None,
-        end: WorkerEnd::Failed,
-        found_nothing: Vec::new(),
-        leads: Vec::new(),
-        last_reason: String::new(),
-        error: Some(error),
-        usage: (0, 0, 0),
-    }
+    WorkerOutcome::failed(worker_id, task, error)
 }
 
 /// Start an agent run over shards (see `docnav.cluster.ShardedWorkspace.ask`): `cards` is
@@ -528,7 +382,7 @@ fn start_sharded_ask(
         answer,
     };
     let options = agent_options(&knobs, doc_ids.unwrap_or_default());
-    let catalog = Arc::new(ShardCatalog::of(&cards));
+    let catalog = Arc::new(cards.catalog());
     let ranking = Arc::new(PyRanking {
         rank,
         failure: Mutex::new(None),
@@ -593,7 +447,7 @@ fn start_sharded_ask(
             }
             None => None,
         };
-        if let Some(e) = lock(&ranking.failure).take() {
+        if let Some(e) = ranking.take_failure() {
             return Ended::Raised(e);
         }
         ended(match result {
@@ -673,7 +527,7 @@ fn replay_sharded(
     if let Some(why) = version_refusal(&trace, &label) {
         return Err(Error::Replay(format!("{} (hint: {})", why.error, why.hint)).into());
     }
-    let catalog = Arc::new(ShardCatalog::of(&cards));
+    let catalog = Arc::new(cards.catalog());
     if let Some(why) = missing_refusal(&trace, &label, catalog.as_ref()) {
         return Err(Error::Replay(format!("{} (hint: {})", why.error, why.hint)).into());
     }
@@ -698,7 +552,7 @@ fn replay_sharded(
             runtime.spawn(async move { replay_placed(&replayed, library, &placement).await }),
         )
     });
-    if let Some(e) = lock(&ranking.failure).take() {
+    if let Some(e) = ranking.take_failure() {
         return Err(e);
     }
     let outcome = outcome.map_err(|e| Error::Other(format!("the replay died: {e}")))?;

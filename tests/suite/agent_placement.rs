@@ -1,7 +1,8 @@
 //! The Orchestrator with its Workers dispatched elsewhere and its catalog ranked over shards
 //! ([`docnav::agent::orchestrator::placement`]): the fixtures split over three libraries, each
 //! Worker's request and reply passed through JSON to the library holding its document (as
-//! between processes), the ranking merged from the shards' parts. Against the same scripted
+//! between processes), the ranking merged from the shards' parts, the Orchestrator reading the
+//! catalog gathered from the shards' parts ([`GatheredCatalog`]). Against the same scripted
 //! model, the run sends the same prompts, collects the same evidence and reaches the same
 //! verdict as the run over one library holding every document; recorded, either run replays
 //! with each Worker replayed on its shard ([`replay_placed`]).
@@ -11,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use docnav::agent::decisions::Task;
 use docnav::agent::events::{EventRecord, EventSink};
 use docnav::agent::orchestrator::placement::{
-    forward_events, run_requested_worker, CatalogRanking, WorkerDispatch, WorkerReply,
-    WorkerRequest,
+    forward_events, run_requested_worker, CatalogPart, CatalogRanking, GatheredCards,
+    GatheredCatalog, WorkerDispatch, WorkerReply, WorkerRequest,
 };
 use docnav::agent::orchestrator::shards::{
     merge_rank_statistics, merge_rankings, rank_shard, rank_statistics,
@@ -65,9 +66,26 @@ fn script() -> Vec<Reply> {
     script
 }
 
-/// Each Worker runs on the shard holding its document, its request and reply through JSON.
+/// Every shard's catalog, each part through JSON, gathered.
+fn gathered(shards: &[Arc<InMemoryLibrary>]) -> Arc<GatheredCards> {
+    let parts = shards
+        .iter()
+        .map(|s| {
+            let json = CatalogPart::of_library(s.as_ref())
+                .unwrap()
+                .to_json()
+                .unwrap();
+            CatalogPart::from_json(&json).unwrap()
+        })
+        .collect();
+    Arc::new(GatheredCards::new(parts))
+}
+
+/// Each Worker runs on the shard holding its document, its request and reply through JSON; the
+/// reply's documents go to the run's catalog.
 struct ShardWorkers {
     shards: Vec<Arc<InMemoryLibrary>>,
+    catalog: Arc<GatheredCatalog>,
     model: Arc<dyn ChatModel>,
     /// `(doc_id, shard)` of every Worker run.
     ran: Arc<Mutex<Vec<(String, usize)>>>,
@@ -95,6 +113,7 @@ impl WorkerDispatch for ShardWorkers {
             None => self.model.clone(),
         };
         let request = serde_json::to_string(&WorkerRequest::of(&ctx, task, worker_id)).unwrap();
+        let catalog = self.catalog.clone();
         Box::pin(async move {
             let request: WorkerRequest = serde_json::from_str(&request).unwrap();
             let reply = run_requested_worker(library, model, request).await;
@@ -105,6 +124,7 @@ impl WorkerDispatch for ShardWorkers {
                 .iter()
                 .any(|d| d.card.doc_id == reply.outcome.doc_id));
             forward_events(&reply, sink.as_ref());
+            catalog.keep(reply.documents);
             reply.outcome
         })
     }
@@ -155,7 +175,6 @@ fn prompts(fake: &FakeModel) -> Vec<String> {
 async fn workers_dispatched_to_shards_give_the_run_of_one_library() {
     let files: Vec<&str> = SHARDS.iter().flat_map(|s| s.iter().copied()).collect();
     let whole = library(&files);
-    let whole_again: Arc<dyn Library> = whole.clone();
     let options = AgentOptions::default();
 
     let one_fake = FakeModel::start(script()).await;
@@ -175,10 +194,13 @@ async fn workers_dispatched_to_shards_give_the_run_of_one_library() {
 
     let fake = FakeModel::start(script()).await;
     let shards: Vec<_> = SHARDS.iter().map(|s| library(s)).collect();
+    let cards = gathered(&shards);
+    let catalog = Arc::new(GatheredCatalog::new(cards.clone()));
     let ran = Arc::new(Mutex::new(Vec::new()));
     let placement = Placement {
         workers: Arc::new(ShardWorkers {
             shards: shards.clone(),
+            catalog: catalog.clone(),
             model: model(&fake),
             ran: ran.clone(),
             recorded: None,
@@ -187,7 +209,7 @@ async fn workers_dispatched_to_shards_give_the_run_of_one_library() {
     };
     let sink = Arc::new(MemorySink::default());
     let run = ask_placed(
-        whole,
+        catalog,
         Arc::new(SharedModel(model(&fake))),
         sink.clone(),
         &options,
@@ -227,20 +249,22 @@ async fn workers_dispatched_to_shards_give_the_run_of_one_library() {
         (one_sink.events(), "one library"),
     ] {
         let trace = Trace {
-            header: TraceHeader::for_run(whole_again.as_ref(), QUESTION, "replay", &options, 0),
+            header: TraceHeader::for_run(whole.as_ref(), QUESTION, "replay", &options, 0),
             events: events.clone(),
             truncated_at_line: None,
         };
+        let catalog = Arc::new(GatheredCatalog::new(cards.clone()));
         let placement = Placement {
             workers: Arc::new(ShardWorkers {
                 shards: shards.clone(),
+                catalog: catalog.clone(),
                 model: model(&fake),
                 ran: Arc::new(Mutex::new(Vec::new())),
                 recorded: Some(events),
             }),
             ranking: Arc::new(ShardRanking(shards.clone())),
         };
-        let outcome = replay_placed(&trace, whole_again.clone(), &placement).await;
+        let outcome = replay_placed(&trace, catalog, &placement).await;
         assert_eq!(outcome.divergence, None, "the run over {over}");
         let replayed = outcome.run.unwrap();
         assert_eq!(replayed.answer.evidence, run.answer.evidence);

@@ -14,7 +14,7 @@ use super::{cards, known_tasks, PreRank, Run, NO_EVIDENCE};
 use crate::agent::decisions::{Evaluation, Outcome, QueryPlan, Task};
 use crate::agent::events::EventSink;
 use crate::agent::evidence::AnswerVerdict;
-use crate::agent::worker::{CollectedEvidence, WorkerContext, WorkerEnd, WorkerOutcome};
+use crate::agent::worker::{CollectedEvidence, WorkerContext, WorkerOutcome};
 use crate::agent::{AgentError, ModelRouter};
 
 /// What the rounds did so far.
@@ -266,22 +266,12 @@ async fn dispatch(
         .zip(tasks)
         .enumerate()
         .map(|(i, (outcome, task))| {
-            outcome.unwrap_or_else(|| WorkerOutcome {
-                worker_id: format!("r{round}-w{}-{}", i + 1, task.doc_id),
-                doc_id: task.doc_id.clone(),
-                task: task.task.clone(),
-                steps: 0,
-                evidence: Vec::new(),
-                verdict: None,
-                end: WorkerEnd::Failed,
-                found_nothing: Vec::new(),
-                leads: Vec::new(),
-                last_reason: String::new(),
-                error: Some(format!(
-                    "worker task died: {}",
-                    lost.as_deref().unwrap_or("unknown")
-                )),
-                usage: (0, 0, 0),
+            outcome.unwrap_or_else(|| {
+                WorkerOutcome::failed(
+                    &format!("r{round}-w{}-{}", i + 1, task.doc_id),
+                    task,
+                    format!("worker task died: {}", lost.as_deref().unwrap_or("unknown")),
+                )
             })
         })
         .collect()

@@ -133,6 +133,28 @@ pub struct WorkerOutcome {
     pub usage: (u64, u64, u64),
 }
 
+impl WorkerOutcome {
+    /// The outcome of the Worker `worker_id` that could not run `task` at all (its task died,
+    /// the process holding its document could not be reached): no steps, no evidence, no
+    /// usage, ended [`WorkerEnd::Failed`] with `error` as its error.
+    pub fn failed(worker_id: &str, task: &Task, error: String) -> WorkerOutcome {
+        WorkerOutcome {
+            worker_id: worker_id.to_string(),
+            doc_id: task.doc_id.clone(),
+            task: task.task.clone(),
+            steps: 0,
+            evidence: Vec::new(),
+            verdict: None,
+            end: WorkerEnd::Failed,
+            found_nothing: Vec::new(),
+            leads: Vec::new(),
+            last_reason: String::new(),
+            error: Some(error),
+            usage: (0, 0, 0),
+        }
+    }
+}
+
 /// Everything a Worker needs.
 pub struct WorkerContext {
     /// Documents.

@@ -3,7 +3,12 @@
 //! both in this process over the run's library (what every face but a sharded corpus uses); a
 //! corpus split into shards (each an ordinary workspace in another process) runs each Worker
 //! where its document is ([`WorkerRequest`] in, [`WorkerReply`] out, both JSON) and ranks the
-//! catalog with [`super::shards`].
+//! catalog with [`super::shards`]; the Orchestrator then reads the catalog gathered from every
+//! shard ([`catalog`]).
+
+pub mod catalog;
+
+pub use catalog::{CatalogPart, GatheredCards, GatheredCatalog};
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
