@@ -193,6 +193,7 @@ pub fn start_ask(request: AskRequest) -> PyResult<AskHandle> {
         trace,
         cache: CachePolicy::unless(request.no_cache),
         permits: None,
+        placement: docnav::agent::orchestrator::Placement::local(),
     };
     spawn_run(move |cancelled| async move { ended(ask.run(Arc::new(NullSink), cancelled).await) })
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use pyo3::prelude::*;
 
 use docnav::agent::decisions::Task;
-use docnav::agent::events::{AgentEvent, Emitter, EventRecord, EventSink, FanOut};
+use docnav::agent::events::{AgentEvent, Emitter, EventRecord, EventSink};
 use docnav::agent::orchestrator::placement::{
     forward_events, run_requested_worker, CatalogPart, CatalogRanking, GatheredCards,
     GatheredCatalog, WorkerDispatch, WorkerReply, WorkerRequest,
@@ -21,13 +21,12 @@ use docnav::agent::orchestrator::placement::{
 use docnav::agent::orchestrator::shards::{merge_rankings, RankStatistics, ShardRanking};
 use docnav::agent::orchestrator::{Placement, RankedDocuments};
 use docnav::agent::worker::{WorkerContext, WorkerOutcome};
-use docnav::agent::{ask_placed, AgentError, NullSink, SharedModel};
+use docnav::agent::{AgentError, NullSink};
 use docnav::llm::BoxFuture;
-use docnav::trace::record::{AskError, AskFailure, Outcome, RecordedRun};
+use docnav::trace::read_trace;
+use docnav::trace::record::{Ask, CachePolicy, Catalog, TraceDestination};
 use docnav::trace::replay::verdict::{judge, missing_refusal, notes, version_refusal};
 use docnav::trace::replay::{replay_placed, ReplayModel};
-use docnav::trace::writer::TraceWriter;
-use docnav::trace::{read_trace, TraceHeader};
 use docnav::workspace::Library;
 
 use crate::ask::{agent_options, connect, ended, runtime, spawn_run, AgentKnobs, AskHandle};
@@ -394,75 +393,34 @@ fn start_sharded_ask(
             recorded: None,
         }),
         ranking: ranking.clone(),
+        shards: shard_paths,
+    };
+    let ask = Ask {
+        // The shards keep no answers (CachePolicy::Off), so no workspace folder is read.
+        catalog: Catalog::Opened {
+            library: catalog,
+            workspace: PathBuf::new(),
+            generation: 0,
+        },
+        model,
+        options,
+        question,
+        memory: Vec::new(),
+        trace: match (trace, trace_dir) {
+            (Some(file), _) => Some(TraceDestination::File(file)),
+            (None, Some(dir)) => Some(TraceDestination::NewIn(dir)),
+            (None, None) => None,
+        },
+        cache: CachePolicy::Off,
+        permits: None,
+        placement,
     };
     spawn_run(move |cancelled| async move {
-        let unix_ms = docnav::trace::now_unix_ms();
-        let header = TraceHeader::for_run(
-            catalog.as_ref(),
-            &question,
-            model.model_id(),
-            &options,
-            unix_ms,
-        )
-        .with_shards(shard_paths);
-        let writer = match (&trace, &trace_dir) {
-            (Some(file), _) => Some(TraceWriter::create(file, &header)),
-            (None, Some(dir)) => Some(TraceWriter::create_in(dir, &header)),
-            (None, None) => None,
-        };
-        let writer = match writer.transpose() {
-            Ok(w) => w.map(Arc::new),
-            Err(e) => {
-                return ended(Err(AskFailure::Failed {
-                    error: AskError::Trace(e),
-                    trace: None,
-                }))
-            }
-        };
-        let mut sinks: Vec<Arc<dyn EventSink>> = vec![Arc::new(NullSink)];
-        if let Some(w) = &writer {
-            sinks.push(w.clone());
+        let result = ask.run(Arc::new(NullSink), cancelled).await;
+        match ranking.take_failure() {
+            Some(e) => Ended::Raised(e),
+            None => ended(result),
         }
-        let sink: Arc<dyn EventSink> = Arc::new(FanOut(sinks));
-        let library: Arc<dyn Library> = catalog.clone();
-        let run = ask_placed(
-            library,
-            Arc::new(SharedModel(model)),
-            sink,
-            &options,
-            &[],
-            &question,
-            &placement,
-        );
-        let result = tokio::select! {
-            biased;
-            _ = cancelled => None,
-            result = run => Some(result),
-        };
-        let trace = match writer {
-            Some(w) => {
-                let path = w.path().to_path_buf();
-                let _ = tokio::task::spawn_blocking(move || w.finish()).await;
-                Some(path)
-            }
-            None => None,
-        };
-        if let Some(e) = ranking.take_failure() {
-            return Ended::Raised(e);
-        }
-        ended(match result {
-            None => Err(AskFailure::Cancelled { trace }),
-            Some(Err(e)) => Err(AskFailure::Failed {
-                error: e.into(),
-                trace,
-            }),
-            Some(Ok(run)) => Ok(Outcome::Ran(Box::new(RecordedRun {
-                run,
-                trace,
-                started_unix_ms: unix_ms,
-                warnings: Vec::new(),
-            }))),
-        })
     })
 }
 
@@ -542,6 +500,7 @@ fn replay_sharded(
             recorded: Some(Arc::new((trace.header.model.clone(), trace.events.clone()))),
         }),
         ranking: ranking.clone(),
+        shards: trace.header.shards.clone(),
     };
     let runtime = runtime()?;
     let library: Arc<dyn Library> = catalog.clone();

@@ -168,6 +168,7 @@ pub fn run_agent(
         trace: Some(TraceDestination::for_local_run(trace.as_deref(), workspace)),
         cache,
         permits: None,
+        placement: crate::agent::orchestrator::Placement::local(),
     };
     let sink: Arc<dyn EventSink> = if output::stderr_is_tty() {
         Arc::new(ProgressSink)

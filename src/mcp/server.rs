@@ -159,6 +159,7 @@ impl DocnavServer {
             memory: Vec::new(),
             cache: CachePolicy::unless(a.no_cache.unwrap_or(false)),
             permits: self.inner.ask_permits.clone(),
+            placement: crate::agent::orchestrator::Placement::local(),
         };
         let (tx, mut rx) = Paced::channel(PROGRESS_LINES_HELD, progress);
         let token = context.meta.get_progress_token();

@@ -182,6 +182,7 @@ pub fn ask_in_shell(agent: &mut ShellAgent, session: &Session, line: &str) -> (S
             None => CachePolicy::Off,
         },
         permits: None,
+        placement: crate::agent::orchestrator::Placement::local(),
     };
     let runtime = match agent.runtime() {
         Ok(rt) => rt,

@@ -26,6 +26,7 @@ use super::{TraceError, TraceHeader, TraceWriter};
 use crate::agent::events::FanOut;
 use crate::agent::evidence::Answer;
 use crate::agent::followup::Turn;
+use crate::agent::orchestrator::Placement;
 use crate::agent::{AgentError, AgentOptions, AgentRun, EventSink, SharedModel};
 use crate::llm::ChatModel;
 use crate::workspace::{Library, Workspace, WorkspaceError};
@@ -157,6 +158,9 @@ pub struct Ask {
     /// Runs allowed at once (shared with the other faces): a run that finds none free is
     /// [`AskFailure::Busy`]. A reused answer needs none.
     pub permits: Option<Arc<Semaphore>>,
+    /// Where its Workers run and its catalog is ranked: [`Placement::local`] for a workspace;
+    /// for a corpus split into shards, the shards (the trace header lists them).
+    pub placement: Placement,
 }
 
 /// A reused answer.
@@ -486,13 +490,14 @@ impl Ready {
             sinks.push(w.clone());
         }
         let sink: Arc<dyn EventSink> = Arc::new(FanOut(sinks));
-        let run = crate::agent::ask_in_conversation(
+        let run = crate::agent::ask_placed(
             library.clone(),
             Arc::new(SharedModel(ask.model.clone())),
             sink,
             &ask.options,
             &ask.memory,
             &ask.question,
+            &ask.placement,
         );
         let result = tokio::select! {
             biased;
@@ -552,18 +557,20 @@ async fn create_trace(
     let Some(destination) = ask.trace.clone() else {
         return Ok(None);
     };
-    let (catalog, question, model_id, options, memory) = (
+    let (catalog, question, model_id, options, memory, shards) = (
         library.clone(),
         ask.question.clone(),
         ask.model.model_id().to_string(),
         ask.options.clone(),
         ask.memory.clone(),
+        ask.placement.shards.clone(),
     );
     let created = blocking(
         move || {
             let header =
                 TraceHeader::for_run(catalog.as_ref(), &question, &model_id, &options, unix_ms)
-                    .with_memory(&memory);
+                    .with_memory(&memory)
+                    .with_shards(shards);
             match &destination {
                 TraceDestination::File(path) => {
                     TraceWriter::create(path, &header).map_err(|e| (e, false))

@@ -206,6 +206,7 @@ async fn workers_dispatched_to_shards_give_the_run_of_one_library() {
             recorded: None,
         }),
         ranking: Arc::new(ShardRanking(shards.clone())),
+        shards: Vec::new(),
     };
     let sink = Arc::new(MemorySink::default());
     let run = ask_placed(
@@ -263,6 +264,7 @@ async fn workers_dispatched_to_shards_give_the_run_of_one_library() {
                 recorded: Some(events),
             }),
             ranking: Arc::new(ShardRanking(shards.clone())),
+            shards: Vec::new(),
         };
         let outcome = replay_placed(&trace, catalog, &placement).await;
         assert_eq!(outcome.divergence, None, "the run over {over}");

@@ -204,6 +204,7 @@ pub async fn ask(
         // answers kept before (see `CachePolicy`).
         cache: CachePolicy::unless(req.no_cache),
         permits: Some(state.asks.clone()),
+        placement: crate::agent::orchestrator::Placement::local(),
     };
     // A reused answer needs no model call, so no ask permit either.
     let ready = match ask.start().await {

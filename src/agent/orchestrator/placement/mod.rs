@@ -82,6 +82,9 @@ pub struct Placement {
     pub workers: Arc<dyn WorkerDispatch>,
     /// Ranks the catalog.
     pub ranking: Arc<dyn CatalogRanking>,
+    /// The shard workspaces the Workers run in, in shard order, as the trace header lists them;
+    /// empty when everything runs in this process.
+    pub shards: Vec<String>,
 }
 
 impl Placement {
@@ -90,6 +93,7 @@ impl Placement {
         Placement {
             workers: Arc::new(LocalWorkers),
             ranking: Arc::new(LocalRanking),
+            shards: Vec::new(),
         }
     }
 }
