@@ -52,12 +52,16 @@ impl Workspace {
 /// first exception it raises is kept and raised when the run has stopped.
 struct PyProgress<'a> {
     callback: Option<Py<PyAny>>,
+    /// Files done and the total. Held across each call of the callable (taken before the GIL,
+    /// so no deadlock with a thread that holds the GIL): the calls come one at a time, in order
+    /// of `done`, and none after one raised — the indexing threads would otherwise race to it.
     total: Mutex<(usize, usize)>,
     failure: Mutex<Option<PyErr>>,
     cancel: &'a AtomicBool,
 }
 
 impl PyProgress<'_> {
+    /// Call the callable (the caller holds `total`), unless the run is stopping.
     fn call(&self, done: usize, total: usize, path: &str) {
         let Some(callback) = &self.callback else {
             return;
@@ -83,15 +87,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl IndexProgress for PyProgress<'_> {
     fn start(&self, total: usize) {
-        *lock(&self.total) = (0, total);
+        let mut held = lock(&self.total);
+        *held = (0, total);
         self.call(0, total, "");
     }
     fn file_done(&self, path: &Path) {
-        let (done, total) = {
-            let mut t = lock(&self.total);
-            t.0 += 1;
-            *t
-        };
+        let mut held = lock(&self.total);
+        held.0 += 1;
+        let (done, total) = *held;
         self.call(done, total, &path.to_string_lossy());
     }
     fn cancelled(&self) -> bool {
