@@ -347,7 +347,9 @@ fn shell_colour_follows_no_color_and_long_output_uses_pager_only_when_set() {
     plain.wait_for_prompt_after("cd: no document 'nowhere' under / (try ls /)", "docnav:/> ");
     assert!(!plain.screen_with_escapes().contains("\u{1b}[31m"));
     plain.keys(&["grep -m 60 rg /ripgrep-guide", "Enter"]);
-    plain.wait_for("/ripgrep-guide/1/");
+    // The prompt back before Ctrl-D: a Ctrl-D typed while the output is still printing reaches
+    // the terminal in its line mode, which takes it as an end of input nobody reads.
+    plain.wait_for_prompt_after("/ripgrep-guide/1/", "docnav:/> ");
     plain.keys(&["C-d"]);
     plain.wait_for("EXITED:0");
 }
