@@ -310,6 +310,18 @@ fn failed(
     WorkerOutcome::failed(worker_id, task, error)
 }
 
+/// `TypeError` naming the argument when `rank` or `run_worker` is not callable.
+fn require_callables(py: Python<'_>, rank: &Py<PyAny>, run_worker: &Py<PyAny>) -> PyResult<()> {
+    for (name, f) in [("rank", rank), ("run_worker", run_worker)] {
+        if !f.bind(py).is_callable() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "argument '{name}': must be callable"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Start an agent run over shards (see `docnav.cluster.ShardedWorkspace.ask`): `cards` is
 /// every shard's catalog ([`ShardCards`]), `shard_paths` the shard workspaces in shard order (recorded in
 /// the trace header), `rank` and `run_worker` the callables described in this module; the other
@@ -353,13 +365,7 @@ fn start_sharded_ask(
     output_budget: usize,
     answer: bool,
 ) -> PyResult<AskHandle> {
-    for (name, f) in [("rank", &rank), ("run_worker", &run_worker)] {
-        if !f.bind(py).is_callable() {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "argument '{name}': must be callable"
-            )));
-        }
-    }
+    require_callables(py, &rank, &run_worker)?;
     let model = connect(&ModelKnobs {
         model,
         base_url,
@@ -473,13 +479,7 @@ fn replay_sharded(
     rank: Py<PyAny>,
     run_worker: Py<PyAny>,
 ) -> PyResult<ReplayReport> {
-    for (name, f) in [("rank", &rank), ("run_worker", &run_worker)] {
-        if !f.bind(py).is_callable() {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "argument '{name}': must be callable"
-            )));
-        }
-    }
+    require_callables(py, &rank, &run_worker)?;
     let label = trace_path.display().to_string();
     let trace = read_trace(&trace_path).map_err(|e| Error::Replay(e.to_string()))?;
     if let Some(why) = version_refusal(&trace, &label) {
