@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod durable;
 pub mod eval;
 pub mod index;
 pub mod llm;

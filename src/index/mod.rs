@@ -4,6 +4,7 @@
 pub mod analyzer;
 mod backlog;
 pub mod bm25;
+pub mod cross_refs;
 pub mod doccard;
 pub mod names;
 pub mod node_terms;

@@ -15,8 +15,8 @@ pub(crate) mod title;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use self::lines::LineIndex;
+use super::DocFormat;
 use super::{ParsedDoc, RawSection};
-use crate::tree::DocFormat;
 
 /// A heading located in the source.
 #[derive(Debug)]

@@ -3,6 +3,7 @@
 
 pub mod docx;
 pub mod epub;
+mod format;
 pub mod html;
 pub mod markdown;
 pub mod pdf;
@@ -13,7 +14,7 @@ pub mod zipped;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::tree::DocFormat;
+pub use format::DocFormat;
 
 /// One heading (or PDF outline entry) and the text that belongs to it alone.
 #[derive(Debug, Clone, PartialEq, Default)]

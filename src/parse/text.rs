@@ -6,8 +6,8 @@
 //! (`3` → 1, `3.2` → 2, `3.18.` → 2).
 
 use super::markdown::lines::to_u32;
+use super::DocFormat;
 use super::{ParsedDoc, RawSection};
-use crate::tree::DocFormat;
 
 /// Longest heading line, in chars.
 const MAX_HEADING_CHARS: usize = 80;

@@ -35,8 +35,6 @@
 
 mod cited;
 pub mod external;
-mod lookup;
-pub mod named;
 mod numbers;
 mod scan;
 mod slug;
@@ -44,8 +42,8 @@ mod textual;
 
 use std::collections::{HashMap, HashSet};
 
-pub use lookup::{lookup_keys, name_key, source_key};
-pub use numbers::{printed_number, RefKind};
+pub use cited::GENERIC_NOUNS;
+pub use numbers::{printed_number, section_node, RefKind};
 pub use slug::{github_slug, Slugger};
 
 use super::{DocFormat, ExternalLink, NodeId, Tree};

@@ -380,7 +380,7 @@ pub trait Library: Send + Sync {
         out
     }
 
-    /// The cards filed under any of `keys` ([`crate::tree::references::lookup_keys`]: a
+    /// The cards filed under any of `keys` ([`crate::index::cross_refs::lookup_keys`]: a
     /// document's name, source path, file-name suffixes, title forms), each once, in catalog
     /// order. The default walks the catalog; a workspace looks the keys up in its store.
     fn cards_with_keys(&self, keys: &[String]) -> Vec<Arc<DocCard>> {
@@ -389,7 +389,7 @@ pub trait Library: Send + Sync {
             return out;
         }
         self.for_each_card(&mut |card| {
-            if crate::tree::references::lookup_keys(card)
+            if crate::index::cross_refs::lookup_keys(card)
                 .iter()
                 .any(|k| keys.contains(k))
             {

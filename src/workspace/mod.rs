@@ -24,7 +24,6 @@
 //! the catalog once and loads the document's current tree file (see [`Library::document`] for
 //! [`Workspace`]).
 
-pub mod atomic;
 mod build_key;
 pub mod cache;
 pub mod document;
@@ -43,7 +42,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-pub use atomic::write_atomic;
+pub use crate::durable::write_atomic;
 pub use build_key::BuildKey;
 pub use document::{
     doc_id_base, fingerprint, slugify, BuiltDocument, CardList, CatalogDigest, Document,

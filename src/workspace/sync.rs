@@ -71,7 +71,12 @@ pub(super) fn open_consistent(
     on_mismatch: OnMismatch,
 ) -> Result<(CatalogStore, Result<SectionIndex, String>), WorkspaceError> {
     let index_dir = dir.join("index");
-    let index = match SectionIndex::open_for_search(&index_dir) {
+    let opened = if super::publish::is_generation(dir) {
+        SectionIndex::open_published(&index_dir)
+    } else {
+        SectionIndex::open_for_search(&index_dir)
+    };
+    let index = match opened {
         Ok(index) => index,
         Err(e) => return Ok((store, Err(unusable(&index_dir, &e)))),
     };

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 
+use docnav::index::cross_refs::named::named_document;
 use docnav::nav::{Role, Session, Status};
-use docnav::tree::references::named::{named_document, section_node};
+use docnav::tree::references::section_node;
 use docnav::tree::BuildOptions;
 use docnav::workspace::{InMemoryLibrary, Library, Workspace};
 

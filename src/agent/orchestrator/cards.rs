@@ -13,11 +13,11 @@ use super::routing::{self, Asked, Named};
 use crate::agent::budget::clip;
 use crate::agent::lexical::{rank_sections_given, LexicalError, Slot};
 use crate::agent::prompts::untrusted;
+use crate::index::cross_refs::name_key;
 use crate::index::doccard::human_bytes;
 use crate::index::DocCard;
 use crate::index::QueryStatistics;
 use crate::nav::render::one_line;
-use crate::tree::references::name_key;
 use crate::workspace::Library;
 
 /// Cards the analyze prompt shows in full (the best ranked); the others get one line each.

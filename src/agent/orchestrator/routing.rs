@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::index::cross_refs::name_key;
 use crate::index::names::{name_keys, question_keys, short_form, squeeze, KEY_PREFIX};
 use crate::index::period::{asked_form, asked_periods, match_period, AskedPeriod};
 use crate::index::releases::{asked_versions, match_releases};
 use crate::index::DocCard;
-use crate::tree::references::name_key;
 use crate::workspace::{Library, WorkspaceError};
 
 /// A document a question names, and by what.

@@ -30,7 +30,7 @@ use tantivy::directory::{
     TerminatingWrite, WatchCallback, WatchHandle, WritePtr,
 };
 
-use crate::workspace::atomic::{sync_filesystem, write_atomic_deferred};
+use crate::durable::{sync_filesystem, write_atomic_deferred};
 
 /// tantivy's list of the files it manages.
 const MANAGED_LIST: &str = ".managed.json";
@@ -81,14 +81,14 @@ impl BatchSyncDirectory {
     /// block per hit, is mapped with random-access advice (`MADV_RANDOM`): a page fault reads
     /// that page, not the kernel's read-ahead around it (with read-ahead, `ask --lexical` over
     /// 100,000 documents mapped 92 MB of index files). The other files are mapped with
-    /// [`SEARCH_ADVICE`]. In a published generation (its folder holds a manifest,
-    /// [`crate::workspace::publish`]) locks create no file.
+    /// [`SEARCH_ADVICE`]. `published`: the index of a published generation, which nothing
+    /// writes: its locks create no file.
     ///
     /// Errors: tantivy's, when `root` is missing or not a directory.
-    pub(super) fn open_for_search(root: &Path) -> Result<BatchSyncDirectory, OpenDirectoryError> {
-        let published = root
-            .parent()
-            .is_some_and(crate::workspace::publish::is_generation);
+    pub(super) fn open_for_search(
+        root: &Path,
+        published: bool,
+    ) -> Result<BatchSyncDirectory, OpenDirectoryError> {
         Ok(BatchSyncDirectory {
             inner: MmapDirectory::open_with_madvice(root, SEARCH_ADVICE)?,
             store: Some(MmapDirectory::open_with_madvice(root, Advice::Random)?),
@@ -295,10 +295,8 @@ mod tests {
     #[test]
     fn a_published_generations_reader_locks_without_a_lock_file() {
         let root = tempfile::tempdir().unwrap();
-        let generation = root.path().join("gen-000001");
-        let index = generation.join("index");
+        let index = root.path().join("index");
         std::fs::create_dir_all(&index).unwrap();
-        std::fs::write(root.path().join(crate::workspace::publish::MARKER), b"{}").unwrap();
         let lock_file = index.join(".tantivy-meta.lock");
         let held = |dir: &BatchSyncDirectory| {
             let made = {
@@ -309,10 +307,13 @@ mod tests {
             std::fs::remove_file(&lock_file).ok();
             made
         };
-        // Not a generation yet (no manifest): tantivy's lock file, while the lock is held.
-        assert!(held(&BatchSyncDirectory::open_for_search(&index).unwrap()));
-        std::fs::write(generation.join(crate::workspace::publish::MANIFEST), b"{}").unwrap();
-        assert!(!held(&BatchSyncDirectory::open_for_search(&index).unwrap()));
+        // A workspace's reader: tantivy's lock file, while the lock is held.
+        assert!(held(
+            &BatchSyncDirectory::open_for_search(&index, false).unwrap()
+        ));
+        assert!(!held(
+            &BatchSyncDirectory::open_for_search(&index, true).unwrap()
+        ));
         // A writer's directory takes real locks anywhere.
         assert!(held(&BatchSyncDirectory::open(&index).unwrap()));
     }

@@ -236,7 +236,14 @@ impl SectionIndex {
     /// `directory.rs`). Writers and merges read segments whole and use [`SectionIndex::open`].
     /// Errors: as [`SectionIndex::open`].
     pub fn open_for_search(dir: &Path) -> Result<SectionIndex, SectionIndexError> {
-        SectionIndex::open_with(dir, BatchSyncDirectory::open_for_search)
+        SectionIndex::open_with(dir, |dir| BatchSyncDirectory::open_for_search(dir, false))
+    }
+
+    /// [`SectionIndex::open_for_search`] for the index of a published generation, which nothing
+    /// writes: its readers take tantivy's locks without creating a lock file, so a replica
+    /// needs no write access to the folder. Errors: as [`SectionIndex::open`].
+    pub fn open_published(dir: &Path) -> Result<SectionIndex, SectionIndexError> {
+        SectionIndex::open_with(dir, |dir| BatchSyncDirectory::open_for_search(dir, true))
     }
 
     fn open_with(

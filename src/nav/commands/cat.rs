@@ -18,12 +18,13 @@
 use std::collections::HashMap;
 
 use super::{count_option, one_path, options, target, try_out, usage_error, Command, Example};
+use crate::index::cross_refs::named::{mention_keys, named_document};
 use crate::nav::args::OptSpec;
 use crate::nav::path::Place;
 use crate::nav::render::{char_to_byte, location_header, page, Page};
 use crate::nav::{CommandOutput, Effect, Evidence, NavError, Session, Status};
 use crate::tree::references::external::{anchor_node, link_keys, target_document};
-use crate::tree::references::named::{mention_keys, named_document, section_node};
+use crate::tree::references::section_node;
 use crate::tree::{tables, NodeId, Tree};
 
 /// At most this many sections are named in a `see also` line; the rest are counted.

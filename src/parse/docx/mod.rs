@@ -5,7 +5,7 @@
 //! footnotes and endnotes at the end of the section that cites them.
 //!
 //! DOCX has no pages or lines: a node's location is its paragraph numbers, kept in the tree's
-//! `lines` fields and labelled `paragraphs 3–7` ([`crate::tree::DocFormat::location_unit`]).
+//! `lines` fields and labelled `paragraphs 3–7` ([`crate::parse::DocFormat::location_unit`]).
 //! Every part is read through [`crate::parse::zipped`], under the per-entry inflate bound.
 
 mod body;
@@ -20,8 +20,8 @@ use self::body::Parts;
 use self::styles::{Numbering, Styles};
 use super::xml::{attr, attrs, entity, events, local, local_end};
 use super::zipped::{ZipOptions, ZippedDoc};
+use super::DocFormat;
 use super::{ParseError, ParsedDoc};
-use crate::tree::DocFormat;
 
 /// The main part of a Word document.
 const DOCUMENT: &str = "word/document.xml";

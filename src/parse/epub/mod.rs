@@ -24,8 +24,8 @@ use std::path::Path;
 use self::package::{resolve, TocEntry};
 use super::html::parse_html;
 use super::zipped::{ZipOptions, ZippedDoc};
+use super::DocFormat;
 use super::{ParseError, ParsedDoc, RawLink, RawSection};
-use crate::tree::DocFormat;
 
 /// Parse the EPUB file `bytes` (read from `path`, named in errors) into a [`ParsedDoc`] of
 /// format EPUB (see the module doc for where chapters and headings go).

@@ -27,8 +27,8 @@ pub use sections::ENTRY_LEVEL;
 
 use self::dom::{attr, collapsed_text, tag, Dom};
 use super::markdown::lines::to_u32;
+use super::DocFormat;
 use super::ParsedDoc;
-use crate::tree::DocFormat;
 
 /// Meta tags kept as metadata (`name` or `property`).
 const META_KEYS: &[&str] = &[

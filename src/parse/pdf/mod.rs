@@ -69,8 +69,8 @@ use std::path::Path;
 
 use lopdf::{Document, LoadOptions, Object};
 
+use super::DocFormat;
 use super::{ParseError, ParsedDoc, RawSection};
-use crate::tree::DocFormat;
 pub use budget::{PageBudget, DEFAULT_MAX_PAGE_MIB};
 pub use text::TextLine;
 

@@ -49,8 +49,7 @@ const CONNECTORS: &[&str] = &["of", "to", "and", "for", "the", "in", "on"];
 
 /// Lowercase nouns that may end a name (``the Node.js `fs` documentation``); kept in the name, so the
 /// reader knows the text said it names a document.
-pub(super) const GENERIC_NOUNS: &[&str] =
-    &["documentation", "docs", "manual", "guide", "reference"];
+pub const GENERIC_NOUNS: &[&str] = &["documentation", "docs", "manual", "guide", "reference"];
 
 /// Every mention of another document in `tree`'s node contents (see the module doc), in node
 /// order and, within a node, in order of first mention; each `(from, name, section)` once.

@@ -97,11 +97,11 @@ pub(super) fn is_split_part(tree: &Tree, id: NodeId) -> bool {
     tree.is_split(id)
 }
 
-/// The lookup keys ([`super::lookup_keys`]) of a document whose source is `source`: its path,
+/// The lookup keys ([`crate::index::cross_refs::lookup_keys`]) of a document whose source is `source`: its path,
 /// its file name (ASCII lowercase) and every tail of that name after a `_`, `-` or `.` — so
 /// every document [`target_document`] can pick for a link carries one of [`link_keys`].
-pub(super) fn source_keys(source: &str) -> Vec<String> {
-    let mut keys = vec![super::lookup::source_key(Path::new(source))];
+pub fn source_keys(source: &str) -> Vec<String> {
+    let mut keys = vec![source_key(Path::new(source))];
     if let Some(name) = file_name(source).map(str::to_ascii_lowercase) {
         for (i, c) in name.char_indices() {
             if matches!(c, '_' | '-' | '.') && i + 1 < name.len() {
@@ -117,13 +117,18 @@ pub(super) fn source_keys(source: &str) -> Vec<String> {
 /// whose source is `from_source` ([`target_document`] then picks among the cards found).
 pub fn link_keys(from_source: &str, file: &str) -> Vec<String> {
     let from = Path::new(from_source);
-    let mut keys = vec![super::lookup::source_key(
+    let mut keys = vec![source_key(
         &from.parent().unwrap_or(Path::new("")).join(file),
     )];
     if let Some(name) = file_name(file) {
         keys.push(format!("file:{}", name.to_ascii_lowercase()));
     }
     keys
+}
+
+/// The key of a source path (`src:` + the path with `.` and `..` resolved lexically).
+pub fn source_key(path: &Path) -> String {
+    format!("src:{}", normalize(path).to_string_lossy())
 }
 
 /// The last component of a `/`- or `\`-separated path, if not empty.

@@ -124,6 +124,25 @@ fn has_adjacent_letter(tree: &Tree, id: NodeId, letter: &str) -> bool {
     })
 }
 
+/// The node `section` (as kept in a mention: `section 4.9`, `Chapter 3`, `§2.1`) names in
+/// `tree`: the heading whose printed number is that number, of an agreeing keyword (`numbers`;
+/// `Chapter 3` is not `Section 3`), else one numbered from a numbered parent by its position.
+/// `None` when nothing is (the mention then names the whole document).
+pub fn section_node(tree: &Tree, section: &str) -> Option<NodeId> {
+    let (kind, number) = match section.strip_prefix('§') {
+        Some(number) => (RefKind::Section, number.trim()),
+        None => {
+            let (keyword, number) = section.split_once(' ')?;
+            (RefKind::of_keyword(keyword), number.trim())
+        }
+    };
+    // The build stage appends split parts after the headings.
+    let end = (tree.first_split as usize).min(tree.nodes.len());
+    NumberIndex::new(tree, end)
+        .resolve(tree, kind, number, false)
+        .filter(|id| *id != NodeId::ROOT)
+}
+
 /// Number → headings, for one document. Built once per document that has textual references.
 pub(super) struct NumberIndex {
     /// Numbers printed in titles; first heading in reading order first.

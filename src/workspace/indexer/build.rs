@@ -12,9 +12,9 @@ use rustc_hash::FxHashSet;
 
 use super::plan::Job;
 use super::{IndexOptions, IndexProgress};
+use crate::durable::write_atomic_deferred;
 use crate::index::sections::DocumentEntries;
 use crate::index::{DocCard, SectionIndex, SectionWriter};
-use crate::workspace::atomic::write_atomic_deferred;
 use crate::workspace::source_stat::{SourceStat, SourceStatter};
 use crate::workspace::{
     encode_tree_file, fingerprint, tree_file_name, BuildKey, Catalog, CatalogEntry, Document,

@@ -9,9 +9,9 @@ use rustc_hash::FxHashSet;
 
 use super::rows::Rows;
 use super::{io, IndexOptions, IndexProgress, IndexReport, Laps};
+use crate::durable::sync_filesystem;
 use crate::index::sections::{Committed, Merged};
 use crate::index::{SectionIndex, SectionIndexError, SectionWriter};
-use crate::workspace::atomic::sync_filesystem;
 use crate::workspace::sync::search_error;
 use crate::workspace::{
     catalog_v4_path, decode_tree_file, legacy_catalog_path, store, CatalogEntry, WorkspaceError,

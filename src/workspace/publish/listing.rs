@@ -200,7 +200,7 @@ fn remember(memo: &Path, key: &str) {
         return;
     };
     if std::fs::create_dir_all(folder).is_err()
-        || crate::workspace::atomic::write_atomic_deferred(memo, key.as_bytes()).is_err()
+        || crate::durable::write_atomic_deferred(memo, key.as_bytes()).is_err()
     {
         return;
     }

@@ -229,11 +229,11 @@ pub fn publish(workspace: &Path, out: &Path, keep: u64) -> Result<Published, Wor
         path: temp.join(MANIFEST),
         reason: e.to_string(),
     })?;
-    crate::workspace::atomic::sync_filesystem(&temp).map_err(io(&temp))?;
+    crate::durable::sync_filesystem(&temp).map_err(io(&temp))?;
     crate::workspace::write_atomic(&temp.join(MANIFEST), &json).map_err(io(&temp))?;
     let path = out.join(generation_name(number));
     std::fs::rename(&temp, &path).map_err(io(&path))?;
-    crate::workspace::atomic::sync_dir(out).map_err(io(out))?;
+    crate::durable::sync_dir(out).map_err(io(out))?;
     let pruned = prune(out, keep)?;
     Ok(Published {
         path,

@@ -31,7 +31,7 @@
 //!   filter of the Library by id, title or format ([`CatalogStore::matching`]) is one SQL scan
 //!   of short rows, no card decoded but those it returns (a catalog written before it existed
 //!   gets it filled from the cards at its next write; until then the filter reads the cards);
-//! - `lookup(key, doc_id)`: [`crate::tree::references::lookup_keys`] of every card;
+//! - `lookup(key, doc_id)`: [`crate::index::cross_refs::lookup_keys`] of every card;
 //! - `aliases(alias PRIMARY KEY, target, source, …)`: sources kept once because their text is
 //!   a document's ([`aliases`], format 6).
 //!
@@ -903,7 +903,7 @@ fn put_documents(
             .execute(params![entry.doc_id, card.title, card.format.as_str()])
             .map_err(&err)?;
         delete_keys.execute([&entry.doc_id]).map_err(&err)?;
-        for key in crate::tree::references::lookup_keys(card) {
+        for key in crate::index::cross_refs::lookup_keys(card) {
             put_key.execute(params![key, entry.doc_id]).map_err(&err)?;
         }
     }

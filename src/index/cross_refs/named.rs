@@ -12,10 +12,9 @@
 
 use std::borrow::Borrow;
 
-use super::cited::GENERIC_NOUNS;
-use super::numbers::{NumberIndex, RefKind};
 use crate::index::DocCard;
-use crate::tree::{DocumentMention, NodeId, Tree};
+use crate::tree::references::GENERIC_NOUNS;
+use crate::tree::{DocumentMention, Tree};
 
 /// Names of parts of a document (`see the Table of Contents`, `Index, section 2`): they name
 /// the mentioning document's own part, never another document titled so.
@@ -194,25 +193,6 @@ fn lower_words(text: &str) -> String {
         .map(str::to_lowercase)
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The node `section` (as kept in a mention: `section 4.9`, `Chapter 3`, `§2.1`) names in
-/// `tree`: the heading whose printed number is that number, of an agreeing keyword (`numbers`;
-/// `Chapter 3` is not `Section 3`), else one numbered from a numbered parent by its position.
-/// `None` when nothing is (the mention then names the whole document).
-pub fn section_node(tree: &Tree, section: &str) -> Option<NodeId> {
-    let (kind, number) = match section.strip_prefix('§') {
-        Some(number) => (RefKind::Section, number.trim()),
-        None => {
-            let (keyword, number) = section.split_once(' ')?;
-            (RefKind::of_keyword(keyword), number.trim())
-        }
-    };
-    // The build stage appends split parts after the headings.
-    let end = (tree.first_split as usize).min(tree.nodes.len());
-    NumberIndex::new(tree, end)
-        .resolve(tree, kind, number, false)
-        .filter(|id| *id != NodeId::ROOT)
 }
 
 /// The forms a name is compared in.

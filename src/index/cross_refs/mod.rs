@@ -1,6 +1,9 @@
+//! Cross-document references resolved against the catalog: which card a document named in the
+//! text is ([`named`]), and the lookup keys the catalog files cards under.
+//!
 //! Lookup keys: the short strings a catalog files each DocCard under, so that a reader resolving
-//! a link ([`super::external::target_document`]), a document named in the text
-//! ([`super::named::named_document`]) or a name in a question (the Orchestrator's pre-rank)
+//! a link ([`crate::tree::references::external::target_document`]), a document named in the text
+//! ([`named::named_document`]) or a name in a question (the Orchestrator's pre-rank)
 //! asks the catalog for the few cards that can match instead of walking all of them (at
 //! 100,000 documents a walk of the catalog is most of a command's time).
 //!
@@ -12,24 +15,23 @@
 //! - `file:` the file name, lowercase, and every tail of it after a `_`, `-` or `.` (a
 //!   flattened copy `ripgrep__GUIDE.md` answers to a link to `GUIDE.md`);
 //! - `title:`, `acronym:`, `stem:`, `page:`, `page-acronym:` the forms of
-//!   [`super::named::named_document`]'s rules 1–4;
-//! - `entity:` the [`crate::index::names::name_keys`] of each of the card's names (the
+//!   [`named::named_document`]'s rules 1–4;
+//! - `entity:` the [`super::names::name_keys`] of each of the card's names (the
 //!   pre-rank's documents a question names).
 
-use std::path::Path;
+pub mod named;
+#[cfg(test)]
+mod tests;
 
 use crate::index::DocCard;
+use crate::tree::references::external::source_keys;
 
 /// Every key `card` is filed under (see the module docs), each once.
 pub fn lookup_keys(card: &DocCard) -> Vec<String> {
     let mut keys = vec![name_key(&card.name())];
-    keys.extend(super::external::source_keys(&card.source));
-    keys.extend(super::named::card_keys(card));
-    keys.extend(
-        card.names
-            .iter()
-            .flat_map(|n| crate::index::names::name_keys(n)),
-    );
+    keys.extend(source_keys(&card.source));
+    keys.extend(named::card_keys(card));
+    keys.extend(card.names.iter().flat_map(|n| super::names::name_keys(n)));
     keys.sort();
     keys.dedup();
     keys
@@ -38,9 +40,4 @@ pub fn lookup_keys(card: &DocCard) -> Vec<String> {
 /// The key of documents named `name` ([`DocCard::name`]; compared lowercase).
 pub fn name_key(name: &str) -> String {
     format!("name:{}", name.to_lowercase())
-}
-
-/// The key of a source path (`src:` + the path with `.` and `..` resolved lexically).
-pub fn source_key(path: &Path) -> String {
-    format!("src:{}", super::external::normalize(path).to_string_lossy())
 }
