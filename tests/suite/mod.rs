@@ -16,6 +16,7 @@ pub mod faults;
 pub mod guide;
 pub mod hostile_inputs;
 pub mod index;
+pub mod layers;
 pub mod lists;
 pub mod llm;
 pub mod mcp;
