@@ -391,3 +391,26 @@ fn watch_drops_the_alias_of_a_deleted_copy() {
         std::panic::resume_unwind(panic);
     }
 }
+
+/// The catalog a shard sends for a sharded ask carries the aliases, and an alias table that
+/// cannot be read is the shard's error, not a catalog without aliases (a Worker would then not
+/// know `notes2`).
+#[test]
+fn a_shards_catalog_part_carries_its_aliases_and_fails_when_they_cannot_be_read() {
+    use docnav::agent::orchestrator::placement::CatalogPart;
+    let c = Copies::new();
+    c.index_src();
+    let ws = docnav::workspace::Workspace::open(&c.ws).unwrap();
+    let part = CatalogPart::of_library(&ws).unwrap();
+    assert_eq!(
+        part.aliases,
+        vec![("notes2".to_string(), "notes".to_string())]
+    );
+    assert_eq!(part.cards.len(), 1);
+    drop(ws);
+    let catalog = rusqlite::Connection::open(c.ws.join("catalog.db")).unwrap();
+    catalog.execute_batch("DROP TABLE aliases").unwrap();
+    let ws = docnav::workspace::Workspace::open(&c.ws).unwrap();
+    let failed = CatalogPart::of_library(&ws).unwrap_err().to_string();
+    assert!(failed.contains("aliases"), "{failed}");
+}

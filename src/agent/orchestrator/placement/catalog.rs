@@ -26,24 +26,23 @@ pub struct CatalogPart {
 }
 
 impl CatalogPart {
-    /// `library`'s whole catalog: every card (read with [`Library::strict_reads`], so a failed
-    /// catalog read is an error rather than a shorter catalog) and every alias
-    /// ([`Library::aliases`]).
+    /// `library`'s whole catalog: every card and every alias ([`Library::aliases`]), both read
+    /// with [`Library::strict_reads`], so a failed catalog read is an error rather than a
+    /// shorter catalog or one without its aliases.
     ///
-    /// Errors: the first [`WorkspaceError`] of a card read.
+    /// Errors: the first [`WorkspaceError`] of a card or alias read.
     pub fn of_library(library: &dyn Library) -> Result<CatalogPart, WorkspaceError> {
         let mut cards = Vec::new();
+        let mut aliases = Vec::new();
         library.strict_reads(&mut || {
             cards = library
                 .all_cards()
                 .iter()
                 .map(|c| DocCard::clone(c))
                 .collect();
+            aliases = library.aliases();
         })?;
-        Ok(CatalogPart {
-            cards,
-            aliases: library.aliases(),
-        })
+        Ok(CatalogPart { cards, aliases })
     }
 
     /// The part as JSON text: one object whose keys and each card's fields come in name order
