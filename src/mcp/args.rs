@@ -13,6 +13,31 @@ pub const MAX_BUDGET: usize = 1_000_000;
 /// Default `budget` of every text tool, in chars (the shell's per-command budget).
 pub const DEFAULT_BUDGET: usize = crate::nav::DEFAULT_BUDGET;
 
+/// Declares the arguments of a tool whose output is paged: the struct as written, deserialized
+/// with unknown properties refused, then the paging pair every such tool takes with the same
+/// meaning and schema — `offset` (first char of the output to show, default 0) and `budget`
+/// (most chars of output to show, 1 to [`MAX_BUDGET`], default [`DEFAULT_BUDGET`]).
+macro_rules! paged_args {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$field_meta])* pub $field: $ty,)*
+            /// Paging: first char of the output to show (default 0).
+            pub offset: Option<usize>,
+            /// Paging: most chars of output to show (default 4000).
+            #[schemars(range(min = 1, max = MAX_BUDGET))]
+            pub budget: Option<usize>,
+        }
+    };
+}
+
 /// `ls`: the sections under a node.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -24,7 +49,7 @@ pub struct LsArgs {
     /// ask for next.
     pub offset: Option<usize>,
     /// Paging: most chars of output to show (default 4000).
-    #[schemars(range(min = 1, max = 1_000_000))]
+    #[schemars(range(min = 1, max = MAX_BUDGET))]
     pub budget: Option<usize>,
 }
 
@@ -39,93 +64,68 @@ pub struct CatArgs {
     /// `read on: cat -o N …`: call cat again with `offset` N.
     pub offset: Option<usize>,
     /// Paging: most chars of the section's text on this page (default 4000).
-    #[schemars(range(min = 1, max = 1_000_000))]
+    #[schemars(range(min = 1, max = MAX_BUDGET))]
     pub budget: Option<usize>,
 }
 
-/// `head`: the first lines of a section.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HeadArgs {
-    /// Absolute path of the section (`/doc_id/2/1` or `/doc_id/#2.1`).
-    pub path: String,
-    /// Lines to show (default 10).
-    pub lines: Option<usize>,
-    /// Paging: first char of the output to show (default 0).
-    pub offset: Option<usize>,
-    /// Paging: most chars of output to show (default 4000).
-    #[schemars(range(min = 1, max = 1_000_000))]
-    pub budget: Option<usize>,
+paged_args! {
+    /// `head`: the first lines of a section.
+    pub struct HeadArgs {
+        /// Absolute path of the section (`/doc_id/2/1` or `/doc_id/#2.1`).
+        pub path: String,
+        /// Lines to show (default 10).
+        pub lines: Option<usize>,
+    }
 }
 
-/// `find`: BM25 keyword search inside one subtree's document (or every document at `/`).
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FindArgs {
-    /// Keywords, e.g. `glob patterns hidden files`.
-    pub query: String,
-    /// Where to search: `/` (default) searches every document, `/doc_id…` that document.
-    pub path: Option<String>,
-    /// Most hits to list (default 10).
-    pub hits: Option<usize>,
-    /// Paging: first char of the output to show (default 0).
-    pub offset: Option<usize>,
-    /// Paging: most chars of output to show (default 4000).
-    #[schemars(range(min = 1, max = 1_000_000))]
-    pub budget: Option<usize>,
+paged_args! {
+    /// `find`: BM25 keyword search inside one subtree's document (or every document at `/`).
+    pub struct FindArgs {
+        /// Keywords, e.g. `glob patterns hidden files`.
+        pub query: String,
+        /// Where to search: `/` (default) searches every document, `/doc_id…` that document.
+        pub path: Option<String>,
+        /// Most hits to list (default 10).
+        pub hits: Option<usize>,
+    }
 }
 
-/// `findtree`: sections whose title matches.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FindTreeArgs {
-    /// A glob over titles (`*install*`) or words that must all occur in the title
-    /// (case-insensitive).
-    pub pattern: String,
-    /// Below which node to look: `/` (default) covers every document.
-    pub path: Option<String>,
-    /// Paging: first char of the output to show (default 0).
-    pub offset: Option<usize>,
-    /// Paging: most chars of output to show (default 4000).
-    #[schemars(range(min = 1, max = 1_000_000))]
-    pub budget: Option<usize>,
+paged_args! {
+    /// `findtree`: sections whose title matches.
+    pub struct FindTreeArgs {
+        /// A glob over titles (`*install*`) or words that must all occur in the title
+        /// (case-insensitive).
+        pub pattern: String,
+        /// Below which node to look: `/` (default) covers every document.
+        pub path: Option<String>,
+    }
 }
 
-/// `grep`: a regular expression over the text of a subtree.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct GrepArgs {
-    /// Regular expression (Rust `regex` syntax, multi-line mode: `^`/`$` match at line ends).
-    pub pattern: String,
-    /// Below which node to search: `/` (default) covers every document.
-    pub path: Option<String>,
-    /// Match case-insensitively (default false).
-    pub ignore_case: Option<bool>,
-    /// Only count matching lines per section (default false).
-    pub count: Option<bool>,
-    /// Most matching lines to show (default 30).
-    pub max: Option<usize>,
-    /// Paging: first char of the output to show (default 0).
-    pub offset: Option<usize>,
-    /// Paging: most chars of output to show (default 4000).
-    #[schemars(range(min = 1, max = 1_000_000))]
-    pub budget: Option<usize>,
+paged_args! {
+    /// `grep`: a regular expression over the text of a subtree.
+    pub struct GrepArgs {
+        /// Regular expression (Rust `regex` syntax, multi-line mode: `^`/`$` match at line ends).
+        pub pattern: String,
+        /// Below which node to search: `/` (default) covers every document.
+        pub path: Option<String>,
+        /// Match case-insensitively (default false).
+        pub ignore_case: Option<bool>,
+        /// Only count matching lines per section (default false).
+        pub count: Option<bool>,
+        /// Most matching lines to show (default 30).
+        pub max: Option<usize>,
+    }
 }
 
-/// `tree`: the outline below a node.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TreeArgs {
-    /// Absolute path: `/` outlines every document, `/doc_id` one document, `/doc_id/2` a
-    /// section.
-    pub path: String,
-    /// Levels to show (default 2).
-    pub depth: Option<usize>,
-    /// Paging: first char of the output to show (default 0).
-    pub offset: Option<usize>,
-    /// Paging: most chars of output to show (default 4000).
-    #[schemars(range(min = 1, max = 1_000_000))]
-    pub budget: Option<usize>,
+paged_args! {
+    /// `tree`: the outline below a node.
+    pub struct TreeArgs {
+        /// Absolute path: `/` outlines every document, `/doc_id` one document, `/doc_id/2` a
+        /// section.
+        pub path: String,
+        /// Levels to show (default 2).
+        pub depth: Option<usize>,
+    }
 }
 
 /// `wc`: the size of a section with its subsections.
@@ -168,7 +168,7 @@ pub struct SearchArgs {
     pub doc_ids: Option<Vec<String>>,
     /// Most chars of each section's text to include (default 800); cat the section's path for
     /// the rest.
-    #[schemars(range(min = 1, max = 1_000_000))]
+    #[schemars(range(min = 1, max = MAX_BUDGET))]
     pub budget: Option<usize>,
 }
 

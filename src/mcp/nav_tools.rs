@@ -267,22 +267,7 @@ pub fn cat(base: &Session, a: CatArgs) -> ToolText {
 
 /// `head -n LINES path`, paged.
 pub fn head(base: &Session, a: HeadArgs) -> ToolText {
-    let path = checked!(absolute("head", &a.path));
-    let paging = checked!(paging("head", a.offset, a.budget));
-    let mut words = words(&["head"]);
-    if let Some(n) = a.lines {
-        words.extend(["-n".to_string(), n.to_string()]);
-    }
-    words.extend(["--".to_string(), path.to_string()]);
-    run(
-        base,
-        Call {
-            tool: "head",
-            words,
-            cursor: None,
-            paging: Some(paging),
-        },
-    )
+    counted_on_path(base, "head", ("-n", a.lines), &a.path, a.offset, a.budget)
 }
 
 /// `find -n HITS keywords…` standing on `path` (default `/`), paged.
@@ -351,17 +336,30 @@ pub fn grep(base: &Session, a: GrepArgs) -> ToolText {
 
 /// `tree -L DEPTH path`, paged.
 pub fn tree(base: &Session, a: TreeArgs) -> ToolText {
-    let path = checked!(absolute("tree", &a.path));
-    let paging = checked!(paging("tree", a.offset, a.budget));
-    let mut words = words(&["tree"]);
-    if let Some(depth) = a.depth {
-        words.extend(["-L".to_string(), depth.to_string()]);
+    counted_on_path(base, "tree", ("-L", a.depth), &a.path, a.offset, a.budget)
+}
+
+/// `TOOL [FLAG N] -- path`, paged, where `flag` is the option and its value when the call gave
+/// one: what `head` (`-n LINES`) and `tree` (`-L DEPTH`) run.
+fn counted_on_path(
+    base: &Session,
+    tool: &'static str,
+    flag: (&str, Option<usize>),
+    path: &str,
+    offset: Option<usize>,
+    budget: Option<usize>,
+) -> ToolText {
+    let path = checked!(absolute(tool, path));
+    let paging = checked!(paging(tool, offset, budget));
+    let mut words = words(&[tool]);
+    if let (option, Some(n)) = flag {
+        words.extend([option.to_string(), n.to_string()]);
     }
     words.extend(["--".to_string(), path.to_string()]);
     run(
         base,
         Call {
-            tool: "tree",
+            tool,
             words,
             cursor: None,
             paging: Some(paging),

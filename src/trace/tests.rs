@@ -7,7 +7,9 @@ use super::*;
 use crate::agent::{AgentEvent, EventRecord, ModelRouter};
 use crate::llm::{ChatMessage, ChatRequest, LlmError, Usage};
 
-fn header() -> TraceHeader {
+/// The header of a trace of the question "how?" to model `m` over no documents, started at
+/// the epoch: what the tests of the trace module and its writer record under.
+pub(super) fn header() -> TraceHeader {
     TraceHeader {
         format_version: TRACE_FORMAT_VERSION,
         docnav_version: "0.1.0".into(),

@@ -185,23 +185,9 @@ impl Drop for TraceWriter {
 mod tests {
     use std::sync::Arc;
 
+    use super::super::tests::header;
     use super::*;
     use crate::agent::AgentEvent;
-
-    fn header() -> TraceHeader {
-        TraceHeader {
-            format_version: super::super::TRACE_FORMAT_VERSION,
-            docnav_version: "0".into(),
-            question: "q".into(),
-            model: "m".into(),
-            options: serde_json::json!({}),
-            documents: vec![],
-            started_unix_ms: 0,
-            memory: Vec::new(),
-            shards: Vec::new(),
-            catalog: None,
-        }
-    }
 
     fn event(actor: &str, seq: u64) -> EventRecord {
         EventRecord {

@@ -512,17 +512,7 @@ impl Workspace {
     /// [`WorkspaceError::Outdated`] for a workspace of an older docnav; `Corrupt`/`Version`/`Io`
     /// for a bad catalog; [`WorkspaceError::Search`] when a needed repair fails.
     pub fn open(dir: &Path) -> Result<Workspace, WorkspaceError> {
-        let (data, published) = publish::data_dir(dir)?;
-        let store = open_store(&data)?;
-        let (store, sections) =
-            sync::open_consistent(&data, store, sync::OnMismatch::WaitAndRepair)?;
-        Ok(Workspace::from_parts(
-            dir,
-            data,
-            published,
-            Some(store),
-            sections,
-        ))
+        Workspace::open_on_mismatch(dir, sync::OnMismatch::WaitAndRepair)
     }
 
     /// [`Workspace::open`] for a long-running reader that already holds an opened workspace (a
@@ -532,9 +522,17 @@ impl Workspace {
     ///
     /// Errors: as [`Workspace::open`], plus [`WorkspaceError::Busy`].
     pub fn open_without_repair(dir: &Path) -> Result<Workspace, WorkspaceError> {
+        Workspace::open_on_mismatch(dir, sync::OnMismatch::Refuse)
+    }
+
+    /// [`Workspace::open`], doing `on_mismatch` when the index and the catalog disagree.
+    fn open_on_mismatch(
+        dir: &Path,
+        on_mismatch: sync::OnMismatch,
+    ) -> Result<Workspace, WorkspaceError> {
         let (data, published) = publish::data_dir(dir)?;
         let store = open_store(&data)?;
-        let (store, sections) = sync::open_consistent(&data, store, sync::OnMismatch::Refuse)?;
+        let (store, sections) = sync::open_consistent(&data, store, on_mismatch)?;
         Ok(Workspace::from_parts(
             dir,
             data,

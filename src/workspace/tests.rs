@@ -33,6 +33,32 @@ fn slugify_is_readable() {
     assert_eq!(slugify("___"), "doc");
 }
 
+/// `text` written to `dir/name`, with the workspace folder `dir/ws` and the arguments of an
+/// index run of that one file: `(source, ws_dir, args)`.
+fn one_source(dir: &Path, name: &str, text: &str) -> (PathBuf, PathBuf, [String; 1]) {
+    let src = dir.join(name);
+    std::fs::write(&src, text).unwrap();
+    let args = [src.to_string_lossy().into_owned()];
+    (src, dir.join("ws"), args)
+}
+
+/// The folder `dir/src` holding `files` (name, text), with the workspace folder `dir/ws` and
+/// the arguments of an index run of the folder: `(folder, ws_dir, args)`.
+fn source_folder(dir: &Path, files: &[(&str, &str)]) -> (PathBuf, PathBuf, [String; 1]) {
+    let src = dir.join("src");
+    std::fs::create_dir(&src).unwrap();
+    for (name, text) in files {
+        std::fs::write(src.join(name), text).unwrap();
+    }
+    let args = [src.to_string_lossy().into_owned()];
+    (src, dir.join("ws"), args)
+}
+
+/// The report of an index run of `args` into `ws_dir` with `options`, which must succeed.
+fn index_run(ws_dir: &Path, args: &[String], options: &IndexOptions) -> IndexReport {
+    Workspace::index(ws_dir, args, options, &indexer::NoProgress).unwrap()
+}
+
 /// Change every row of the catalog in `ws_dir` with `sql` (a test's way to make an older row).
 fn edit_catalog(ws_dir: &Path, sql: &str) {
     let conn = rusqlite::Connection::open(catalog_path(ws_dir)).unwrap();
@@ -71,9 +97,7 @@ fn unknown_format_version_is_a_clear_error() {
 #[test]
 fn a_catalog_bin_of_format_4_is_an_outdated_workspace_that_index_rebuilds() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("notes.txt");
-    std::fs::write(&src, "1 Start\n\nText.\n").unwrap();
-    let ws_dir = dir.path().join("ws");
+    let (src, ws_dir, _) = one_source(dir.path(), "notes.txt", "1 Start\n\nText.\n");
     std::fs::create_dir_all(&ws_dir).unwrap();
     let built = Document::build(&src, b"1 Start\n", "notes", true, &Default::default()).unwrap();
     let card = built.document.card;
@@ -102,8 +126,7 @@ fn a_catalog_bin_of_format_4_is_an_outdated_workspace_that_index_rebuilds() {
             ws_dir.display()
         )
     );
-    let report =
-        Workspace::index(&ws_dir, &[], &IndexOptions::default(), &indexer::NoProgress).unwrap();
+    let report = index_run(&ws_dir, &[], &IndexOptions::default());
     assert_eq!((report.indexed, report.failed), (1, 0), "{report:?}");
     assert!(!catalog_v4_path(&ws_dir).exists());
     let ws = Workspace::open(&ws_dir).unwrap();
@@ -116,14 +139,14 @@ fn a_catalog_bin_of_format_4_is_an_outdated_workspace_that_index_rebuilds() {
 #[test]
 fn a_catalog_db_of_format_5_is_rebuilt_and_its_duplicates_kept_once() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("src");
-    std::fs::create_dir(&src).unwrap();
-    std::fs::write(src.join("a.txt"), "1 Start\n\nText.\n").unwrap();
-    std::fs::write(src.join("b.txt"), "1 Other\n\nMore text.\n").unwrap();
-    let ws_dir = dir.path().join("ws");
-    let args = [src.to_string_lossy().into_owned()];
-    let progress = indexer::NoProgress;
-    Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress).unwrap();
+    let (src, ws_dir, args) = source_folder(
+        dir.path(),
+        &[
+            ("a.txt", "1 Start\n\nText.\n"),
+            ("b.txt", "1 Other\n\nMore text.\n"),
+        ],
+    );
+    index_run(&ws_dir, &args, &IndexOptions::default());
     // What format 5 wrote: no `text_sha256` column, build keys as text, no `aliases` table;
     // `b.txt` then copied from `a.txt`, which format 5 kept as a second document.
     edit_catalog(
@@ -137,7 +160,7 @@ fn a_catalog_db_of_format_5_is_rebuilt_and_its_duplicates_kept_once() {
     std::fs::write(src.join("b.txt"), "1 Start\n\nText.\n").unwrap();
     let err = Workspace::open(&ws_dir).unwrap_err().to_string();
     assert!(err.contains("(format 5; this one reads format"), "{err}");
-    let report = Workspace::index(&ws_dir, &[], &IndexOptions::default(), &progress).unwrap();
+    let report = index_run(&ws_dir, &[], &IndexOptions::default());
     assert_eq!(
         (report.indexed, report.duplicates, report.failed),
         (1, 1, 0),
@@ -251,21 +274,18 @@ fn a_tree_file_from_before_split_parts_were_marked_asks_for_a_re_index() {
 #[test]
 fn reader_with_a_stale_catalog_loads_a_reindexed_document() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("guide.md");
-    std::fs::write(&src, "# Guide\n\n## Old\n\nOld text.\n").unwrap();
-    let ws_dir = dir.path().join("ws");
-    let args = [src.to_string_lossy().into_owned()];
+    let (src, ws_dir, args) =
+        one_source(dir.path(), "guide.md", "# Guide\n\n## Old\n\nOld text.\n");
     let options = IndexOptions {
         jobs: 1,
         ..IndexOptions::default()
     };
-    let progress = indexer::NoProgress;
-    Workspace::index(&ws_dir, &args, &options, &progress).unwrap();
+    index_run(&ws_dir, &args, &options);
     let reader = Workspace::open(&ws_dir).unwrap();
     let pruned_reader = Workspace::open(&ws_dir).unwrap();
 
     std::fs::write(&src, "# Guide\n\n## New\n\nNew text, longer.\n").unwrap();
-    let report = Workspace::index(&ws_dir, &args, &options, &progress).unwrap();
+    let report = index_run(&ws_dir, &args, &options);
     assert_eq!((report.indexed, report.unchanged), (1, 0));
     assert_eq!(std::fs::read_dir(ws_dir.join("docs")).unwrap().count(), 1);
 
@@ -281,7 +301,7 @@ fn reader_with_a_stale_catalog_loads_a_reindexed_document() {
         prune: true,
         ..options.clone()
     };
-    Workspace::index(&ws_dir, &[], &prune, &progress).unwrap();
+    index_run(&ws_dir, &[], &prune);
     let err = pruned_reader.document("guide").unwrap_err().to_string();
     assert_eq!(
         err,
@@ -293,17 +313,8 @@ fn reader_with_a_stale_catalog_loads_a_reindexed_document() {
 #[test]
 fn missing_tree_file_named_by_the_current_catalog_is_an_io_error() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("notes.txt");
-    std::fs::write(&src, "1 Start\n\nText.\n").unwrap();
-    let ws_dir = dir.path().join("ws");
-    let args = [src.to_string_lossy().into_owned()];
-    Workspace::index(
-        &ws_dir,
-        &args,
-        &IndexOptions::default(),
-        &indexer::NoProgress,
-    )
-    .unwrap();
+    let (_, ws_dir, args) = one_source(dir.path(), "notes.txt", "1 Start\n\nText.\n");
+    index_run(&ws_dir, &args, &IndexOptions::default());
     let ws = Workspace::open(&ws_dir).unwrap();
     let file = ws_dir
         .join("docs")
@@ -383,19 +394,19 @@ fn catalog_rows(ws_dir: &Path, sql: &str) -> Vec<String> {
 #[test]
 fn a_catalog_with_text_build_keys_is_read_and_moved_to_typed_columns() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("src");
-    std::fs::create_dir(&src).unwrap();
-    std::fs::write(src.join("a.txt"), "1 Start\n\nText.\n").unwrap();
-    std::fs::write(src.join("b.txt"), "1 Start\n\nText.\n").unwrap();
-    std::fs::write(src.join("c.txt"), "1 Other\n\nMore text.\n").unwrap();
-    let ws_dir = dir.path().join("ws");
-    let args = [src.to_string_lossy().into_owned()];
-    let progress = indexer::NoProgress;
+    let (src, ws_dir, args) = source_folder(
+        dir.path(),
+        &[
+            ("a.txt", "1 Start\n\nText.\n"),
+            ("b.txt", "1 Start\n\nText.\n"),
+            ("c.txt", "1 Other\n\nMore text.\n"),
+        ],
+    );
     let options = IndexOptions {
         jobs: 1,
         ..IndexOptions::default()
     };
-    let report = Workspace::index(&ws_dir, &args, &options, &progress).unwrap();
+    let report = index_run(&ws_dir, &args, &options);
     assert_eq!((report.indexed, report.duplicates), (2, 1), "{report:?}");
     edit_catalog(&ws_dir, TEXT_BUILD_KEYS);
     let key = BuildKey::of(&crate::tree::BuildOptions::default());
@@ -416,7 +427,7 @@ fn a_catalog_with_text_build_keys_is_read_and_moved_to_typed_columns() {
 
     // A new source makes the run write the catalog; the others are kept as they are.
     std::fs::write(src.join("d.txt"), "1 New\n\nNew text.\n").unwrap();
-    let report = Workspace::index(&ws_dir, &args, &options, &progress).unwrap();
+    let report = index_run(&ws_dir, &args, &options);
     assert_eq!(
         (report.indexed, report.unchanged, report.failed),
         (1, 3, 0),
@@ -445,7 +456,7 @@ fn a_catalog_with_text_build_keys_is_read_and_moved_to_typed_columns() {
         ),
         Vec::<String>::new()
     );
-    let report = Workspace::index(&ws_dir, &args, &options, &progress).unwrap();
+    let report = index_run(&ws_dir, &args, &options);
     assert_eq!((report.indexed, report.unchanged), (0, 4), "{report:?}");
 }
 
@@ -454,22 +465,15 @@ fn a_catalog_with_text_build_keys_is_read_and_moved_to_typed_columns() {
 #[test]
 fn unchanged_sources_are_rebuilt_when_the_build_differs() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("guide.md");
     let long_section: String = "word ".repeat(400);
-    std::fs::write(
-        &src,
-        format!("# Guide\n\n## Long\n\n{long_section}\n\n{long_section}\n"),
-    )
-    .unwrap();
-    let ws_dir = dir.path().join("ws");
-    let args = [src.to_string_lossy().into_owned()];
+    let text = format!("# Guide\n\n## Long\n\n{long_section}\n\n{long_section}\n");
+    let (_, ws_dir, args) = one_source(dir.path(), "guide.md", &text);
     let options = IndexOptions {
         jobs: 1,
         ..IndexOptions::default()
     };
-    let progress = indexer::NoProgress;
     let index = |options: &IndexOptions| {
-        let r = Workspace::index(&ws_dir, &args, options, &progress).unwrap();
+        let r = index_run(&ws_dir, &args, options);
         (r.indexed, r.unchanged)
     };
     let node_count = || {
@@ -529,8 +533,7 @@ kiwi
     }
     let ws_dir = dir.path().join("ws");
     let args = [dir.path().join("*.md").to_string_lossy().into_owned()];
-    let progress = indexer::NoProgress;
-    let run = || Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress).unwrap();
+    let run = || index_run(&ws_dir, &args, &IndexOptions::default());
     run();
     let index_dir = ws_dir.join("index");
     let sorted = || {
@@ -580,12 +583,8 @@ kiwi
 #[test]
 fn an_undecodable_tree_of_an_older_builder_is_outdated_not_damaged() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("notes.txt");
-    std::fs::write(&src, "1 Start\n\nText.\n").unwrap();
-    let ws_dir = dir.path().join("ws");
-    let args = [src.to_string_lossy().into_owned()];
-    let progress = indexer::NoProgress;
-    Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress).unwrap();
+    let (_, ws_dir, args) = one_source(dir.path(), "notes.txt", "1 Start\n\nText.\n");
+    index_run(&ws_dir, &args, &IndexOptions::default());
     let file = ws_dir.join("docs").join(
         Workspace::open(&ws_dir)
             .unwrap()
@@ -614,7 +613,7 @@ fn an_undecodable_tree_of_an_older_builder_is_outdated_not_damaged() {
         )) && err.contains("hint: run `docnav index`"),
         "{err}"
     );
-    let report = Workspace::index(&ws_dir, &[], &IndexOptions::default(), &progress).unwrap();
+    let report = index_run(&ws_dir, &[], &IndexOptions::default());
     assert_eq!(report.indexed, 1);
     let ws = Workspace::open(&ws_dir).unwrap();
     assert!(ws.document("notes").is_ok());
@@ -625,18 +624,19 @@ fn an_undecodable_tree_of_an_older_builder_is_outdated_not_damaged() {
 #[test]
 fn index_force_over_a_damaged_catalog_keeps_it_aside_and_starts_again() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("notes.txt");
-    std::fs::write(&src, "1 Start\n\nText.\n").unwrap();
-    let ws_dir = dir.path().join("ws");
-    let args = [src.to_string_lossy().into_owned()];
-    let progress = indexer::NoProgress;
-    Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress).unwrap();
+    let (_, ws_dir, args) = one_source(dir.path(), "notes.txt", "1 Start\n\nText.\n");
+    index_run(&ws_dir, &args, &IndexOptions::default());
     std::fs::write(catalog_path(&ws_dir), b"garbage").unwrap();
     std::fs::remove_file(ws_dir.join("catalog.db-wal")).ok();
     std::fs::remove_file(ws_dir.join("catalog.db-shm")).ok();
-    let err = Workspace::index(&ws_dir, &args, &IndexOptions::default(), &progress)
-        .unwrap_err()
-        .to_string();
+    let err = Workspace::index(
+        &ws_dir,
+        &args,
+        &IndexOptions::default(),
+        &indexer::NoProgress,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         err.contains("is damaged") && err.contains("--force"),
         "{err}"
@@ -645,7 +645,7 @@ fn index_force_over_a_damaged_catalog_keeps_it_aside_and_starts_again() {
         force: true,
         ..IndexOptions::default()
     };
-    let report = Workspace::index(&ws_dir, &args, &force, &progress).unwrap();
+    let report = index_run(&ws_dir, &args, &force);
     assert_eq!((report.indexed, report.failed), (1, 0), "{report:?}");
     assert!(
         report.notices.iter().any(|n| n.contains("was damaged")),
@@ -675,18 +675,14 @@ fn index_force_over_a_damaged_catalog_keeps_it_aside_and_starts_again() {
 #[test]
 fn recorded_totals_are_those_of_the_stored_rows() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("src");
-    std::fs::create_dir(&src).unwrap();
-    for (name, text) in [
-        ("b.txt", "1 Bees\n\nHoney.\n"),
-        ("a.txt", "1 Ants\n\nColonies.\n"),
-        ("c.md", "# Cats\n\nWhiskers.\n"),
-    ] {
-        std::fs::write(src.join(name), text).unwrap();
-    }
-    let ws_dir = dir.path().join("ws");
-    let args = [src.to_string_lossy().into_owned()];
-    let progress = indexer::NoProgress;
+    let (src, ws_dir, args) = source_folder(
+        dir.path(),
+        &[
+            ("b.txt", "1 Bees\n\nHoney.\n"),
+            ("a.txt", "1 Ants\n\nColonies.\n"),
+            ("c.md", "# Cats\n\nWhiskers.\n"),
+        ],
+    );
     let stored = || {
         let conn = rusqlite::Connection::open(catalog_path(&ws_dir)).unwrap();
         let meta = |key: &str| -> String {
@@ -728,12 +724,12 @@ fn recorded_totals_are_those_of_the_stored_rows() {
         prune: true,
         ..IndexOptions::default()
     };
-    Workspace::index(&ws_dir, &args, &prune, &progress).unwrap();
+    index_run(&ws_dir, &args, &prune);
     let first_generation = check(3);
 
     // Nothing changed: nothing written.
     let catalog_before = std::fs::read(catalog_path(&ws_dir)).unwrap();
-    let report = Workspace::index(&ws_dir, &args, &prune, &progress).unwrap();
+    let report = index_run(&ws_dir, &args, &prune);
     assert_eq!((report.indexed, report.unchanged), (0, 3));
     assert_eq!(stored().2, first_generation);
     assert_eq!(
@@ -745,7 +741,7 @@ fn recorded_totals_are_those_of_the_stored_rows() {
     std::fs::write(src.join("a.txt"), "1 Ants\n\nColonies and queens.\n").unwrap();
     std::fs::remove_file(src.join("b.txt")).unwrap();
     std::fs::write(src.join("d.txt"), "1 Dogs\n\nBarking.\n").unwrap();
-    let report = Workspace::index(&ws_dir, &args, &prune, &progress).unwrap();
+    let report = index_run(&ws_dir, &args, &prune);
     assert_eq!((report.indexed, report.pruned), (2, 1), "{report:?}");
     assert_ne!(check(3), first_generation);
 
@@ -756,7 +752,7 @@ fn recorded_totals_are_those_of_the_stored_rows() {
         src.join("c.md").to_string_lossy().into_owned(),
         src.join("e.txt").to_string_lossy().into_owned(),
     ];
-    let report = Workspace::index(&ws_dir, &named, &IndexOptions::default(), &progress).unwrap();
+    let report = index_run(&ws_dir, &named, &IndexOptions::default());
     assert_eq!((report.indexed, report.unchanged), (2, 0), "{report:?}");
     check(4);
 
@@ -768,8 +764,7 @@ fn recorded_totals_are_those_of_the_stored_rows() {
          WHERE key IN ('catalog_sha256', 'ids_sha256')",
     );
     std::fs::write(src.join("e.txt"), "1 Eels\n\nVery slippery.\n").unwrap();
-    let report =
-        Workspace::index(&ws_dir, &named[1..], &IndexOptions::default(), &progress).unwrap();
+    let report = index_run(&ws_dir, &named[1..], &IndexOptions::default());
     assert_eq!(report.indexed, 1, "{report:?}");
     check(4);
 }
@@ -786,10 +781,9 @@ fn named_files_keep_ids_unique_and_replace_only_their_tree_files() {
     std::fs::write(first.join("guide.md"), "# Guide\n\nFirst.\n").unwrap();
     std::fs::write(first.join("notes.md"), "# Notes\n\nKept.\n").unwrap();
     let ws_dir = dir.path().join("ws");
-    let progress = indexer::NoProgress;
     let options = IndexOptions::default();
     let folder = [first.to_string_lossy().into_owned()];
-    Workspace::index(&ws_dir, &folder, &options, &progress).unwrap();
+    index_run(&ws_dir, &folder, &options);
     let tree_files = || -> std::collections::BTreeSet<String> {
         std::fs::read_dir(ws_dir.join("docs"))
             .unwrap()
@@ -809,7 +803,7 @@ fn named_files_keep_ids_unique_and_replace_only_their_tree_files() {
         second.join("guide.md").to_string_lossy().into_owned(),
         first.join("guide.md").to_string_lossy().into_owned(),
     ];
-    let report = Workspace::index(&ws_dir, &named, &options, &progress).unwrap();
+    let report = index_run(&ws_dir, &named, &options);
     assert_eq!(report.indexed, 2, "{report:?}");
     let ws = Workspace::open(&ws_dir).unwrap();
     let ids: Vec<String> = ws.all_cards().iter().map(|c| c.doc_id.clone()).collect();
@@ -852,7 +846,7 @@ fn a_bulk_index_run_leaves_one_segment_and_a_one_file_run_adds_its_own() {
     };
     let run = |files: &[String]| {
         let args: Vec<String> = files.iter().map(path).collect();
-        Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap()
+        index_run(&ws_dir, &args, &options)
     };
     let segments = || segment_count(&ws_dir);
     let first = run(&names[..4]);
@@ -896,7 +890,7 @@ fn a_requested_merge_leaves_one_segment_without_deleted_entries() {
             ..IndexOptions::default()
         };
         let args: Vec<String> = files.iter().map(path).collect();
-        Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap()
+        index_run(&ws_dir, &args, &options)
     };
     let segments = || segment_count(&ws_dir);
     let deletion_files = || {
@@ -1000,7 +994,7 @@ fn a_large_new_document_whose_tree_file_cannot_be_written_leaves_no_entry() {
     );
     let blocked = ws_dir.join("docs").join(name);
     std::fs::create_dir_all(&blocked).unwrap();
-    let report = Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap();
+    let report = index_run(&ws_dir, &args, &options);
     assert_eq!(
         (report.indexed, report.failed),
         (1, 1),
@@ -1024,7 +1018,7 @@ fn a_large_new_document_whose_tree_file_cannot_be_written_leaves_no_entry() {
     );
 
     std::fs::remove_dir(&blocked).unwrap();
-    let report = Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap();
+    let report = index_run(&ws_dir, &args, &options);
     assert_eq!(
         (report.indexed, report.failed),
         (1, 0),
@@ -1062,7 +1056,7 @@ fn a_run_with_nothing_to_write_merges_an_index_left_in_many_segments() {
         jobs: 1,
         ..IndexOptions::default()
     };
-    let run = || Workspace::index(&ws_dir, &args, &options, &indexer::NoProgress).unwrap();
+    let run = || index_run(&ws_dir, &args, &options);
     run();
     let hits = || kiwi_hits(&ws_dir, 5);
     let before = hits();

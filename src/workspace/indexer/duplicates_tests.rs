@@ -49,6 +49,16 @@ fn alias(alias: &str, target: &str, text: &str) -> AliasEntry {
     AliasEntry::new(row(alias, text), target.into())
 }
 
+/// The alias `b` of `a` (text `T`) whose source is a file `dir/b.md` that exists, so that a
+/// run can build it again.
+fn alias_b_in(dir: &std::path::Path) -> AliasEntry {
+    let source = dir.join("b.md");
+    std::fs::write(&source, "# B\n").unwrap();
+    let mut b = alias("b", "a", "T");
+    b.row.source = source.to_string_lossy().into_owned();
+    b
+}
+
 /// A run over `documents` (those in `built` were built by it), its outcome and the new rows.
 struct Run {
     documents: Vec<CatalogEntry>,
@@ -229,10 +239,7 @@ fn an_alias_whose_document_is_gone_is_built_and_indexed_under_its_own_id() {
 #[test]
 fn an_alias_whose_document_changed_its_text_is_built_again() {
     let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("b.md");
-    std::fs::write(&source, "# B\n").unwrap();
-    let mut b = alias("b", "a", "T");
-    b.row.source = source.to_string_lossy().into_owned();
+    let b = alias_b_in(dir.path());
     let mut run = Run::new(vec![row("a", "U")], &["a"]);
     run.report.indexed = 1;
     let decided = run.check(
@@ -254,10 +261,7 @@ fn an_alias_whose_document_changed_its_text_is_built_again() {
 #[test]
 fn an_alias_built_again_with_another_document_s_text_becomes_its_alias() {
     let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("b.md");
-    std::fs::write(&source, "# B\n").unwrap();
-    let mut b = alias("b", "a", "T");
-    b.row.source = source.to_string_lossy().into_owned();
+    let b = alias_b_in(dir.path());
     // `a` changed to `U`; `b` still reads `T`, which `c` has.
     let mut run = Run::new(vec![row("a", "U"), row("c", "T")], &["a"]);
     run.report.indexed = 1;

@@ -47,6 +47,34 @@ fn hits(ws: &Workspace, query: &str) -> Vec<(String, String, f32)> {
         .collect()
 }
 
+/// A fresh temporary root holding the workspace [`indexed`] there and its publish folder
+/// `root/pub`, with a first generation published into it: `(root, ws_dir, out, generation)`.
+fn published() -> (tempfile::TempDir, PathBuf, PathBuf, Published) {
+    let root = tempfile::tempdir().unwrap();
+    let ws_dir = indexed(root.path());
+    let out = root.path().join("pub");
+    let done = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    (root, ws_dir, out, done)
+}
+
+/// A further generation of `ws_dir` published into `out`, its files then made copies of
+/// themselves, as a replica holds them (see [`unlink_copies`]).
+fn copied_generation(ws_dir: &Path, out: &Path) -> Published {
+    let generation = publish(ws_dir, out, DEFAULT_KEEP).unwrap();
+    unlink_copies(&generation.path);
+    generation
+}
+
+/// The first tree file `read_dir` lists in the `docs` folder of `generation`.
+fn first_tree_file(generation: &Path) -> PathBuf {
+    std::fs::read_dir(generation.join("docs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+}
+
 fn ids(ws: &Workspace) -> Vec<String> {
     ws.cards_page(0, 100)
         .iter()
@@ -56,10 +84,7 @@ fn ids(ws: &Workspace) -> Vec<String> {
 
 #[test]
 fn a_published_generation_opens_with_the_same_documents_and_hits() {
-    let root = tempfile::tempdir().unwrap();
-    let ws_dir = indexed(root.path());
-    let out = root.path().join("pub");
-    let done = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let (_root, ws_dir, out, done) = published();
     assert_eq!(done.path, out.join("gen-000001"));
     assert!(is_publish_folder(&out));
     assert_eq!(done.manifest.documents, 3);
@@ -130,10 +155,7 @@ fn a_published_generation_opens_with_the_same_documents_and_hits() {
 #[test]
 fn a_generation_opens_without_write_access_to_its_folders() {
     use std::os::unix::fs::PermissionsExt;
-    let root = tempfile::tempdir().unwrap();
-    let ws_dir = indexed(root.path());
-    let out = root.path().join("pub");
-    let done = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let (_root, ws_dir, out, done) = published();
     let read_only = |path: &Path, mode: u32| {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
     };
@@ -228,13 +250,9 @@ fn opened_generation(out: &Path) -> Option<u64> {
 
 #[test]
 fn a_generation_with_a_missing_or_truncated_catalog_or_index_file_is_passed_over() {
-    let root = tempfile::tempdir().unwrap();
-    let ws_dir = indexed(root.path());
-    let out = root.path().join("pub");
-    publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let (_root, ws_dir, out, _) = published();
     // The second generation as a replica might hold it mid-copy.
-    let second = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
-    unlink_copies(&second.path);
+    let second = copied_generation(&ws_dir, &out);
     assert_eq!(opened_generation(&out), Some(2));
     for name in ["catalog.db", "index/meta.json", "docs.sha256"] {
         let path = second.path.join(name);
@@ -261,21 +279,15 @@ fn a_generation_with_a_missing_or_truncated_catalog_or_index_file_is_passed_over
 
 #[test]
 fn a_generation_whose_docs_have_not_all_arrived_is_passed_over_even_after_it_was_complete() {
-    let root = tempfile::tempdir().unwrap();
-    let ws_dir = indexed(root.path());
-    let out = root.path().join("pub");
-    publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
-    let second = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
-    unlink_copies(&second.path);
+    let (_root, ws_dir, out, _) = published();
+    let second = copied_generation(&ws_dir, &out);
     let docs = second.path.join("docs");
-    let name = std::fs::read_dir(&docs)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
+    let name = first_tree_file(&second.path)
         .file_name()
-        .into_string()
-        .unwrap();
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
     // As rsync holds a file it is still writing: under a temporary dot-name.
     let in_progress = docs.join(format!(".{name}.Xy12ab"));
     std::fs::rename(docs.join(&name), &in_progress).unwrap();
@@ -306,10 +318,7 @@ fn a_generation_whose_docs_have_not_all_arrived_is_passed_over_even_after_it_was
 
 #[test]
 fn verify_names_a_changed_file_that_opening_does_not_read() {
-    let root = tempfile::tempdir().unwrap();
-    let ws_dir = indexed(root.path());
-    let out = root.path().join("pub");
-    let done = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let (_root, _, _, done) = published();
     unlink_copies(&done.path);
     assert_eq!(manifest::verify(&done.path).unwrap(), done.manifest);
     // Same sizes, other bytes: only the checksums see it.
@@ -319,12 +328,7 @@ fn verify_names_a_changed_file_that_opening_does_not_read() {
         bytes[last] ^= 0xFF;
         std::fs::write(path, &bytes).unwrap();
     };
-    let tree = std::fs::read_dir(done.path.join("docs"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let tree = first_tree_file(&done.path);
     flip(&tree);
     assert!(manifest::check(&done.path).is_ok());
     let why = manifest::verify(&done.path).unwrap_err();
@@ -357,10 +361,7 @@ fn verify_names_a_changed_file_that_opening_does_not_read() {
 
 #[test]
 fn a_generation_of_the_first_manifest_format_is_refused_with_the_way_out() {
-    let root = tempfile::tempdir().unwrap();
-    let ws_dir = indexed(root.path());
-    let out = root.path().join("pub");
-    let done = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let (_root, _, out, done) = published();
     let old = r#"{"format": 1, "generation": 1, "files": []}"#;
     std::fs::write(done.path.join(MANIFEST), old).unwrap();
     let line = Workspace::open(&out).unwrap_err().to_string();
@@ -373,10 +374,7 @@ fn a_generation_of_the_first_manifest_format_is_refused_with_the_way_out() {
 
 #[test]
 fn a_publish_folder_without_a_complete_generation_is_a_one_line_error() {
-    let root = tempfile::tempdir().unwrap();
-    let ws_dir = indexed(root.path());
-    let out = root.path().join("pub");
-    let done = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let (_root, _, out, done) = published();
     std::fs::remove_file(done.path.join(MANIFEST)).unwrap();
     let err = Workspace::open(&out).unwrap_err();
     assert!(matches!(err, WorkspaceError::NoGeneration { .. }), "{err}");
@@ -395,10 +393,7 @@ fn a_publish_folder_without_a_complete_generation_is_a_one_line_error() {
 
 #[test]
 fn writing_into_a_publish_folder_or_a_generation_is_refused() {
-    let root = tempfile::tempdir().unwrap();
-    let ws_dir = indexed(root.path());
-    let out = root.path().join("pub");
-    let done = publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let (root, ws_dir, out, done) = published();
     let src = root.path().join("src").display().to_string();
     for target in [&out, &done.path] {
         let err = Workspace::index(
@@ -422,10 +417,7 @@ fn writing_into_a_publish_folder_or_a_generation_is_refused() {
 
 #[test]
 fn a_failed_publish_leaves_only_a_temporary_that_readers_pass_over_and_the_next_removes() {
-    let root = tempfile::tempdir().unwrap();
-    let ws_dir = indexed(root.path());
-    let out = root.path().join("pub");
-    publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let (_root, ws_dir, out, _) = published();
     let stale = out.join(".tmp-gen-000002");
     std::fs::create_dir_all(stale.join("docs")).unwrap();
     std::fs::write(stale.join("catalog.db"), b"half").unwrap();
@@ -440,10 +432,7 @@ fn a_failed_publish_leaves_only_a_temporary_that_readers_pass_over_and_the_next_
 
 #[test]
 fn a_long_running_reader_moves_to_a_newer_generation_once_it_is_complete() {
-    let root = tempfile::tempdir().unwrap();
-    let ws_dir = indexed(root.path());
-    let out = root.path().join("pub");
-    publish(&ws_dir, &out, DEFAULT_KEEP).unwrap();
+    let (_root, ws_dir, out, _) = published();
     let live = crate::nav::live::LiveLibrary::new(&out);
     assert_eq!(
         live.get().unwrap().workspace.published_generation(),
