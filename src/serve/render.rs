@@ -5,7 +5,7 @@
 //! data-from="C" data-to="D">` (source lines `A..=B` of the section's whole text, the
 //! `path:N` numbering `grep` prints, and its chars `C..D`). Inside, each source line's first
 //! text is preceded by an empty `<span id="LN">`, so `#LN` lands on line N. A highlighted
-//! line (a grep hit, [`Placement::line`]) or evidence span ([`Placement::mark`]) gets its own
+//! line (a grep hit, [`PageView::line`]) or evidence span ([`PageView::mark`]) gets its own
 //! text wrapped in `<mark>` and its block the class `target` or `marked`: the text itself where
 //! the rendered text is the source's verbatim (most text), the whole piece where Markdown
 //! changed it (an entity, inline code with its backticks). The wrapper's attributes, the
@@ -33,7 +33,7 @@ use crate::tree::DocFormat;
 /// Where a section's text page sits in the whole text, the page marks to show, and what to
 /// highlight.
 #[derive(Debug, Clone, Default)]
-pub struct Placement {
+pub struct PageView {
     /// 1-based line of the whole text the page starts on.
     pub first_line: usize,
     /// Chars of the whole text before the page.
@@ -49,7 +49,7 @@ pub struct Placement {
     pub line: Option<usize>,
 }
 
-/// Byte ranges of one page's text to highlight, from a [`Placement`].
+/// Byte ranges of one page's text to highlight, from a [`PageView`].
 #[derive(Debug, Default)]
 struct Highlights {
     mark: Option<Range<usize>>,
@@ -57,7 +57,7 @@ struct Highlights {
 }
 
 impl Highlights {
-    fn of(text: &str, lines: &LineIndex, at: &Placement) -> Highlights {
+    fn of(text: &str, lines: &LineIndex, at: &PageView) -> Highlights {
         let byte_of_char = |c: usize| {
             let c = c.saturating_sub(at.first_char);
             text.char_indices().nth(c).map_or(text.len(), |(b, _)| b)
@@ -140,7 +140,7 @@ fn piece_html(
 /// `text` (one page of a section's text, as `cat` reads it) as sanitized HTML blocks, each
 /// wrapped as the module describes. `format` is the document's: it picks Markdown, PDF or
 /// plain-text rendering. Never fails: any input renders, at worst as escaped text.
-pub fn section_html(text: &str, format: DocFormat, at: &Placement) -> String {
+pub fn section_html(text: &str, format: DocFormat, at: &PageView) -> String {
     let lines = LineIndex::new(text);
     let hl = Highlights::of(text, &lines, at);
     let mut pieces = Pieces {
@@ -191,7 +191,7 @@ pub fn section_html(text: &str, format: DocFormat, at: &Placement) -> String {
 /// `text` (one page of a section's text) as numbered source lines, the `?view=source` view:
 /// `<div class="line" id="LN" data-line="N">` with a gutter and the line's text, escaped, the
 /// highlights of `at` marked as in [`section_html`]. Never fails.
-pub fn source_html(text: &str, at: &Placement) -> String {
+pub fn source_html(text: &str, at: &PageView) -> String {
     let lines = LineIndex::new(text);
     let hl = Highlights::of(text, &lines, at);
     let mut out = String::with_capacity(text.len() * 2);
@@ -547,10 +547,10 @@ impl CharCursor {
 mod tests {
     use super::*;
 
-    fn at_line(first_line: usize) -> Placement {
-        Placement {
+    fn at_line(first_line: usize) -> PageView {
+        PageView {
             first_line,
-            ..Placement::default()
+            ..PageView::default()
         }
     }
 
@@ -624,11 +624,11 @@ mod tests {
     #[test]
     fn pdf_text_keeps_its_lines_columns_and_page_marks() {
         let text = "# Results\n\nFirst line\nsecond line.\n• A bullet\n• wrapped\nover two\n\nQuarters Ended  2023  2022\nRevenue  10.3  9.7\n\n| a | b |\n| --- | ---: |\n| x | 1 |\n";
-        let at = Placement {
+        let at = PageView {
             first_line: 1,
             first_char: 0,
             page_marks: vec![(1, "pages 2–3".to_string())],
-            ..Placement::default()
+            ..PageView::default()
         };
         let html = section_html(text, DocFormat::Pdf, &at);
         assert!(
@@ -670,10 +670,10 @@ mod tests {
     #[test]
     fn a_target_line_marks_its_own_text_and_an_evidence_span_its_chars() {
         let text = "# T\n\none line\nthe *hit* line\nlast line\n\n```\ncode a\ncode b\n```\n";
-        let at = Placement {
+        let at = PageView {
             first_line: 1,
             line: Some(4),
-            ..Placement::default()
+            ..PageView::default()
         };
         let html = section_html(text, DocFormat::Markdown, &at);
         assert!(
@@ -692,10 +692,10 @@ mod tests {
         );
         // Chars 12..21 of the whole text ("e\nthe *hi"), on a page starting at char 0: the
         // text inside, cut at the span's ends; `*` is markup, not text.
-        let at = Placement {
+        let at = PageView {
             first_line: 1,
             mark: Some(12..21),
-            ..Placement::default()
+            ..PageView::default()
         };
         let html = section_html(text, DocFormat::Markdown, &at);
         assert!(
@@ -708,11 +708,11 @@ mod tests {
     #[test]
     fn the_source_view_numbers_lines_with_anchors_and_marks() {
         let text = "# T\n\na <b>\n";
-        let at = Placement {
+        let at = PageView {
             first_line: 10,
             first_char: 100,
             mark: Some(108..110),
-            ..Placement::default()
+            ..PageView::default()
         };
         assert_eq!(
             source_html(text, &at),

@@ -12,7 +12,7 @@ use crate::agent::search::DocEntry;
 use crate::agent::section::{self, SectionView};
 use crate::nav::lexer::quote_word;
 use crate::serve::error::ApiError;
-use crate::serve::render::{section_html, source_html, Placement};
+use crate::serve::render::{section_html, source_html, PageView};
 use crate::serve::state::AppState;
 use crate::tree::outline::OutlineNode;
 use crate::tree::NodeId;
@@ -134,7 +134,7 @@ pub fn read_section(
 ) -> Result<SectionView, ApiError> {
     let mut view = section::read_section(library, doc_id, structure, offset, budget)?;
     view.html = html.map(|how| {
-        let placement = Placement {
+        let page_view = PageView {
             first_line: view.first_line,
             first_char: view.offset,
             page_marks: view.page_marks(),
@@ -142,9 +142,9 @@ pub fn read_section(
             line: how.line,
         };
         if how.source {
-            source_html(&view.text, &placement)
+            source_html(&view.text, &page_view)
         } else {
-            section_html(&view.text, view.format(), &placement)
+            section_html(&view.text, view.format(), &page_view)
         }
     });
     Ok(view)
