@@ -137,7 +137,7 @@ impl Session {
     /// pages itself) is cut to the budget at a line boundary.
     ///
     /// Errors: only [`NavError`] (workspace failures); unknown commands, bad arguments, missing
-    /// children and bad regexes are [`Status::Error`] outputs.
+    /// children and bad regexes are [`Status::Error`](super::Status::Error) outputs.
     pub fn execute(&mut self, line: &str) -> Result<CommandOutput, NavError> {
         let words = match split_words(line) {
             Ok(w) => w,

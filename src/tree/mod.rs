@@ -119,7 +119,7 @@ pub struct Links {
 }
 
 /// A node's text naming another document by its title, an acronym of it or its file name,
-/// possibly with one of its sections; kept as written (see [`references::cited`] for what is
+/// possibly with one of its sections; kept as written (see `references::cited` for what is
 /// found).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocumentMention {

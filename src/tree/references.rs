@@ -25,7 +25,7 @@
 //! **Other documents named in the text** (`except those listed in FHS, section 4.9`, `see
 //! ‘An Introduction to R’`) are the same case: found in every format (`cited`), kept as written
 //! in [`Links::named`](super::Links::named), and resolved when read against the catalog's
-//! titles, acronyms, file names and title pages ([`named`]).
+//! titles, acronyms, file names and title pages ([`crate::index::cross_refs::named`]).
 //!
 //! Cost: one [`regex`] scan per kind over each node's content, with literal prefilters (GB/s on
 //! text without mentions; see `scan`); slugs and number tables are built only for documents

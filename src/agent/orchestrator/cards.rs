@@ -406,7 +406,7 @@ pub fn catalog_search(library: &dyn Library, queries: &[String], max: usize) -> 
 /// [`catalog_search`] with each query ranked by `ranking` (over a corpus split into shards, the
 /// ranking over every shard).
 ///
-/// Errors: the first [`AgentError`] of `ranking` (see
+/// Errors: the first [`AgentError`](crate::agent::AgentError) of `ranking` (see
 /// [`super::placement::CatalogRanking::rank`]).
 pub fn catalog_search_with(
     ranking: &dyn super::placement::CatalogRanking,

@@ -4,7 +4,7 @@
 //! At build time a mention is kept as written ([`crate::tree::DocumentMention`], found by
 //! `cited`): which indexed document a name means depends on what else is indexed. A reader
 //! (`cat`'s `[see also: …]` line) resolves the name with [`named_document`] over the catalog's
-//! cards, then the section with [`section_node`] over the target's tree.
+//! cards, then the section with [`section_node`](crate::tree::references::section_node) over the target's tree.
 //!
 //! False references cost more than missing ones (an agent follows them), so the rule is strict:
 //! a name resolves only when exactly one other document answers to it, and never when it could

@@ -1,6 +1,6 @@
 //! Other documents named in a node's text, found at build time and kept as written
 //! ([`DocumentMention`]); which document a name means is decided when the tree is read
-//! ([`super::named`]).
+//! ([`crate::index::cross_refs::named`]).
 //!
 //! Two shapes are found, in every format (in Markdown, not inside code fences):
 //! - **a numbered section of a named work**: `FHS, section 4.9`, `FHS section 4.9`, `section 4.9
