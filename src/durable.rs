@@ -14,12 +14,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// [`write_atomic`] whose durability is the caller's: on Linux nothing is synced (the indexer
-/// writes many tree files this way and makes them all durable with one
-/// [`sync_filesystem`] before the index and the catalog name them;
-/// one fsync per file was a tenth of a corpus index run's wall time); elsewhere the file is
-/// fsynced and only its new name waits for the caller's sync of the directory. Readers see the old file
-/// or the new one, never a prefix, either way. Errors: any I/O error; the temp file is removed
-/// and `path` is untouched.
+/// writes many tree files this way and makes them all durable with one [`sync_filesystem`]
+/// before the index and the catalog name them, so a run does not wait for the disk once per
+/// document); elsewhere the file is fsynced and only its new name waits for the caller's sync of
+/// the directory. Readers see the old file or the new one, never a prefix, either way. Errors:
+/// any I/O error; the temp file is removed and `path` is untouched.
 pub fn write_atomic_deferred(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_temp_and_rename(path, bytes, !cfg!(target_os = "linux"))
 }

@@ -1,9 +1,9 @@
 use std::process::ExitCode;
 
 /// mimalloc instead of the system allocator: a command reads thousands of DocCards (hundreds of
-/// thousands of small strings) and an index run allocates per token; with glibc's malloc,
-/// allocating and freeing them was most of `docnav exec 'ls /'`'s CPU on a 10,000-document
-/// workspace (BENCHMARKS.md, "Scale").
+/// thousands of small strings) and an index run allocates per token, so both are bound by the
+/// cost of small, short-lived allocations, which mimalloc keeps far below glibc's malloc (the
+/// benchmark history, docs/src/benchmarks-history.md, "Scale").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

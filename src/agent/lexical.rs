@@ -300,8 +300,8 @@ fn top_deduplicated(prepared: &PreparedSearch, k: usize) -> Result<Vec<Hit>, Sec
         }
         if kept.len() >= k {
             let mut pool = hits;
-            // A leaf has no descendants to take its place (at 100,000 documents each lookup
-            // is a filtered search of a third of a millisecond).
+            // A leaf has no descendants to take its place, so only the others cost a lookup (a
+            // filtered search of the whole index each).
             for h in kept.iter().filter(|h| !h.leaf) {
                 for hit in prepared.top_below(&h.hit.doc_id, h.hit.node, DESCENDANTS_LOOKED_UP)? {
                     if !pool
@@ -327,7 +327,7 @@ const DESCENDANTS_LOOKED_UP: usize = 64;
 /// score. The ancestor's evidence text contains the descendant's, so the deeper section is the
 /// more exact answer unless it matched much worse; on `fixtures/qa.jsonl` any value from 0.3 to
 /// 0.7 gives the same hits (0.5 chosen as the middle), and without the rule a specific
-/// subsection under a parent whose own text matched better was lost entirely.
+/// subsection under a parent whose own text matched better would be lost entirely.
 pub const DESCENDANT_REPLACES_AT: f32 = 0.5;
 
 /// The first `k` hits (already best first) such that no kept hit is an ancestor or descendant of

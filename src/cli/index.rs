@@ -118,9 +118,10 @@ impl IndexProgress for Bar {
 /// Have the kernel back this process's memory with 4 KiB pages only. mimalloc asks for
 /// transparent huge pages, so each first touch of a fresh 2 MiB region zeroes all of it; an index
 /// run allocates and frees much short-lived memory (sources, inflated XML, trees, index
-/// entries) on several threads, and the zeroing was a tenth of its CPU time (`perf`: the
-/// kernel's `clear_page_erms` under huge-page faults). Without them: half the system time and a
-/// third less peak memory, the same user time (BENCHMARKS.md, "Formats").
+/// entries) on several threads, so with huge pages the kernel keeps zeroing whole 2 MiB regions
+/// (`clear_page_erms` under huge-page faults) for memory used briefly. Without them the run
+/// spends less system time and peak memory for the same user time (the figures: the benchmark
+/// history, docs/src/benchmarks-history.md, "Formats").
 #[cfg(target_os = "linux")]
 fn without_huge_pages() {
     // Best effort: an older kernel without the setting just keeps its huge pages.

@@ -2,10 +2,10 @@
 //!
 //! Indexing a document needs its terms twice: for its DocCard's [top terms](super::top_terms)
 //! and for its entries in the [section index](super::SectionIndex). Tokenizing is the costliest
-//! step of both (a fifth of the CPU of `docnav index` when each tokenized on its own, measured
-//! with `perf` on the Markdown corpus; BENCHMARKS.md, "Indexing"), so the indexer tokenizes each
-//! node once, on its compute threads, and hands tantivy the terms already split (see
-//! [`super::analyzer::TermListTokenizer`]).
+//! step of both, so a second tokenization would add its whole cost to every index run: the
+//! indexer tokenizes each node once, on its compute threads, and hands tantivy the terms already
+//! split (see [`super::analyzer::TermListTokenizer`]; what one pass saves: the benchmark history,
+//! docs/src/benchmarks-history.md, "Scale", "One tokenization per node").
 
 use super::tokenize::Tokenizer;
 use crate::tree::Tree;
@@ -100,9 +100,9 @@ pub fn terms_of(list: &str) -> impl Iterator<Item = &str> {
 
 /// The terms of a list from [`NodeTerms`] with the byte offset of each in `list`.
 ///
-/// A byte loop, not `str::split(char)`: terms average a few bytes, and the split's `memchr` and
-/// `memcmp` calls per term were a few percent of `docnav index`'s CPU (here and in the
-/// section index's term-list tokenizer, which splits every list again).
+/// A byte loop, not `str::split(char)`: terms average a few bytes, so the split's `memchr` and
+/// `memcmp` calls cost more than the bytes they scan, once per term of every document (here
+/// and in the section index's term-list tokenizer, which splits every list again).
 pub fn term_spans(list: &str) -> impl Iterator<Item = (usize, &str)> {
     const SEPARATOR: u8 = TERM_SEPARATOR as u8;
     const _: () = assert!(TERM_SEPARATOR.is_ascii());

@@ -43,9 +43,9 @@ pub const MAX_TOKEN_BYTES: usize = 64;
 /// carry no topic. Prepositions that can carry a question's meaning (`before`, `after`,
 /// `without`, `within`, `over`) are kept; `per` and `via` only relate two nouns, as `by` does,
 /// and are in the SMART stoplist (Salton 1971; Lewis et al. 2004, RCV1 appendix 11). Kept in
-/// the index, `per` matched every `bits_per_digit` and `Per-drive` part: node's `fs.Dirent`
-/// question ("… without a stat per file", `fixtures/qa.jsonl` line 44) fell out of the top 5
-/// behind Python's `sys.int_info` when the Python pages joined the fixtures.
+/// the index, `per` matches every `bits_per_digit` and `Per-drive` part, and node's `fs.Dirent`
+/// question ("… without a stat per file", `fixtures/qa.jsonl` line 44) loses its gold section
+/// from the top 5 to Python's `sys.int_info`.
 pub const STOPWORDS: &[&str] = &[
     "a", "about", "also", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by",
     "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his",
@@ -421,9 +421,9 @@ const STOPWORD_TABLE: [u64; STOPWORD_SLOTS] = {
 };
 
 /// Membership in [`STOPWORDS`] without string comparisons: the word packed into a `u64`, looked
-/// up in a hash table built at compile time (one probe for most words; a `memcmp` per probe of
-/// a sorted list was a third of indexing time, a binary search over packed words a tenth of
-/// tokenizing).
+/// up in a hash table built at compile time (one probe for most words): every token of every
+/// document is looked up, so a search with a comparison per probe, of strings or of packed
+/// words, would cost a large share of tokenizing.
 fn is_stopword(word: &str) -> bool {
     if word.len() > STOPWORD_MAX_BYTES {
         return false;

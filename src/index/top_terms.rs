@@ -44,7 +44,7 @@ pub fn top_terms(tree: &Tree, n: usize) -> Vec<String> {
 pub fn top_terms_of(terms: &NodeTerms, n: usize) -> Vec<String> {
     // term (borrowed from `terms`) → (total weighted tf, nodes containing it, last node seen).
     // rustc's Fx hash: the table is built once per document from its own text, so it needs no
-    // DoS resistance, and SipHash was a tenth of this pass.
+    // DoS resistance, and SipHash costs several times as much per short key.
     let mut counts: FxHashMap<&str, (u64, u32, usize)> = FxHashMap::default();
     let mut add = |term, weight: u64, node: usize| {
         let entry = counts.entry(term).or_insert((0, 0, usize::MAX));
@@ -67,8 +67,8 @@ pub fn top_terms_of(terms: &NodeTerms, n: usize) -> Vec<String> {
     let best_first = |a: &(f64, &str), b: &(f64, &str)| b.0.total_cmp(&a.0).then(a.1.cmp(b.1));
     // A document has thousands of distinct terms and only the first few are read: order a
     // prefix (enough for `n` unless many of it are redundant), and the rest only if needed.
-    // Same result as ordering all of them; a tenth of `docnav index`'s top-terms time was
-    // the full sort.
+    // Same result as ordering all of them, without sorting thousands of terms per document to
+    // read a dozen.
     let prefix = n.saturating_mul(4).max(16);
     if scored.len() > prefix {
         scored.select_nth_unstable_by(prefix, best_first);
@@ -110,7 +110,7 @@ fn is_topic_word(term: &str) -> bool {
         return false;
     }
     // Most terms are ASCII: bytes are chars there, and none is CJK (asked of every distinct
-    // term of every document, the char-by-char checks were a quarter of choosing top terms).
+    // term of every document, so the common case must not decode chars one by one).
     if term.is_ascii() {
         return term.len() >= 3 && term.bytes().any(|b| b.is_ascii_alphabetic());
     }

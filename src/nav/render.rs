@@ -48,8 +48,8 @@ pub fn location_header(doc_id: &str, tree: &Tree, node: NodeId) -> String {
 
 /// `N. Title  [S subsections, W words]  — summary` (`[no subsections, W words]` for a section
 /// with none) for child number `number` (1-based): S counts every section below it, W the words
-/// of its text with theirs; from the document's [`NodeStats`]. (It said "L leaves" once, and a
-/// model read `[1 leaf]` as "this is a leaf" when the section had one child.)
+/// of its text with theirs; from the document's [`NodeStats`]. (Not "L leaves": a model reads
+/// `[1 leaf]` as "this is a leaf" when the section has one child.)
 pub fn ls_line(tree: &Tree, stats: &NodeStats, number: usize, child: NodeId) -> String {
     let node = tree.node(child);
     let below = stats.below.get(child.index()).copied().unwrap_or(0);

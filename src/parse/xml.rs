@@ -9,7 +9,7 @@ use quick_xml::Reader;
 
 /// A reader over `text` that keeps whitespace (it is text in `<w:t xml:space="preserve">`)
 /// and does not check that end tags match their start tags: a document with a stray end tag
-/// is read on instead of cut short there (the comparison was 2% of reading a DOCX body).
+/// is read on instead of cut short there, and no end tag pays for a comparison.
 pub fn reader(text: &str) -> Reader<&[u8]> {
     let mut reader = Reader::from_reader(text.as_bytes());
     let config = reader.config_mut();
@@ -65,8 +65,9 @@ pub fn attr(e: &BytesStart<'_>, name: &str) -> Option<String> {
 /// malformed.
 ///
 /// One pass over the tag's attributes for all the names: the body walk asks a hyperlink for
-/// two and a relationship for three, and each pass parses every attribute again (with a copy
-/// of each value, these lookups were 5% of indexing pandoc's DOCX).
+/// two and a relationship for three, and a pass parses every attribute of the tag, so a tag's
+/// cost must not grow with the names asked (the share of DOCX indexing these lookups take: the
+/// benchmark history, docs/src/benchmarks-history.md, "Formats").
 pub fn attrs<'a, const N: usize>(
     e: &'a BytesStart<'_>,
     names: [&str; N],

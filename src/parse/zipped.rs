@@ -171,10 +171,10 @@ impl<'a> Archive<'a> {
     /// when there is no such entry. Errors as [`Archive::read`].
     ///
     /// The text is inflated into a buffer this thread keeps for its next entry (up to
-    /// [`KEPT_BUFFER_BYTES`] of capacity): a fresh buffer per document faulted its pages in
-    /// again each time (40% of the page faults of indexing pandoc's 270 DOCX, whose inflated
-    /// `document.xml` is 4–15× the file); kept, the run's peak memory fell 22% and its CPU 2%
-    /// (BENCHMARKS.md, "Fourth pass").
+    /// [`KEPT_BUFFER_BYTES`] of capacity): an inflated `document.xml` is 4–15× its file, and a
+    /// fresh buffer per document would have the kernel fault in and zero its pages again for
+    /// every document of a run (the page faults and peak memory this saves: the benchmark
+    /// history, docs/src/benchmarks-history.md, "Fourth pass …: a kept inflate buffer").
     pub fn with_text<R>(
         &mut self,
         name: &str,

@@ -1,9 +1,9 @@
 //! The allocator of a long-running server. docnav's binary allocates with mimalloc, which keeps
 //! freed memory for a while (1 s, ten times that for its arenas) before returning it to the
 //! system: right for a command that runs once, but under a steady load of searches that each
-//! decode trees, the server then holds tens of megabytes it has freed (at 10,000 documents and
-//! 64 clients: 160 MB resident instead of 104 MB; BENCHMARKS.md, "Serve"). The server asks for
-//! freed memory to be returned at once, for a few percent of throughput.
+//! decode trees, the server then holds tens of megabytes it has freed (how much, at 10,000
+//! documents: the benchmark history, docs/src/benchmarks-history.md, "The server"). The server
+//! asks for freed memory to be returned at once, for a few percent of throughput.
 
 /// `mi_option_purge_delay` in mimalloc 3's `mi_option_e` (`include/mimalloc.h`): the delay in
 /// ms before freed memory is returned ("memory purging is delayed by N milli seconds; use 0 for

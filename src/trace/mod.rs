@@ -49,8 +49,8 @@ pub use writer::TraceWriter;
 pub const TRACE_FORMAT_VERSION: u32 = 4;
 
 /// A workspace of more documents than this is recorded in a trace header by a digest of its
-/// catalog ([`CatalogDigest`]) instead of one entry per document: at 10,000 documents the list
-/// made every header 1.3 MB, and every `ask` is recorded.
+/// catalog ([`CatalogDigest`]) instead of one entry per document: the list grows every header
+/// with the catalog (1.3 MB at 10,000 documents), and every `ask` is recorded.
 pub const LISTED_DOCUMENTS_MAX: usize = 500;
 
 /// The oldest format version this build re-runs with `docnav replay`: older recordings were made

@@ -5,7 +5,8 @@
 //! line with one `write(2)` on the unbuffered file as soon as it takes it — nothing is held back in
 //! a user-space buffer. When the channel is empty the writer parks for [`FLUSH_INTERVAL`]; senders
 //! never wake it, so recording costs the agent's threads no syscall per event (a blocking receiver
-//! would cost them a futex wake per event: +9–15% of `ask`'s own time in `benches/agent.rs`).
+//! would cost them a futex wake per event; the figures: the benchmark history,
+//! docs/src/benchmarks-history.md, "The agent").
 //! [`TraceWriter::finish`] (also run on drop, so after Ctrl-C handling and on unwinding panics)
 //! closes the channel and waits until every event sent before it is written.
 //!

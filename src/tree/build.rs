@@ -360,7 +360,7 @@ pub fn split_paragraph_chunks(text: &str, max_tokens: u32) -> Vec<Range<usize>> 
     let mut fence: Option<(char, usize)> = None;
     let mut prev_blank = false;
     // Blank lines before the first text are no paragraph break: cutting there would make an
-    // empty `Part 1` (a one-paragraph leaf after its heading's blank line did).
+    // empty `Part 1` (as a one-paragraph leaf after its heading's blank line would).
     let mut seen_text = false;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
@@ -612,8 +612,8 @@ mod tests {
         assert_eq!(expected_start, tree.node(big).lines.clone().unwrap().end);
     }
 
-    /// Regression: a huge one-paragraph leaf whose content starts with the blank line
-    /// under its heading was split into an empty `Part 1` and the paragraph.
+    /// A huge one-paragraph leaf whose content starts with the blank line under its heading is
+    /// not split into an empty `Part 1` and the paragraph.
     #[test]
     fn leading_blank_lines_are_not_a_paragraph_break() {
         let text = format!("\n\n{}\n", "word ".repeat(2000));

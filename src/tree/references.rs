@@ -29,9 +29,9 @@
 //!
 //! Cost: one [`regex`] scan per kind over each node's content, with literal prefilters (GB/s on
 //! text without mentions; see `scan`); slugs and number tables are built only for documents
-//! with mentions. Over the corpus Markdown (27 files, 4.1 MB) it runs at ~500 MB/s, about 3.5%
-//! of parse + build + keyword index + card (`tests/suite/references.rs`,
-//! `reference_resolution_cost`).
+//! with mentions. It must stay a small share of parse + build + keyword index + card:
+//! `reference_resolution_cost` (`tests/suite/references.rs`) measures both over the corpus
+//! Markdown (the figures: the benchmark history, docs/src/benchmarks-history.md, "Indexing").
 
 mod cited;
 pub mod external;

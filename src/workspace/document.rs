@@ -125,7 +125,7 @@ const PLACE_STEMS: &[&str] = &["index", "readme"];
 /// The readable base of a new document's id, before [`super::unique_slug`] makes it unique: the
 /// [slug](slugify) of the file's stem (`nodejs-doc__fs.md` → `nodejs-doc-fs`), or for a file whose
 /// stem is `index` or `readme` (any case) the slug of the folder it is in (`site/guide/index.html`
-/// → `guide`, where 40 pages of a MkDocs site were `index`, `index-2`, … `index-40`). The folder
+/// → `guide`, where a MkDocs site's pages would be `index`, `index-2`, … `index-40`). The folder
 /// is that of the absolute path (no file system access), so a relative `README.md` is named after
 /// the current folder; a file at the root of the file system keeps its stem.
 pub fn doc_id_base(path: &Path) -> String {

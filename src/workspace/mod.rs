@@ -6,18 +6,18 @@
 //! Tree files are binary: [`TREE_FILE_MAGIC`], the format version, then the [`Document`] in
 //! postcard, LZ4-compressed ([`encode_tree_file`]). The catalog is a SQLite file a command
 //! reads only as far as it needs (a card by id, a page, the count, the cards under a lookup
-//! key): at 100,000 documents reading the whole catalog was most of every command's time.
+//! key): at 100,000 documents reading the whole catalog would be most of every command's time.
 //! People and scripts read it through `docnav docs --json`.
 //!
 //! Crash safety: tree files are named by doc id *and* a hash of the source fingerprint and the
-//! build key (`docs/guide-1a2b3c4d5e6f.bin`), so a re-index writes new files next to the old
-//! ones, commits the section index (its commit records a generation number), then commits the
-//! catalog's changed rows in one transaction (it records the same generation), and only then
-//! deletes files the new catalog no longer names. A crash before the index commit leaves the previous state; a crash
-//! between the two commits leaves an index one generation ahead of its catalog, which the next
-//! open detects and repairs (under the writer lock, from the catalog's tree files, with a
-//! warning) before anything is served — results never come from an index that disagrees with
-//! the catalog. Writers hold an exclusive lock on `lock`; readers need none unless they repair.
+//! build key (`docs/guide-1a2b3c4d5e6f.bin`), so a re-index writes new files next to the old ones,
+//! commits the section index (its commit records a generation number), then commits the catalog's
+//! changed rows in one transaction (it records the same generation), and only then deletes files
+//! the new catalog no longer names. A crash before the index commit leaves the previous state; a
+//! crash between the two commits leaves an index one generation ahead of its catalog, which the
+//! next open detects and repairs (under the writer lock, from the catalog's tree files, with a
+//! warning) before anything is served — results never come from an index that disagrees with the
+//! catalog. Writers hold an exclusive lock on `lock`; readers need none unless they repair.
 //!
 //! A reader that opened the workspace before a re-index still holds the old catalog, whose tree
 //! file for a rebuilt document may be gone when it first loads that document: it then re-reads
@@ -53,23 +53,23 @@ pub use store::{AliasEntry, CatalogEntry, CatalogStore};
 
 use crate::index::{DocCard, SectionIndex};
 
-/// Version of the catalog and tree files this build reads and writes. Version 2: tree files
-/// are binary (postcard) instead of JSON — loading a 7 MB tree (R-fullrefman.pdf) was most of a
-/// cold `ask`'s own time. Version 3: the per-document keyword index left the tree files for the
-/// workspace-wide section index (`index/`), and the catalog records the index generation it
-/// matches. Version 4: tree files are LZ4-compressed (a workspace was 1.8× its Markdown sources,
-/// now about 1×; decompression runs at GB/s), and the catalog is `catalog.bin` (postcard)
-/// instead of `catalog.json`. Version 5: the catalog is `catalog.db` (SQLite, [`store`]), read
-/// a card or a page at a time instead of whole. Version 6: a document whose text
-/// equals an indexed one's is kept once and the other source is an alias (the catalog's
-/// `aliases` table, and each document's text hash, `documents.text_sha256`); a workspace of
-/// format 5 has no text hashes to find its duplicates by, so `docnav index` rebuilds it.
-/// Version 7: DocCards carry the document's names and period (the catalog files each card under
-/// its names' `entity:` keys); a card of format 6 lacks both fields and does not decode, so
-/// `docnav index` rebuilds the workspace. Version 8: a DocCard's period holds a changelog's
-/// release range, which a question naming a version is matched on; a card of format 7 does not
-/// decode (postcard has no optional fields), so `docnav index` rebuilds the workspace. A change in what the parsers and the build stage
-/// produce, with the same layout, bumps [`TREE_BUILDER_VERSION`] instead.
+/// Version of the catalog and tree files this build reads and writes. Version 2: tree files are
+/// binary (postcard) instead of JSON, so a cold `ask` does not spend its time parsing a large tree
+/// (R-fullrefman.pdf's is 7 MB). Version 3: the per-document keyword index left the tree files for
+/// the workspace-wide section index (`index/`), and the catalog records the index generation it
+/// matches. Version 4: tree files are LZ4-compressed (so a workspace takes about as much disk as
+/// its Markdown sources; decompression runs at GB/s), and the catalog is `catalog.bin` (postcard)
+/// instead of `catalog.json`. Version 5: the catalog is `catalog.db` (SQLite, [`store`]), read a
+/// card or a page at a time instead of whole. Version 6: a document whose text equals an indexed
+/// one's is kept once and the other source is an alias (the catalog's `aliases` table, and each
+/// document's text hash, `documents.text_sha256`); a workspace of format 5 has no text hashes to
+/// find its duplicates by, so `docnav index` rebuilds it. Version 7: DocCards carry the document's
+/// names and period (the catalog files each card under its names' `entity:` keys); a card of format
+/// 6 lacks both fields and does not decode, so `docnav index` rebuilds the workspace. Version 8: a
+/// DocCard's period holds a changelog's release range, which a question naming a version is matched
+/// on; a card of format 7 does not decode (postcard has no optional fields), so `docnav index`
+/// rebuilds the workspace. A change in what the parsers and the build stage produce, with the same
+/// layout, bumps [`TREE_BUILDER_VERSION`] instead.
 pub const FORMAT_VERSION: u32 = 8;
 
 /// Version of the trees the parsers and build stage make from a source. Bump it whenever the same
@@ -101,7 +101,8 @@ pub const FORMAT_VERSION: u32 = 8;
 /// entries and DocCard top terms of unchanged sources are rebuilt with both.
 /// 13: the trees are as in 11; every stored record (sections and DocCards) carries its
 /// document's id, so a search over all documents of a sorted index names its hits from the
-/// store without opening the `doc_id` column (a sixth of `ask --lexical` at 100,000 documents).
+/// store without opening the `doc_id` column (which costs a search over a large segment more
+/// than naming its hits).
 /// 14: PDF tables become pipe tables (one header line, a row per label) and are never headings;
 /// PDF headings follow keyword schemes (`PART II` › `Item 7.` › subsections, `Note 3`) and a
 /// contents list of divisions.

@@ -1,6 +1,6 @@
 //! The size and modification time of source files, one `stat` each, as cheap as the kernel
-//! allows: at 100,000 documents a re-index stats every source, and resolving each full path from
-//! the root was half of that time.
+//! allows: at 100,000 documents a re-index stats every source, so the kernel must not resolve
+//! each full path from the root again ([`SourceStatter`] looks files up from their folder).
 
 use std::path::Path;
 #[cfg(target_os = "linux")]

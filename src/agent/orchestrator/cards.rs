@@ -65,15 +65,16 @@ pub struct PreRank {
 ///
 /// Both rankings come from the workspace's section index, so no tree is loaded and the cost
 /// does not grow with the catalog (`bench/scale`): documents rank by their best section — the
-/// lexical navigator's top [`HIT_POOL`] sections across the workspace ([`rank_sections`](crate::agent::lexical::rank_sections): BM25
-/// over each section's own text, deduplicated along ancestor/descendant lines), a document
-/// placed where its first hit is. Documents without a hit follow by BM25 over their DocCard
-/// entries (id, title, outline, summary, top terms; statistics over the cards), then in catalog
-/// order. Measured on the 45 questions of `fixtures/qa.jsonl` with a scripted model taking the
-/// first listed documents (`cargo bench --bench agent`, `calls`): the gold document came first
-/// for 40 of 45 over `fixtures/docs` and 34 of 42 over the corpus by sections, 30 and 20 by
-/// cards, 37 and 28 with the two fused by reciprocal rank. An unusable index leaves the ranking
-/// in catalog order (logged); the agent itself then fails at its Workers' `find`, loudly.
+/// lexical navigator's top [`HIT_POOL`] sections across the workspace
+/// ([`rank_sections`](crate::agent::lexical::rank_sections): BM25 over each section's own
+/// text, deduplicated along ancestor/descendant lines), a document placed where its first hit
+/// is. Documents without a hit follow by BM25 over their DocCard entries (id, title, outline,
+/// summary, top terms; statistics over the cards), then in catalog order. Sections lead because
+/// they put the gold document first more often than cards alone or the two fused by reciprocal
+/// rank (`cargo bench --bench agent`, `calls`, over `fixtures/qa.jsonl`; the figures: the
+/// benchmark history, docs/src/benchmarks-history.md, "The agent", the pre-rank table). An
+/// unusable index leaves the ranking in catalog order (logged); the agent itself then fails at
+/// its Workers' `find`, loudly.
 pub fn pre_rank(library: &dyn Library, question: &str) -> PreRank {
     rank_documents(library, question).ranking
 }
@@ -248,8 +249,8 @@ impl Placing {
     fn place_hits(&mut self, hits: &[SectionHit]) -> Vec<f32> {
         let mut hit_scores: Vec<f32> = Vec::new();
         // Ids from the index are the catalog's (the two are opened at one generation), so they
-        // are taken as they are: checking each against the catalog read 1,000 cards per
-        // question at 100,000 documents.
+        // are taken as they are: checking each against the catalog would read a card per hit
+        // for every question.
         for hit in hits {
             if self.place(&hit.doc_id) {
                 hit_scores.push(hit.score);

@@ -4,8 +4,8 @@
 //! same node again at another offset (`cat -o`, `cat path:N`) adds that page. Excerpts of one node
 //! that overlap or touch are merged into one (their union, re-read from the node's text, so it
 //! stays verbatim); disjoint ones stay separate, in the order first read. Nothing read is ever
-//! dropped — an earlier version kept only the longest read of a node and lost the paragraph that
-//! answered.
+//! dropped: keeping only the longest read of a node would lose the paragraph that answers when
+//! a shorter read holds it.
 
 use std::fmt::Write as _;
 use std::ops::Range;

@@ -410,8 +410,9 @@ fn overview(
     emitter: &Emitter,
 ) -> Result<Observation, AgentError> {
     // Bird's-eye view: the document's top level and keyword hits, not counted as steps. The key
-    // concepts make one BM25 query (measured better than one query per concept merged, see
-    // BENCHMARKS.md), after `--` so a concept may start with dashes.
+    // concepts make one BM25 query, which finds the gold section first more often than one query
+    // per concept merged (the benchmark history, docs/src/benchmarks-history.md, "The agent"),
+    // after `--` so a concept may start with dashes.
     let mut overview = Observation::default();
     let keywords = if ctx.key_concepts.is_empty() {
         ctx.question.clone()

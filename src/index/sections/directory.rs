@@ -3,19 +3,19 @@
 //! in 2 MiB folios ([`WRITE_CHUNK_BYTES`]), and mapped by a searching reader with advice chosen
 //! per file ([`BatchSyncDirectory::open_for_search`]).
 //!
-//! tantivy syncs every file it writes when the file is finished (`sync_data`), rewrites its
-//! list of managed files with a sync each time it creates one, and syncs the directory before
-//! it writes `meta.json`: dozens of calls in one index run, each waiting for the disk, with
-//! the writeback charged to the caller's CPU (BENCHMARKS.md, "Scale"). Here, on Linux, finished files are only
-//! flushed to the OS, and [`Directory::sync_directory`] — which tantivy calls before every
-//! `meta.json` it writes — makes everything written on the filesystem durable at once
-//! (`syncfs(2)`). So the guarantee tantivy relies on still holds: every file a `meta.json`
-//! names is on disk before that `meta.json` is written (itself synced before its rename).
-//! `.managed.json` (the list tantivy's garbage collector reads) is renamed into place without
-//! a sync of its own; the next `syncfs` makes it durable. A power failure before that can leave
-//! an older list (tantivy then never deletes the newer files: disk, not correctness) or an
-//! empty one (the index does not open; `docnav index` says so and rebuilds it from the tree
-//! files). Elsewhere than Linux, tantivy's own per-file syncs are kept.
+//! tantivy syncs every file it writes when the file is finished (`sync_data`), rewrites its list of
+//! managed files with a sync each time it creates one, and syncs the directory before it writes
+//! `meta.json`: dozens of calls in one index run, each waiting for the disk, with the writeback
+//! charged to the caller's CPU (the benchmark history, docs/src/benchmarks-history.md, "Scale").
+//! Here, on Linux, finished files are only flushed to the OS, and [`Directory::sync_directory`] —
+//! which tantivy calls before every `meta.json` it writes — makes everything written on the
+//! filesystem durable at once (`syncfs(2)`). So the guarantee tantivy relies on still holds: every
+//! file a `meta.json` names is on disk before that `meta.json` is written (itself synced before its
+//! rename). `.managed.json` (the list tantivy's garbage collector reads) is renamed into place
+//! without a sync of its own; the next `syncfs` makes it durable. A power failure before that can
+//! leave an older list (tantivy then never deletes the newer files: disk, not correctness) or an
+//! empty one (the index does not open; `docnav index` says so and rebuilds it from the tree files).
+//! Elsewhere than Linux, tantivy's own per-file syncs are kept.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -55,8 +55,8 @@ pub(super) struct BatchSyncDirectory {
 /// On Linux, `MADV_HUGEPAGE`: on a page-cache miss the kernel reads the aligned 2 MiB around the
 /// fault into one folio (and may read the next 2 MiB ahead) instead of one 4 KiB page, so an
 /// index read back after the page cache dropped it is again in 2 MiB folios, each mapped by one
-/// fault (see [`WRITE_CHUNK_BYTES`]). Read 4 KiB at a time (`MADV_RANDOM`, the advice before),
-/// it came back in 4 KiB folios and stayed that slow to map until rewritten. A cold search reads
+/// fault (see [`WRITE_CHUNK_BYTES`]). Read 4 KiB at a time (`MADV_RANDOM`), it would come back
+/// in 4 KiB folios and stay that slow to map until rewritten. A cold search reads
 /// more this way (2–4 MiB per region it touches), but the regions a search touches are dense:
 /// one byte of field norms per matching section, whole posting lists. Elsewhere, `MADV_RANDOM`.
 #[cfg(target_os = "linux")]
@@ -79,8 +79,8 @@ impl BatchSyncDirectory {
 
     /// [`BatchSyncDirectory::open`] for a reader that searches. The document store, read a
     /// block per hit, is mapped with random-access advice (`MADV_RANDOM`): a page fault reads
-    /// that page, not the kernel's read-ahead around it (with read-ahead, `ask --lexical` over
-    /// 100,000 documents mapped 92 MB of index files). The other files are mapped with
+    /// that page, not the kernel's read-ahead around it (read-ahead would map store blocks no
+    /// hit needs into a search's resident memory). The other files are mapped with
     /// [`SEARCH_ADVICE`]. `published`: the index of a published generation, which nothing
     /// writes: its locks create no file.
     ///
@@ -113,8 +113,9 @@ impl BatchSyncDirectory {
 /// aligned to their offset. Handed over in 8 KiB pieces (tantivy's `BufWriter`), a 120 MB
 /// `.fieldnorm` file sits in 8 KiB folios, and a search that reads one byte of it per matching
 /// section maps (and at exit unmaps) thousands of 4 KiB pages, a fault each, which in a large
-/// index costs a search more than its scoring. Written in aligned 2 MiB pieces, on a filesystem with large folios
-/// (ext4 since Linux 6.16, XFS), the same data sits in 2 MiB folios that one fault maps whole.
+/// index costs a search more than its scoring. Written in aligned 2 MiB pieces, on a filesystem
+/// with large folios (ext4 since Linux 6.16, XFS), the same data sits in 2 MiB folios that one
+/// fault maps whole.
 /// Elsewhere the pieces are only fewer, larger writes.
 const WRITE_CHUNK_BYTES: usize = 2 << 20;
 

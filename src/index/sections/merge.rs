@@ -6,7 +6,8 @@
 //! levels of eight, merging in the background as segments are flushed) leaves a large index
 //! run in many segments, and a search pays for each: every segment is opened, and its
 //! block-max WAND walk has its own top-k threshold to raise before it can skip, so tied
-//! sections are scored again in each (BENCHMARKS.md, "One segment after a bulk run").
+//! sections are scored again in each (the benchmark history, docs/src/benchmarks-history.md,
+//! "One segment after a bulk run").
 //! A merge rewrites every entry, at about a fifth of the cost of indexing it, so the whole
 //! index is merged only after a run that itself wrote at least 1/[`BULK_RUN_DENOMINATOR`] of
 //! it: a first index, a rebuild, a large batch. Such a run pays for no background merges

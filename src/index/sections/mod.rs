@@ -18,8 +18,8 @@
 //!   (structure number, title, ancestors, lines/pages) so a hit is ranked, deduplicated and
 //!   named as a [`SectionRecord`] without loading its tree. The node's text is not stored: the
 //!   tree file holds it, and only `find` shows it (a snippet of each hit shown, from the hit's
-//!   tree); storing it twice cost a tenth of `docnav index`'s CPU (LZ4 of the doc store) and
-//!   a quarter of the workspace;
+//!   tree); storing it twice would add the doc store's LZ4 compression of every text to each
+//!   index run and the text again to the workspace's disk;
 //! - cards: `kind` = `card`, `doc_id`, `identity` (what built the tree), `card` (title, outline, summary, top
 //!   terms).
 //!

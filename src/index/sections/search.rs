@@ -516,8 +516,9 @@ impl SectionIndex {
             let top = top_with_whole_ties(&searcher, &q, limit.max(1), &stats, doc_ordered)?;
             // Cards are named from the `doc_id` column, not from their stored records: a card
             // needs only its id, and each card's record sits in a different store block, so
-            // naming 200 cards decompressed 200 blocks — more than the column's dictionary
-            // lookups (`docs --for` at 100,000 documents, BENCHMARKS.md).
+            // naming 200 cards from their records would decompress 200 blocks, which costs more
+            // than the column's dictionary lookups (`docs --for` at 100,000 documents,
+            // BENCHMARKS.md, "The agent").
             let named = first_over_all_documents(
                 &searcher,
                 f,
@@ -595,8 +596,9 @@ fn opened<T>(cell: &OnceLock<T>, open: impl FnOnce() -> tantivy::Result<T>) -> t
 
 /// [`SegmentColumns`] by segment ordinal, opened on first use, for the searcher generation
 /// last asked about (segment ordinals are those of one searcher; a reload starts anew). Shared
-/// by the searches of one [`SectionIndex`]: one `ask` runs about seven, and each opened the
-/// columns of every segment again (a tenth of an `ask` at 100,000 documents).
+/// by the searches of one [`SectionIndex`]: one `ask` runs about seven, and opening a segment's
+/// columns decodes their block index, work that must not repeat per search (the benchmark
+/// history, docs/src/benchmarks-history.md, "100,000 documents, second pass").
 #[derive(Default)]
 pub(super) struct ColumnCache(Mutex<(u64, HashMap<u32, Arc<SegmentColumns>>)>);
 
@@ -815,7 +817,8 @@ impl PreparedSearch {
             for hit in named {
                 // Node and rank from the stored record (read for each hit anyway, to name it):
                 // opening the `node` and `rank` columns of a large segment costs more than
-                // the hits it serves (a fifth of `ask --lexical` at 100,000 documents).
+                // the hits it serves (the benchmark history, docs/src/benchmarks-history.md,
+                // "Sorted segments and node ids in the records").
                 let record = match hit.record {
                     Some(record) => Some(record),
                     None => {

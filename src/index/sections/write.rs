@@ -361,8 +361,8 @@ impl SectionWriter {
     /// instead of one per thread that a shuffling merge must then rewrite entry by entry.
     /// Readers see all of it or none after the next commit. Before the batch it waits while
     /// more than [`BACKLOG_BYTES`] of term lists are queued for the indexing threads: tantivy's
-    /// own queue is bounded in batches, and 10,000 whole documents queued behind a busy
-    /// indexing thread once held 2.3 GB.
+    /// own queue is bounded in batches, not bytes, so without this bound whole documents queued
+    /// behind a busy indexing thread would hold memory in proportion to the run, not the bound.
     ///
     /// Errors: [`SectionIndexError::Tantivy`] when the writer has failed (its threads died).
     pub fn replace(&self, entries: DocumentEntries) -> Result<(), SectionIndexError> {

@@ -30,7 +30,7 @@ pub type NodeRef<'a> = ego_tree::NodeRef<'a, Node>;
 /// Most levels of elements a page may nest: Blink's HTML parser builds no deeper tree
 /// (`kMaximumHTMLParserDOMTreeDepth`, 512), so no page a browser shows needs more. A deeper one
 /// is refused: html5ever looks down its whole stack of open elements for many tags (the scope
-/// checks), so 200,000 nested `<div>`s took minutes to parse, and the walks over the tree
+/// checks), so parsing time grows with the square of the depth, and the walks over the tree
 /// recurse once per level.
 pub const MAX_ELEMENT_DEPTH: u32 = 512;
 
@@ -329,8 +329,8 @@ mod tests {
         let dom = Dom::parse(&nested(fits, "div")).unwrap();
         assert_eq!(dom.depth(), MAX_ELEMENT_DEPTH);
         assert!(Dom::parse(&nested(fits + 1, "div")).is_err());
-        // Far past it, the parse stops at the first piece that crosses it: 200,000 levels
-        // took minutes before. (Timed in bench, not here; this must merely end.)
+        // Far past it, the parse stops at the first piece that crosses it, so its time does
+        // not grow with the square of the depth. (Timed by hand, not here; this must merely end.)
         assert!(Dom::parse(&nested(200_000, "div")).is_err());
         // Tags the parser closes by itself do not nest: 10,000 unclosed paragraphs are fine.
         let paragraphs = format!("<body>{}", "<p>x".repeat(10_000));

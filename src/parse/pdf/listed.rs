@@ -1,7 +1,7 @@
 //! A contents list printed without page numbers (PG&E's 10-K for 2019: `PART 1`, `ITEM 1.
 //! BUSINESS`, `ITEM 1A. RISK FACTORS` … on page 4, in the bold type of the real headings):
 //! [`super::toc`] finds contents lists by their page numbers, so this one reads as a run of
-//! headings with no text of their own, and every Item of the 10-K was there twice — once
+//! headings with no text of their own, and every Item of the 10-K would be there twice — once
 //! empty, on the contents page.
 //!
 //! The run is told by what a contents list is: at least [`MIN_LISTED_DIVISIONS`] division

@@ -18,31 +18,21 @@
 //! Before sections are cut, running headers, footers and page numbers are removed from the
 //! page lines ([`furniture`]), so they never start a section nor sit inside one, line-end
 //! hyphenation is joined ([`hyphenation`]), and footnotes are taken out of the running text
-//! and written at the end of the section referring to them ([`footnotes`]). Every page is read under a work bound
-//! ([`budget`]): a page whose content inflates or runs past it makes the document an error
-//! naming the page.
+//! and written at the end of the section referring to them ([`footnotes`]). Every page is read
+//! under a work bound ([`budget`]): a page whose content inflates or runs past it makes the
+//! document an error naming the page.
 //!
-//! Text extraction ([`text`]) is our own content-stream interpreter, chosen by measurement over
-//! the 16 corpus PDFs (`/work/shared/corpus/pdf`, 4,499 pages), release build, against
-//! poppler's `pdftotext` 22.12 (default mode) and lopdf 0.47's `Document::extract_text`:
-//!
-//! | extractor | word tokens shared with pdftotext (precision / recall) | R-fullrefman (2,415 p.) |
-//! | --- | --- | --- |
-//! | lopdf `extract_text` | 0.11–0.99 / 0.12–0.99; glpk 0.11/0.12, fhs 0.52/0.97 | 4.8 s (2.0 ms/page) |
-//! | ours ([`text`]) | ≥ 0.94 / ≥ 0.91 on every file; ≥ 0.98 on 9 of 16 | 1.9 s (0.8 ms/page) |
-//! | pdftotext | — | 13.2 s (5.5 ms/page) |
-//!
-//! lopdf's extractor has no line breaks inside text objects, ignores `/ToUnicode` when a font
-//! also has `/Encoding`, and falls back to StandardEncoding for TeX fonts whose encoding is
-//! built into the font program (`: : :` for `...`, no bullets, glpk's body text lost). Ours
-//! reads built-in Type 1 encodings and places strings by their matrices. Non-whitespace chars
-//! extracted: 7,595,814 vs pdftotext's 7,594,415 over the corpus (+0.02%); per file within
-//! ±0.5% except glpk (−0.7%, math fonts); 0.4–6.4 ms/page (pari-refcard's dense 3-column pages
-//! are the slowest), all files together 4.0 s vs pdftotext's 21.3 s.
-//! Pages are extracted independently (only a font cache is shared). The extractor also separates glyphs set with a character spacing wider than a word gap (groff's
-//! `.I` + `ft` for `. If`: bash-manpage read `invokedasalogin` and `Avariable`) and footnote
-//! markers; word tokens shared with pdftotext are then ≥ 0.955 / ≥ 0.967 (precision / recall)
-//! on every corpus file, bash-manpage 0.975 / 0.988.
+//! Text extraction ([`text`]) is our own content-stream interpreter on lopdf, not lopdf's
+//! `Document::extract_text`, which has no line breaks inside text objects, ignores `/ToUnicode`
+//! when a font also has `/Encoding`, and falls back to StandardEncoding for TeX fonts whose
+//! encoding is built into the font program (`: : :` for `...`, no bullets, glpk's body text
+//! lost). Ours reads built-in Type 1 encodings and places strings by their matrices. It must
+//! agree with poppler's `pdftotext` on the words and characters of every corpus PDF while using
+//! a fraction of its CPU (the comparison: BENCHMARKS.md, "Indexing" and "PDF text and structure";
+//! the benchmark history, docs/src/benchmarks-history.md, "Indexing"). Pages are extracted
+//! independently (only a font cache is shared). The extractor also separates glyphs set with a
+//! character spacing wider than a word gap (groff's `.I` + `ft` for `. If`, without which
+//! bash-manpage reads `invokedasalogin` and `Avariable`) and footnote markers.
 
 mod budget;
 mod fonts;
@@ -259,9 +249,9 @@ pub fn contents_entries(
         .collect())
 }
 
-/// Furniture removal, words split by a stray space rejoined ([`spacing`]), hyphenation joining, then footnotes moved to their references (after
-/// the joining, so a word hyphenated inside a footnote is joined like the body's: measured on
-/// debian-policy, the other order lost two such joins and gained none across pages), then
+/// Furniture removal, words split by a stray space rejoined ([`spacing`]), hyphenation joining,
+/// then footnotes moved to their references (after the joining, so a word hyphenated inside a
+/// footnote is joined like the body's: the other order loses such joins and gains none), then
 /// tables rewritten as pipe tables ([`tables`]).
 fn clean(pages: &mut [Vec<TextLine>]) {
     furniture::remove_furniture(pages);

@@ -274,8 +274,8 @@ mod tests {
     }
 
     /// PG&E's 10-K for 2019 heads its bankruptcy `Chapter 11 Proceedings` in the Items' bold
-    /// body type, three times: as a Chapter it closed Item 1 and took every later Item of Part
-    /// I inside it.
+    /// body type, three times: as a Chapter it would close Item 1 and take every later Item of
+    /// Part I inside it.
     #[test]
     fn a_keyword_that_only_ever_carries_one_number_is_a_name() {
         let mut hs = vec![

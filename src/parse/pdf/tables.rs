@@ -5,7 +5,7 @@
 //! the left margin, then amounts right-aligned in columns, the column header above in one to
 //! four lines (`September 28,` over `2019`). Read line by line they lose what a reader sees —
 //! which year a figure belongs to, which label a value on its own line has — and their bold
-//! totals and header rows were taken for headings. Here:
+//! totals and header rows are taken for headings. Here:
 //!
 //! 1. Each line is split into *pieces* at its wide gaps ([`TextLine::cells`]); a lone currency
 //!    sign joins the figure after it, a lone `)` or `%` the one before.

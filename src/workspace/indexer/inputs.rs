@@ -85,14 +85,14 @@ pub fn collect_inputs(args: &[String], formats: &[DocFormat]) -> (Vec<Input>, Ve
         } else if kind.is_some_and(|k| k.is_dir()) {
             let before = found.len();
             // Resolved once: below it the walk meets real folders and regular files only (links
-            // are not followed), so a file's path is the root's plus its own name; resolving
-            // each of 100,000 files took a third of a one-file re-index.
+            // are not followed), so a file's path is the root's plus its own name, and no file
+            // costs a `readlink` per component of its path.
             let root = absolute(path);
             let mut pages = false;
             for entry in walkdir::WalkDir::new(path)
                 // By file name, compared as whole paths: siblings share their parent's path, so
                 // the order is the same, without parsing each name out of its path for each of
-                // 1.7 million comparisons (8% of a one-file re-index at 100,000 documents).
+                // the comparisons (1.7 million at 100,000 documents).
                 .sort_by(|a, b| a.path().as_os_str().cmp(b.path().as_os_str()))
                 .into_iter()
                 .filter_entry(|e| !is_hidden(e) && !is_walked_site_output(e))
@@ -257,15 +257,15 @@ pub(super) fn join_scoped<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T 
 }
 
 /// Keep the first input of each path, sorted by path. A stable sort keeps equal paths in their
-/// order, and the sort is linear on a walk's output, which is nearly sorted (hashing 100,000
-/// paths to find duplicates first was 5% of a one-file re-index).
+/// order, and the sort is linear on a walk's output, which is nearly sorted (hashing every path
+/// to find duplicates first would cost more than the sort).
 pub(super) fn dedup_inputs(inputs: &mut Vec<Input>) {
     inputs.sort_by(|a, b| a.path.cmp(&b.path));
     inputs.dedup_by(|later, first| later.path == first.path);
 }
 
-/// The names of the files in the workspace's `docs/` (tree files, stray temp files), read once: a
-/// stat per document was a tenth of a one-file re-index at 100,000 documents. Empty when it
+/// The names of the files in the workspace's `docs/` (tree files, stray temp files), read once,
+/// not a stat per document: a one-file re-index must not cost a call per document. Empty when it
 /// cannot be read (the writes that follow report that).
 pub(super) fn list_tree_files(docs_dir: &Path) -> FxHashSet<String> {
     std::fs::read_dir(docs_dir)

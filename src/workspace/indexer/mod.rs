@@ -275,9 +275,10 @@ impl Workspace {
 }
 
 /// The run's section index writer: two tantivy indexing threads when there are two cores (with
-/// one, it is the slowest stage and the threads feeding it spin on its full queue; BENCHMARKS.md,
-/// "Scale"), capped at [`INDEXING_THREADS_MAX`] so a many-core machine does not cut a small index
-/// into many segments (each thread writes its own, with its own memory budget).
+/// one, it is the slowest stage and the threads feeding it spin on its full queue; the benchmark
+/// history, docs/src/benchmarks-history.md, "Sibling headings and a 30 MB one-line section"),
+/// capped at [`INDEXING_THREADS_MAX`] so a many-core machine does not cut a small index into
+/// many segments (each thread writes its own, with its own memory budget).
 ///
 /// Errors: [`WorkspaceError::Search`] when the index cannot be opened for writing.
 fn section_writer(

@@ -37,7 +37,7 @@
 //!
 //! A reader ([`CatalogStore::open`]) holds one read transaction for its lifetime: the catalog
 //! it sees is the one that matches the section index commit it opened, whatever is written
-//! meanwhile — as the whole catalog read into memory was before.
+//! meanwhile.
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
