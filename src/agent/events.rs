@@ -165,36 +165,6 @@ impl EventSink for FanOut {
     }
 }
 
-/// One line describing an event for a live progress display (`$ cd 2`, `evidence guide #2.1 (812
-/// chars)`: the step's [`StepLine`](super::steps::StepLine) text, as the web app shows it), or
-/// `None` for events not worth showing (model traffic, observations). Orchestrator decisions
-/// other than `understand` are shown with their JSON.
-pub fn progress_line(record: &EventRecord) -> Option<String> {
-    let line = match &record.event {
-        AgentEvent::WorkerStarted { .. }
-        | AgentEvent::Command { .. }
-        | AgentEvent::EvidenceCollected { .. }
-        | AgentEvent::WorkerFinished { .. }
-        | AgentEvent::Error { .. } => super::steps::StepLine::of(&record.event).text,
-        AgentEvent::Decision { kind, value }
-            if record.actor == ORCHESTRATOR && kind == "standalone" =>
-        {
-            let text = value
-                .get("standalone")
-                .and_then(|v| v.as_str())
-                .unwrap_or_default();
-            format!("question, standalone: {text}")
-        }
-        AgentEvent::Decision { kind, value }
-            if record.actor == ORCHESTRATOR && kind != "understand" =>
-        {
-            format!("{kind}: {value}")
-        }
-        _ => return None,
-    };
-    Some(line)
-}
-
 /// The dispatch round in a Worker id (`r2-w1-doc` → 2); `None` for the orchestrator.
 pub fn round_of(actor: &str) -> Option<u32> {
     actor.strip_prefix('r')?.split('-').next()?.parse().ok()

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::events::{round_of, AgentEvent, EventRecord};
+use super::events::{round_of, AgentEvent, EventRecord, ORCHESTRATOR};
 use crate::nav::render::one_line;
 
 /// Chars of an observation's one-line view.
@@ -364,6 +364,36 @@ impl Step {
             value: None,
         }
     }
+}
+
+/// One line describing an event for a live progress display (`$ cd 2`, `evidence guide #2.1 (812
+/// chars)`: the step's [`StepLine`] text, as the web app shows it), or
+/// `None` for events not worth showing (model traffic, observations). Orchestrator decisions
+/// other than `understand` are shown with their JSON.
+pub fn progress_line(record: &EventRecord) -> Option<String> {
+    let line = match &record.event {
+        AgentEvent::WorkerStarted { .. }
+        | AgentEvent::Command { .. }
+        | AgentEvent::EvidenceCollected { .. }
+        | AgentEvent::WorkerFinished { .. }
+        | AgentEvent::Error { .. } => StepLine::of(&record.event).text,
+        AgentEvent::Decision { kind, value }
+            if record.actor == ORCHESTRATOR && kind == "standalone" =>
+        {
+            let text = value
+                .get("standalone")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
+            format!("question, standalone: {text}")
+        }
+        AgentEvent::Decision { kind, value }
+            if record.actor == ORCHESTRATOR && kind != "understand" =>
+        {
+            format!("{kind}: {value}")
+        }
+        _ => return None,
+    };
+    Some(line)
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::output;
-use crate::agent::events::progress_line;
 use crate::agent::evidence::{render, AnswerFormat};
+use crate::agent::steps::progress_line;
 use crate::agent::{AgentOptions, AgentRun, EventRecord, EventSink, NullSink};
 use crate::llm::{ChatModel, LlmError, ModelConfig, ModelEnv, ModelFlags, OpenAiCompatible};
 use crate::trace::record::{

@@ -6,9 +6,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::agent::events::progress_line;
 use crate::agent::evidence::render_text;
 use crate::agent::paced::Paced;
+use crate::agent::steps::progress_line;
 use crate::agent::{EventRecord, EventSink};
 use crate::trace::record::{Ask, AskFailure as RecordFailure};
 

@@ -9,10 +9,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::agent::decisions::{nav_step_schema, NavStep};
-use crate::agent::events::{progress_line, ORCHESTRATOR};
+use crate::agent::events::ORCHESTRATOR;
 use crate::agent::evidence::{render_text, Answer};
 use crate::agent::followup::Conversation;
 use crate::agent::prompts::{system_prompt, untrusted, Prompt};
+use crate::agent::steps::progress_line;
 use crate::agent::{AgentEvent, AgentOptions, EventRecord, EventSink};
 use crate::llm::{decide, ChatMessage, ChatModel};
 use crate::nav::{Role, Session, Status};
