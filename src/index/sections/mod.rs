@@ -33,6 +33,7 @@
 mod corpus;
 mod directory;
 mod merge;
+mod record;
 mod search;
 mod stats;
 mod stream;
@@ -49,7 +50,8 @@ use directory::BatchSyncDirectory;
 
 pub use corpus::{CardStatistics, QueryStatistics};
 pub use merge::{worth_merging, Committed, MergePlan, Merged, BULK_RUN_DENOMINATOR};
-pub use search::{PreparedSearch, Scope, SectionHit, SectionRecord};
+pub use record::SectionRecord;
+pub use search::{PreparedSearch, Scope, SectionHit};
 pub use write::{
     DocumentEntries, SectionWriter, StreamedEntries, STREAM_MIN_ENTRIES, WRITER_MEMORY_BYTES,
 };

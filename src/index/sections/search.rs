@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ordered_float::OrderedFloat;
-use serde::{Deserialize, Serialize};
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::postings::Postings;
 use tantivy::query::Bm25StatisticsProvider;
@@ -16,8 +15,8 @@ use tantivy::snippet::SnippetGenerator;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocSet, Searcher, SegmentReader, TantivyDocument, Term};
 
+use super::record::{stored_entry, stored_record, SectionRecord};
 use super::stats::ScopeStats;
-use super::write::{stored_entry, stored_record};
 use super::{
     CardStatistics, Fields, QueryStatistics, SectionIndex, SectionIndexError, KIND_CARD,
     MAX_QUERY_TERMS,
@@ -294,66 +293,6 @@ fn first_in_doc_order(
         heads[i] = next(&mut queues[i])?;
     }
     Ok(out)
-}
-
-/// What the index stores of a section, so a hit is ranked and named without loading its tree
-/// (its text is in the tree only).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SectionRecord {
-    /// Dotted structure number (`"2.1"`; the root's is `""`).
-    #[serde(rename = "s")]
-    pub structure: String,
-    /// The node's title.
-    #[serde(rename = "t")]
-    pub title: String,
-    /// Node ids from the root down to the parent (empty for the root).
-    #[serde(rename = "a")]
-    pub ancestors: Vec<u32>,
-    /// Own source lines `[start, end)`, 1-based (Markdown, text).
-    #[serde(rename = "l", default, skip_serializing_if = "Option::is_none")]
-    pub lines: Option<[u32; 2]>,
-    /// Own pages `[start, end)`, 1-based (PDF).
-    #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
-    pub pages: Option<[u32; 2]>,
-    /// The node's id in its tree; `None` in the records of older indexes, whose hits read it
-    /// from the `node` column.
-    #[serde(rename = "n", default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<u32>,
-    /// Its position in the document's reading order (pre-order); `None` as for `node`.
-    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
-    pub rank: Option<u32>,
-    /// Its document's id; `None` in the records of older indexes, whose hits read it from the
-    /// `doc_id` column.
-    #[serde(rename = "d", default, skip_serializing_if = "Option::is_none")]
-    pub doc_id: Option<String>,
-    /// How many child nodes it has (0: a leaf); `None` in the records of older indexes.
-    #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
-    pub children: Option<u32>,
-}
-
-impl SectionRecord {
-    pub(super) fn encode(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-
-    pub(super) fn decode(text: &str) -> Option<SectionRecord> {
-        serde_json::from_str(text).ok()
-    }
-}
-
-/// What the index stores of a DocCard entry (older indexes store none): its document's id, so
-/// a ranked card is named from the store, as a section is, without the `doc_id` column.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct CardRecord {
-    /// The card's document.
-    #[serde(rename = "d", default, skip_serializing_if = "Option::is_none")]
-    pub doc_id: Option<String>,
-}
-
-impl CardRecord {
-    pub(super) fn encode(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
 }
 
 /// One ranked section.

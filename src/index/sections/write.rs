@@ -7,11 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tantivy::indexer::UserOperation;
-use tantivy::schema::Value as _;
 use tantivy::{DocSet, IndexWriter, TantivyDocument, Term, TERMINATED};
 
 use super::merge::{Committed, Merged};
-use super::search::{CardRecord, SectionRecord};
+use super::record::{CardRecord, SectionRecord};
 use super::stream::{Entry, EntryFeed, EntryStream};
 use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, KIND_SECTION, TITLE_WEIGHT};
 use crate::index::analyzer::{TermListTokenizer, TERM_LIST_TOKENIZER_NAME};
@@ -89,6 +88,7 @@ impl DocumentEntries {
     /// These entries as builder 12 wrote them: section records without their document's id and
     /// child count, DocCard entries without a record.
     pub(crate) fn into_builder_12_entries(mut self, f: Fields) -> DocumentEntries {
+        use tantivy::schema::Value as _;
         for doc in &mut self.entries {
             let mut old = TantivyDocument::new();
             for (field, value) in doc.field_values() {
@@ -503,25 +503,4 @@ impl SectionWriter {
             self.entries_added.into_inner(),
         ))
     }
-}
-
-/// Read back the stored record of a section entry (used by search).
-pub(super) fn stored_record(doc: &TantivyDocument, f: Fields) -> Option<SectionRecord> {
-    SectionRecord::decode(doc.get_first(f.record)?.as_str()?)
-}
-
-/// The doc_id stored with an entry (section or DocCard; `None` in an older index's entries)
-/// and, for a section entry, its record.
-pub(super) fn stored_entry(
-    doc: &TantivyDocument,
-    f: Fields,
-) -> (Option<String>, Option<SectionRecord>) {
-    let Some(text) = doc.get_first(f.record).and_then(|v| v.as_str()) else {
-        return (None, None);
-    };
-    if let Some(record) = SectionRecord::decode(text) {
-        return (record.doc_id.clone(), Some(record));
-    }
-    let card: Option<CardRecord> = serde_json::from_str(text).ok();
-    (card.and_then(|c| c.doc_id), None)
 }
