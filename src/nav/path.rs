@@ -9,11 +9,10 @@
 use std::sync::Arc;
 
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use unicode_normalization::UnicodeNormalization;
 
 use super::stats::{NodeStats, StatsCache};
 use super::NavError;
-use crate::tree::{normalize_title, NodeId, Tree};
+use crate::tree::{NodeId, Tree};
 use crate::workspace::{Document, Library};
 
 /// Where a session stands: the library root `/`, or a node of one document.
@@ -124,10 +123,7 @@ pub fn structure_path(doc_id: &str, structure: &str) -> String {
     out
 }
 
-/// Lookup key of a title or typed segment: NFC, whitespace collapsed, lowercase.
-pub fn title_key(s: &str) -> String {
-    normalize_title(&s.nfc().collect::<String>())
-}
+pub use crate::tree::title_key;
 
 /// Outcome of matching one segment against a list of candidates.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::path::title_key;
+use crate::tree::title_key;
 use crate::tree::{NodeId, Tree};
 use crate::workspace::Document;
 

@@ -412,5 +412,12 @@ pub fn normalize_title(title: &str) -> String {
         .to_lowercase()
 }
 
+/// Lookup key of a title or a typed path segment: NFC, whitespace collapsed, lowercase (two
+/// titles that read the same on screen have one key).
+pub fn title_key(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    normalize_title(&s.nfc().collect::<String>())
+}
+
 #[cfg(test)]
 mod tests;
