@@ -9,6 +9,7 @@ pub mod doccard;
 pub mod names;
 pub mod node_terms;
 pub mod period;
+mod question_text;
 pub mod releases;
 pub mod sections;
 pub mod tokenize;

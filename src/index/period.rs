@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use super::question_text::{ascii_spaced, question_regex};
 use super::releases::{releases_of, Releases};
 use crate::tree::{NodeId, Tree};
 
@@ -372,25 +373,6 @@ pub struct AskedPeriod {
     pub quarter: Option<u8>,
     /// The day named, if any.
     pub date: Option<Date>,
-}
-
-/// `pattern` compiled for questions: ASCII classes and case folding (`\b`, `\d`, `\s`,
-/// `(?i)`), which compile in about half the time of Unicode ones — a `docs --for` process
-/// compiles each pattern it uses once. Match it against [`ascii_spaced`] text: what differs
-/// from the Unicode pattern is then only a word boundary beside a non-ASCII letter or digit.
-pub(crate) fn question_regex(pattern: &str) -> Option<Regex> {
-    regex::RegexBuilder::new(pattern)
-        .unicode(false)
-        .build()
-        .ok()
-}
-
-/// `text` with every whitespace character (a no-break space, a tab) a plain space, for the
-/// ASCII `\s` of a [`question_regex`].
-pub(crate) fn ascii_spaced(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_whitespace() { ' ' } else { c })
-        .collect()
 }
 
 static ASKED_ORDINAL_QUARTER: LazyLock<Option<Regex>> =

@@ -148,7 +148,7 @@ fn heading_version(title: &str) -> Option<(VersionKey, String)> {
 /// written as one (three numbers, or a wildcard `x`). Two bare numbers (`4.2`) are an amount
 /// as often as a version and are left out.
 static ASKED_VERSION: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    super::period::question_regex(
+    super::question_text::question_regex(
         r"(?i)\b(?:versions?|releases?|v)\s?(\d+(?:\.(?:\d+|x)){0,2})\b|\b(\d+(?:\.\d+)?\.x|\d+\.\d+\.\d+)\b",
     )
 });
@@ -168,7 +168,7 @@ pub fn asked_versions(question: &str) -> Vec<Vec<u64>> {
         return Vec::new();
     };
     let mut out: Vec<Vec<u64>> = Vec::new();
-    for c in re.captures_iter(&super::period::ascii_spaced(question)) {
+    for c in re.captures_iter(&super::question_text::ascii_spaced(question)) {
         let Some(v) = c.get(1).or_else(|| c.get(2)) else {
             continue;
         };
