@@ -1,9 +1,10 @@
 //! `docnav._native`: the Python extension of docnav (PyO3, abi3 for CPython ≥ 3.9).
 //!
-//! A thin face over the stages, like `cli/` and `mcp/`: it opens workspaces, runs commands, searches
-//! and asks through the same functions the binary calls. Results reach Python as frozen objects built
-//! here ([`results`]), declared once (here and in the stub `docnav/_native.pyi`); only a cluster
-//! shard's statistics and hits cross as JSON text (between shards, not to the user). Long work (indexing, searching, asking) runs with the GIL released.
+//! A thin face over the stages, like `cli/` and `mcp/`: it opens workspaces, runs commands,
+//! searches and asks through the same functions the binary calls. Results reach Python as frozen
+//! objects built here (`results`), declared once (here and in the stub `docnav/_native.pyi`); only
+//! a cluster shard's statistics and hits cross as JSON text (between shards, not to the user). Long
+//! work (indexing, searching, asking) runs with the GIL released.
 
 use pyo3::prelude::*;
 

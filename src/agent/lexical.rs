@@ -42,7 +42,7 @@ struct Hit {
     slot: Slot,
 }
 
-/// Where a kept hit sits in the ranking before [`dedup`] orders the kept hits by score: the
+/// Where a kept hit sits in the ranking before `dedup` orders the kept hits by score: the
 /// score and reading-order rank of the hit that first took the slot (an ancestor a descendant
 /// replaced keeps its slot for it; the document is the hit's own). The first `k` slots of a
 /// search over several indexes are the first `k` of their slots together, in the order score

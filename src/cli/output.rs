@@ -16,7 +16,7 @@ pub fn print(text: &str) -> std::io::Result<bool> {
     }
 }
 
-/// True when stdout is a terminal and `NO_COLOR` is unset or empty (https://no-color.org).
+/// True when stdout is a terminal and `NO_COLOR` is unset or empty (<https://no-color.org>).
 pub fn color_stdout() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
@@ -31,12 +31,12 @@ pub fn stderr_is_tty() -> bool {
     std::io::stderr().is_terminal()
 }
 
-/// [`print`] of text meant for a person: [`for_display`] first.
+/// [`fn@print`] of text meant for a person: [`for_display`] first.
 pub fn print_human(text: &str) -> std::io::Result<bool> {
     print(&for_display(text))
 }
 
-/// [`print`] of a rendered answer: exact for `--json` (a script reads it), [`print_human`]
+/// [`fn@print`] of a rendered answer: exact for `--json` (a script reads it), [`print_human`]
 /// otherwise.
 pub fn print_answer(
     text: &str,

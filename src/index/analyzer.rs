@@ -1,4 +1,4 @@
-//! docnav's tokenizer ([`super::tokenize`]) as a tantivy tokenizer, so the section index keeps
+//! docnav's tokenizer ([`mod@super::tokenize`]) as a tantivy tokenizer, so the section index keeps
 //! the technical tokens docnav always kept (`--max-count`, `fs.stats`, `1.8.0`, `o_direct`, CJK
 //! bigrams, plural-only stemming) instead of tantivy's default word splitter.
 //!

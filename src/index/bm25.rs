@@ -158,7 +158,7 @@ pub fn query_terms(query: &str) -> Vec<String> {
 }
 
 /// BM25 over an ad-hoc set of texts whose statistics come from the set itself (e.g. the agent's
-/// evidence reranked against the question). Texts are tokenized with [`super::tokenize`];
+/// evidence reranked against the question). Texts are tokenized with [`fn@super::tokenize`];
 /// all terms weigh 1.
 #[derive(Debug, Clone, Default)]
 pub struct Bm25Scorer {

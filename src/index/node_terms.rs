@@ -11,10 +11,10 @@ use super::tokenize::Tokenizer;
 use crate::tree::Tree;
 
 /// Separator between the terms of one node in [`NodeTerms`]. No term contains it: terms are
-/// runs of alphanumerics and joiners, CJK bigrams, or URL hosts (see [`super::tokenize`]).
+/// runs of alphanumerics and joiners, CJK bigrams, or URL hosts (see [`mod@super::tokenize`]).
 pub const TERM_SEPARATOR: char = ' ';
 
-/// The terms of every node of a tree ([`super::tokenize`]'s rules, duplicates kept, in text
+/// The terms of every node of a tree ([`fn@super::tokenize`]'s rules, duplicates kept, in text
 /// order), by node index: its title's and its content's, each a [`TERM_SEPARATOR`]-joined list.
 #[derive(Debug, Default)]
 pub struct NodeTerms {

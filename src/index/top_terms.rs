@@ -34,8 +34,9 @@ pub(super) const NOISE: &[&str] = &[
 /// over its `N` nodes — a smoothed tf·idf that still favours terms spread over the whole
 /// document (its subject) over one-node terms of equal frequency only mildly. Excluded: terms
 /// without a letter (numbers, versions, dates), terms shorter than 3 chars (2 for CJK bigrams),
-/// terms starting with `-` (flags; the option list is not the topic), terms whose split parts
-/// are also listed (`fs.stats` when `stat` is), and [web noise](NOISE). Ties by term, ascending.
+/// terms starting with `-` (flags; the option list is not the topic), terms whose split parts are
+/// also listed (`fs.stats` when `stat` is), and web noise (`NOISE`: `href`, `github.com`, …). Ties
+/// by term, ascending.
 pub fn top_terms(tree: &Tree, n: usize) -> Vec<String> {
     top_terms_of(&NodeTerms::of(tree), n)
 }

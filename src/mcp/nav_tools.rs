@@ -1,12 +1,12 @@
 //! `ls`, `cat`, `head`, `find`, `findtree`, `grep`, `tree`, `wc`: each call runs the shell's own
 //! command on a fresh [`Session`] (stateless), so the text is what `docnav exec` prints.
 //!
-//! The command line is built from the arguments with the lexer's quoting
-//! ([`quote_word`](crate::nav::lexer::quote_word)), options before a `--`, so no argument can be
-//! read as another option. `find` and `findtree` search below the cursor: the session is moved to
-//! `path` first. Paging: `cat` pages the section's text itself (`-o`, `--budget`); every other
-//! output is produced whole (up to [`OUTPUT_CAP`] chars) and the page `offset..offset+budget` of
-//! it is returned, cut at a line boundary ([`page`]), with a last line saying how to read on.
+//! The command line is built from the arguments with the lexer's quoting ([`quote_word`]), options
+//! before a `--`, so no argument can be read as another option. `find` and `findtree` search below
+//! the cursor: the session is moved to `path` first. Paging: `cat` pages the section's text itself
+//! (`-o`, `--budget`); every other output is produced whole (up to [`OUTPUT_CAP`] chars) and the
+//! page `offset..offset+budget` of it is returned, cut at a line boundary ([`page`]), with a last
+//! line saying how to read on.
 
 use serde::Serialize;
 

@@ -1,5 +1,5 @@
 //! [`Session`]: cursor, output budget, role and collected evidence; runs command lines through the
-//! [`registry`](super::registry).
+//! [`registry`].
 
 use std::sync::Arc;
 

@@ -3,10 +3,10 @@
 //! source between headings.
 //!
 //! One pass over pulldown-cmark's offset iterator collects heading byte ranges; a line-start table
-//! ([`lines::LineIndex`]) turns offsets into 1-based lines by binary search, so the whole parse is
+//! (`lines::LineIndex`) turns offsets into 1-based lines by binary search, so the whole parse is
 //! linear in the input. Headings are ATX and setext headings (at any container depth, as
 //! CommonMark defines them — `#` lines inside code fences are code) and HTML blocks that open with
-//! `<h1>`…`<h6>`. Front matter is handled by [`front_matter`].
+//! `<h1>`…`<h6>`. Front matter is handled by `front_matter`.
 
 mod front_matter;
 pub(crate) mod lines;

@@ -102,7 +102,7 @@ pub struct ReadDocument {
 /// One stored answer (`traces/answers/<hash>.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CachedAnswer {
-    /// [`ENTRY_VERSION`].
+    /// The entry layout's version (1, `ENTRY_VERSION`); an entry of another version is a miss.
     pub version: u32,
     /// What it answers.
     pub key: CacheKey,

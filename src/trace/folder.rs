@@ -201,7 +201,7 @@ pub struct TraceCatalog {
 impl TraceCatalog {
     /// Every trace in `dir`, newest first, whose summary [`TraceSummary::matches`] `filter`
     /// (case-insensitive). A missing directory is an empty list; a file that is not a trace is
-    /// listed with [`TraceSummary::unreadable`] set.
+    /// listed with [`field@TraceSummary::unreadable`] set.
     pub fn list(&self, dir: &Path, filter: &str) -> Vec<TraceSummary> {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();

@@ -12,7 +12,7 @@
 //! [`PAGE_TEXT_CHARS`], every cut saying so; the downloaded trace has everything.
 //!
 //! Each step's label is its [`StepLine`] text, as the Ask page shows the step live. Every text
-//! from the trace is made safe to show first ([`shown`]: control and bidi characters as visible
+//! from the trace is made safe to show first (`shown`: control and bidi characters as visible
 //! escapes); a template escapes the markup.
 
 use crate::agent::events::round_of;

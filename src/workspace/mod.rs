@@ -580,7 +580,7 @@ impl Workspace {
     /// command (`docnav docs`) or a request (`docs?for=`) that must not print an empty or
     /// partial list as if it were the catalog. Reads from other threads during `read` count
     /// too; scopes may run at once on several threads (a server's requests) and nest, each
-    /// failing with the first failure met while it ran ([`strict`]).
+    /// failing with the first failure met while it ran (module `strict`).
     ///
     /// Errors: the first [`WorkspaceError`] of a catalog read during `read` (`Corrupt`
     /// naming the catalog file, with the hint to re-index).
@@ -693,7 +693,7 @@ impl Workspace {
 }
 
 /// Reads of the catalog store. A read that fails after the store opened is logged
-/// ([`Workspace::report`]) and answers as an empty catalog would.
+/// (`Workspace::report`) and answers as an empty catalog would.
 impl Library for Workspace {
     fn document_count(&self) -> usize {
         self.store.as_ref().map_or(0, |s| s.head().documents)

@@ -56,7 +56,7 @@ pub struct PreRank {
     /// Document ids of the library, best first (those nothing matched last, in catalog order),
     /// at most [`PRE_RANK_DOCS`].
     pub docs: Vec<String>,
-    /// The best sections across the workspace, best first (at most [`HIT_POOL`]).
+    /// The best sections across the workspace, best first (at most 40, `HIT_POOL`).
     pub hits: Vec<SectionHit>,
 }
 
@@ -65,7 +65,7 @@ pub struct PreRank {
 ///
 /// Both rankings come from the workspace's section index, so no tree is loaded and the cost
 /// does not grow with the catalog (`bench/scale`): documents rank by their best section — the
-/// lexical navigator's top [`HIT_POOL`] sections across the workspace
+/// lexical navigator's top 40 (`HIT_POOL`) sections across the workspace
 /// ([`rank_sections`](crate::agent::lexical::rank_sections): BM25 over each section's own
 /// text, deduplicated along ancestor/descendant lines), a document placed where its first hit
 /// is. Documents without a hit follow by BM25 over their DocCard entries (id, title, outline,
@@ -551,11 +551,11 @@ pub fn ranked_cards(library: &dyn Library, pre: &PreRank, max: usize) -> Vec<Arc
         .collect()
 }
 
-/// The analyze prompt's material in at most about `room` chars: the best [`SECTION_HITS`]
-/// section hits, then the `max_cards` best cards — in full the best ones whose documents hold a
-/// section hit shown (at most [`FULL_CARDS`]; the first [`FULL_CARDS`] when nothing hit), each
-/// clipped to [`FULL_CARD_CHARS`] or less when the room is short; the others one line each — and
-/// how many documents were left out. One-line cards that do not fit are counted with them.
+/// The analyze prompt's material in at most about `room` chars: the best [`SECTION_HITS`] section
+/// hits, then the `max_cards` best cards — in full the best ones whose documents hold a section hit
+/// shown (at most [`FULL_CARDS`]; the first [`FULL_CARDS`] when nothing hit), each clipped to 1,200
+/// chars (`FULL_CARD_CHARS`) or less when the room is short; the others one line each — and how
+/// many documents were left out. One-line cards that do not fit are counted with them.
 pub fn analyze_block(
     library: &dyn Library,
     pre: &PreRank,

@@ -83,7 +83,8 @@ impl Asked {
 
 /// The documents `asked` names, in catalog order, each with the name it matched on and its
 /// period score; then the documents of the same entity that the question reached through
-/// another name (see [`entity_keys`]), in catalog order.
+/// another name (the entity name or its short form, squeezed, of at least 4 chars:
+/// `entity_keys`), in catalog order.
 ///
 /// A name that only some of an issuer's documents print still reaches them all: a question
 /// that says `MCD` finds the 10-K whose cover lists the ticker, and through that 10-K's entity

@@ -75,7 +75,7 @@ pub struct RankStatistics {
 /// One shard's part of the ranking, scored with the merged statistics ([`rank_shard`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ShardRanking {
-    /// Its best [`HIT_POOL`] sections, best first, each with its slot in the ranking.
+    /// Its best 40 (`HIT_POOL`) sections, best first, each with its slot in the ranking.
     pub hits: Vec<SlottedSection>,
     /// Its best cards by BM25, best first, `(doc_id, score)`, at most as many as the whole
     /// corpus ranks.

@@ -56,7 +56,7 @@ const TITLE_PAGE_WORDS: usize = 12;
 ///    ends with a generic noun or comes with a section (`the Node.js fs documentation`; `the
 ///    docker run command` is a command, not `docker-doc__run.md`);
 /// 4. for a document without a title of its own (its card's title is its file stem, as for most
-///    PDFs without metadata), its **title page**: the first [`TITLE_PAGE_WORDS`] words of its
+///    PDFs without metadata), its **title page**: the first 12 (`TITLE_PAGE_WORDS`) words of its
 ///    card's summary contain the name as whole words (two or more words, case-sensitive:
 ///    `An Introduction to R Notes on R: …`), or a run of capitalized words there whose initials
 ///    are the name (`LSB Workgroup, The Linux Foundation Filesystem Hierarchy Standard …` for
@@ -64,7 +64,7 @@ const TITLE_PAGE_WORDS: usize = 12;
 ///
 /// A one-word name (other than an acronym) counts only with a generic noun or a section
 /// (`the Stream documentation`, `Errors, section 3`): alone, `see Errors` is more often prose.
-/// Names of document parts (`Table of Contents`, `Index`, `Introduction`, … [`DOCUMENT_PARTS`])
+/// Names of document parts (`Table of Contents`, `Index`, `Introduction`, … `DOCUMENT_PARTS`)
 /// name nothing.
 /// Rules 1–3 beat rule 4; when several documents answer at the best rule, the one whose file
 /// name shares the mentioning document's flattened package prefix (`nodejs-doc__`) is taken if
@@ -157,9 +157,9 @@ pub(super) fn card_keys(card: &DocCard) -> Vec<String> {
     keys
 }
 
-/// The lookup keys to ask the catalog for to resolve `mention`: every card
-/// [`named_document`] can pick carries one of them (see [`card_keys`]). Empty for a mention
-/// that names nothing.
+/// The lookup keys to ask the catalog for to resolve `mention`: every card [`named_document`] can
+/// pick carries one of them (the keys of the forms rules 1–4 match: `card_keys`). Empty for a
+/// mention that names nothing.
 pub fn mention_keys(mention: &DocumentMention) -> Vec<String> {
     let forms = Forms::of(&mention.name, mention.section.is_some());
     let mut keys = Vec::new();

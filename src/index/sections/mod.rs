@@ -24,7 +24,7 @@
 //!   terms).
 //!
 //! Text fields are indexed with term frequencies but no positions (no phrase queries are ever
-//! run). Their terms are [`super::tokenize`]'s: `text` receives them already tokenized (a
+//! run). Their terms are [`fn@super::tokenize`]'s: `text` receives them already tokenized (a
 //! [`super::NodeTerms`] list, split by [`super::analyzer::TermListTokenizer`]; the compute
 //! threads tokenize each node once, for the card's top terms and for this), `card` as text
 //! (tokenized by [`super::analyzer::DocnavTokenizer`]), and snippets of a node's text are cut

@@ -330,7 +330,7 @@ pub struct PreparedSearch {
 impl SectionIndex {
     /// Prepare a BM25 search for `query` over the sections in `scope`.
     ///
-    /// Terms: the query tokenized like the text ([`crate::index::tokenize`]), plus the
+    /// Terms: the query tokenized like the text ([`fn@crate::index::tokenize`]), plus the
     /// **compound** of each pair of adjacent plain words when the scope knows it (`thread pool`
     /// also looks up `threadpool`, `file name` also `filename`); documents spell such words
     /// both ways and the tokenizer cannot split `threadpool`, so the query joins instead. Only

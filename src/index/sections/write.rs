@@ -359,8 +359,8 @@ impl SectionWriter {
     /// (tantivy's sort by `doc_id` is stable within a segment; a merge of segments sorted by a
     /// text field interleaves equal ids), and a run of one large document leaves one segment
     /// instead of one per thread that a shuffling merge must then rewrite entry by entry.
-    /// Readers see all of it or none after the next commit. Before the batch it waits while
-    /// more than [`BACKLOG_BYTES`] of term lists are queued for the indexing threads: tantivy's
+    /// Readers see all of it or none after the next commit. Before the batch it waits while more
+    /// than 16 MiB (`BACKLOG_BYTES`) of term lists are queued for the indexing threads: tantivy's
     /// own queue is bounded in batches, not bytes, so without this bound whole documents queued
     /// behind a busy indexing thread would hold memory in proportion to the run, not the bound.
     ///

@@ -1,7 +1,7 @@
 //! DOCX parser (DESIGN.md §2): a Word document (a zip of XML parts) becomes sections by its
-//! paragraph styles ([`styles`]): `Title` names the document, `heading 1`–`heading 9` and
+//! paragraph styles (`styles`): `Title` names the document, `heading 1`–`heading 9` and
 //! custom styles with an outline level are headings, numbered headings get their printed
-//! number (`2.1 Scope`); other paragraphs, tables, lists and code become text ([`body`]), with
+//! number (`2.1 Scope`); other paragraphs, tables, lists and code become text (`body`), with
 //! footnotes and endnotes at the end of the section that cites them.
 //!
 //! DOCX has no pages or lines: a node's location is its paragraph numbers, kept in the tree's
@@ -31,7 +31,7 @@ const DOCUMENT: &str = "word/document.xml";
 ///
 /// - `sections`: one per heading paragraph (`level` 1–9), `title` its text (with its number
 ///   when numbered); `content` its paragraphs, tables (`| a | b |` rows), list items and notes
-///   (see [`body`]); `lines` the paragraph numbers from the heading to the next heading, 1-based,
+///   (see `body`); `lines` the paragraph numbers from the heading to the next heading, 1-based,
 ///   end exclusive; `anchor`/`ids` its bookmarks, `links` its hyperlinks.
 /// - `title`: the first `Title` paragraph, else the core properties' `dc:title`;
 ///   `metadata`: the core properties (title, creator, subject, description, keywords).

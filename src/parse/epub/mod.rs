@@ -1,4 +1,4 @@
-//! EPUB parser (DESIGN.md §2): an e-book (a zip of XHTML chapters, [`package`]) becomes
+//! EPUB parser (DESIGN.md §2): an e-book (a zip of XHTML chapters, `package`) becomes
 //! sections chapter by chapter, in the spine's reading order. Each chapter is read through the
 //! HTML parser ([`crate::parse::html::parse_html`], its whole `<body>`), and placed by its entry
 //! in the table of contents (the navigation document, else the NCX):

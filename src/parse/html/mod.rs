@@ -1,14 +1,14 @@
 //! HTML parser (DESIGN.md §2): one page is one document. The page's main content
-//! ([`content::main_content`]) is walked in reading order ([`sections::walk`]): `h1`–`h6` make
+//! (`content::main_content`) is walked in reading order (`sections::walk`): `h1`–`h6` make
 //! the hierarchy (skipped levels as in Markdown), Sphinx API descriptions make nodes below
 //! them, and everything else becomes readable text — code between ``` fences, table rows as
 //! `| a | b |` lines, list items as `- x` / `1. x`, definition lists as a term line over its
-//! indented definition. Navigation, sidebars and footers ([`content::is_chrome`]) never become
+//! indented definition. Navigation, sidebars and footers (`content::is_chrome`) never become
 //! text.
 //!
 //! Each section keeps the ids of the elements inside it (so `page.html#anchor` finds the node
 //! holding the anchor) and its links: to `#fragment`s of the page and to other documents
-//! ([`links::classify_href`]), which the build stage turns into references. Locations are
+//! (`links::classify_href`), which the build stage turns into references. Locations are
 //! source lines: a section runs from its heading's line to the line before the next section's.
 //! `<title>` (or `og:title`) names the document; `description`, `og:*`, `author`, `keywords`
 //! and `generator` meta tags are its metadata.

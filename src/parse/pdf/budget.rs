@@ -30,8 +30,8 @@ pub struct PageBudget {
 }
 
 impl PageBudget {
-    /// The bound for `mib` MiB of content (at least 1 MiB) and [`OPERATORS_PER_MIB`] operators
-    /// per MiB.
+    /// The bound for `mib` MiB of content (at least 1 MiB) and 65,536 (`OPERATORS_PER_MIB`)
+    /// operators per MiB.
     pub fn from_mib(mib: u32) -> PageBudget {
         let mib = usize::try_from(mib.max(1)).unwrap_or(usize::MAX);
         PageBudget {

@@ -1,28 +1,28 @@
 //! PDF parser (DESIGN.md §2) on lopdf: the outline gives the hierarchy, page text gives content.
 //!
-//! - With an outline ([`outline`]): one section per entry, level = outline depth. A section's
-//!   content runs from its printed heading ([`locate`]) to the next entry's heading, even
+//! - With an outline (`outline`): one section per entry, level = outline depth. A section's
+//!   content runs from its printed heading (`locate`) to the next entry's heading, even
 //!   mid-page; when a heading is not found on its page the section starts at that page's start
 //!   (or, when an earlier section already started on that page, the section stays empty rather
 //!   than sharing text). Text before the first entry is the preamble. An outline that does not
-//!   cover its document ([`outline_covers`]: under [`MIN_OUTLINE_ENTRIES`] bookmarks, or more
+//!   cover its document (`outline_covers`: under [`MIN_OUTLINE_ENTRIES`] bookmarks, or more
 //!   than [`MAX_OUTLINE_ROOT_SHARE`] of the text before the first — bookmarks over an exhibit
 //!   only) is replaced by the printed headings when those are found and leave less text
 //!   outside every section.
-//! - Without an outline: one section per printed heading ([`headings`]), found from
+//! - Without an outline: one section per printed heading (`headings`), found from
 //!   typography (size, weight, position, numbering) and confirmed by a printed table of contents
-//!   ([`toc`]) when there is one; a section runs from its heading line to the next. Only when
+//!   (`toc`) when there is one; a section runs from its heading line to the next. Only when
 //!   nothing heading-like is found: one level-1 section per page titled by its first line, with
 //!   a warning.
 //!
 //! Before sections are cut, running headers, footers and page numbers are removed from the
-//! page lines ([`furniture`]), so they never start a section nor sit inside one, line-end
-//! hyphenation is joined ([`hyphenation`]), and footnotes are taken out of the running text
-//! and written at the end of the section referring to them ([`footnotes`]). Every page is read
-//! under a work bound ([`budget`]): a page whose content inflates or runs past it makes the
+//! page lines (`furniture`), so they never start a section nor sit inside one, line-end
+//! hyphenation is joined (`hyphenation`), and footnotes are taken out of the running text
+//! and written at the end of the section referring to them (`footnotes`). Every page is read
+//! under a work bound ([`PageBudget`]): a page whose content inflates or runs past it makes the
 //! document an error naming the page.
 //!
-//! Text extraction ([`text`]) is our own content-stream interpreter on lopdf, not lopdf's
+//! Text extraction (`text`) is our own content-stream interpreter on lopdf, not lopdf's
 //! `Document::extract_text`, which has no line breaks inside text objects, ignores `/ToUnicode`
 //! when a font also has `/Encoding`, and falls back to StandardEncoding for TeX fonts whose
 //! encoding is built into the font program (`: : :` for `...`, no bullets, glpk's body text
@@ -77,7 +77,7 @@ const LOAD_BOUND_PAGES: usize = 4;
 /// How PDFs are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PdfOptions {
-    /// The work bound per page ([`budget`]); a page past it makes the document an error.
+    /// The work bound per page ([`PageBudget`]); a page past it makes the document an error.
     pub page_budget: PageBudget,
 }
 
@@ -191,8 +191,8 @@ pub fn page_lines(bytes: &[u8], options: &PdfOptions) -> Result<Vec<Vec<TextLine
 }
 
 /// The lines of every page after running headers, footers and page numbers are removed
-/// ([`furniture`]), line-end hyphenation is joined ([`hyphenation`]) and footnotes are moved
-/// to the lines referring to them ([`TextLine::notes`], [`footnotes`]): the text sections are
+/// (`furniture`), line-end hyphenation is joined (`hyphenation`) and footnotes are moved
+/// to the lines referring to them ([`TextLine::notes`], `footnotes`): the text sections are
 /// cut from. Errors: as [`parse_pdf`], one line.
 pub fn body_lines(bytes: &[u8], options: &PdfOptions) -> Result<Vec<Vec<TextLine>>, String> {
     let mut pages = page_lines(bytes, options)?;
@@ -203,7 +203,7 @@ pub fn body_lines(bytes: &[u8], options: &PdfOptions) -> Result<Vec<Vec<TextLine
 /// A printed heading as a diagnostic shows it: `(page, level, title)`, page 1-based.
 pub type PrintedHeading = (usize, u32, String);
 
-/// The printed headings [`headings::detect`] finds in a PDF without reading its outline, each
+/// The printed headings `headings::detect` finds in a PDF without reading its outline, each
 /// as `(page, level, title)` (1-based page), and how they were found (`"toc N/M"`,
 /// `"typography"`), or `None` when none are found: for diagnostics and tests. Errors: as
 /// [`parse_pdf`], one line.
@@ -227,7 +227,7 @@ pub fn printed_headings(
     }))
 }
 
-/// The entries of the printed contents lists [`toc::entries`] finds, each as `(page, level,
+/// The entries of the printed contents lists `toc::entries` finds, each as `(page, level,
 /// text)` (1-based page; the text with its number, without leader and page number): for
 /// diagnostics. Errors: as [`parse_pdf`], one line.
 pub fn contents_entries(

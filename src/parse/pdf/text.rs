@@ -71,32 +71,33 @@ pub struct TextLine {
     pub y: f32,
     /// Font size (device points) of the most characters of the line.
     pub size: f32,
-    /// True when at least [`BOLD_LINE_PERCENT`]% of its characters are set in a bold font
-    /// ([`FontInfo::bold`]): a bold line, not a line with bold words.
+    /// True when at least 85% (`BOLD_LINE_PERCENT`) of its characters are set in a bold font
+    /// (`FontInfo::bold`): a bold line, not a line with bold words.
     pub bold: bool,
-    /// True when a paragraph gap ([`PARAGRAPH_GAP_EM`]) separates it from the line before.
+    /// True when a paragraph gap (a baseline move of more than 1.9 ems, `PARAGRAPH_GAP_EM`)
+    /// separates it from the line before.
     pub para_before: bool,
-    /// Raised marks set after other text on the line (see [`is_mark`]): the byte offset in
+    /// Raised marks set after other text on the line (see `is_mark`): the byte offset in
     /// `text` where the mark starts (at the space put before it, if any) and the mark
     /// (`12`, `*`). A footnote reference is one of these; so is an exponent (`10²`).
     pub marks: Vec<(usize, String)>,
     /// Footnotes whose reference sits on this line, each written `[^N]: text`
-    /// ([`super::footnotes`]): moved here from the page bottom, rendered at the end of the
+    /// (`footnotes`): moved here from the page bottom, rendered at the end of the
     /// section holding the line.
     pub notes: Vec<String>,
-    /// The line's cells when gaps wider than [`CELL_GAP_EM`] split it (table cells, a label
+    /// The line's cells when gaps wider than 1 em (`CELL_GAP_EM`) split it (table cells, a label
     /// and its value): each cell's text and horizontal extent. Empty when the line is one run
     /// of text. Stale after a later stage rewrote `text` (hyphenation joins prose lines);
     /// [`TextLine::cell_texts_match`] tells.
     pub cells: Vec<Cell>,
-    /// True for a line [`super::tables`] rewrote as a row of a table (header, delimiter or
-    /// body row): never a heading, never running text.
+    /// True for a line the parser's `tables` step rewrote as a row of a table (header,
+    /// delimiter or body row): never a heading, never running text.
     pub in_table: bool,
-    /// Byte offsets in `text` of spaces that may split a word: a space drawn as a string of its
-    /// own over the end of the letter before it, with the next letter drawn over the space's
-    /// own end (by [`SPLIT_SPACE_OVERLAP_EM`] or more each). Some HTML-to-PDF producers set a
-    /// word this way ("LIQUIDI TY", "Incom e"); [`super::spacing`] rejoins those the document
-    /// confirms. Stale, like `cells`, once a later stage rewrote `text`.
+    /// Byte offsets in `text` of spaces that may split a word: a space drawn as a string of its own
+    /// over the end of the letter before it, with the next letter drawn over the space's own end
+    /// (by 0.005 em or more each, `SPLIT_SPACE_OVERLAP_EM`). Some HTML-to-PDF producers set a word
+    /// this way ("LIQUIDI TY", "Incom e"); the `spacing` step rejoins those the document confirms.
+    /// Stale, like `cells`, once a later stage rewrote `text`.
     pub split_spaces: Vec<usize>,
 }
 

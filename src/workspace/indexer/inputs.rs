@@ -300,9 +300,9 @@ fn absolute(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// The path the catalog knows a file by, whether or not it still exists: [`absolute`] of the
-/// path when it exists; when it is gone, its folder's (when that is still there) joined with
-/// its name — what [`absolute`] made of it while it existed.
+/// The path the catalog knows a file by, whether or not it still exists: the path made absolute
+/// with symlinks resolved (`absolute`) when it exists; when it is gone, its folder's (when that
+/// is still there) joined with its name — what `absolute` made of it while it existed.
 pub fn resolved_path(path: &Path) -> PathBuf {
     if path.exists() {
         return absolute(path);

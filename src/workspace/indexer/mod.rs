@@ -1,11 +1,11 @@
 //! `docnav index`: collect input files, build documents in parallel, keep each text once
-//! ([`duplicates`]), commit them to the workspace crash-safely (see the module doc of
+//! (`duplicates`), commit them to the workspace crash-safely (see the module doc of
 //! [`crate::workspace`]).
 //!
-//! A run goes in phases, each a module: [`start`] (catalog and search index read under the
-//! lock), [`inputs`] (arguments walked, a refresh's sources), [`plan`] (one job per input,
-//! with its document id), [`build`] (the jobs run on compute and writer threads), [`rows`]
-//! (the new catalog's rows, each text kept once) and [`commit`] (index aligned, committed,
+//! A run goes in phases, each a module: `start` (catalog and search index read under the
+//! lock), `inputs` (arguments walked, a refresh's sources), `plan` (one job per input,
+//! with its document id), `build` (the jobs run on compute and writer threads), `rows`
+//! (the new catalog's rows, each text kept once) and `commit` (index aligned, committed,
 //! catalog written, merged).
 
 mod build;
@@ -75,7 +75,7 @@ pub struct IndexReport {
     /// Catalog entries (documents and aliases) removed by `--prune`.
     pub pruned: usize,
     /// Sources this run found to have the text of a document already kept, and kept as aliases
-    /// of it instead of as documents (each is also a line in `notices`; see [`duplicates`]).
+    /// of it instead of as documents (each is also a line in `notices`; see `duplicates`).
     pub duplicates: usize,
     /// One line per failure, naming the input.
     pub errors: Vec<String>,

@@ -33,7 +33,7 @@
 //! ([`listing::check_docs`]), which a reader remembers per generation so that later opens skip
 //! it. Names and sizes suffice because copy tools write each file under a temporary name and
 //! rename it into place when whole; checksums are read only by `docnav publish --verify`.
-//! Nothing but [`publish`] writes a generation: `docnav index` refuses one ([`refuse_writes`]).
+//! Nothing but [`publish`] writes a generation: `docnav index` refuses one (`refuse_writes`).
 
 pub mod listing;
 pub mod manifest;

@@ -33,7 +33,7 @@
 //!   gets it filled from the cards at its next write; until then the filter reads the cards);
 //! - `lookup(key, doc_id)`: [`crate::index::cross_refs::lookup_keys`] of every card;
 //! - `aliases(alias PRIMARY KEY, target, source, …)`: sources kept once because their text is
-//!   a document's ([`aliases`], format 6).
+//!   a document's (`aliases`, format 6).
 //!
 //! A reader ([`CatalogStore::open`]) holds one read transaction for its lifetime: the catalog
 //! it sees is the one that matches the section index commit it opened, whatever is written
