@@ -7,6 +7,27 @@ use super::common::{fixture, run};
 use super::shell::{start_tmux, tmux_available};
 use crate::support::fake_model::{FakeModel, Reply};
 
+/// A workspace `dir/ws` holding `notes.txt` (the fixture), indexed.
+fn indexed_notes(dir: &std::path::Path) -> std::path::PathBuf {
+    let ws = dir.join("ws");
+    assert_eq!(
+        run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]).code,
+        0
+    );
+    ws
+}
+
+/// The model's replies for one ask that sends one Worker to `notes`, which reads `#1.1` and is
+/// done, and an evaluation that finds the evidence sufficient.
+fn one_worker_run() -> Vec<Reply> {
+    vec![
+        analysis(&["workspace"], &[("notes", "keep indexes apart")]),
+        plan("notes", &["cat 1.1"], "cat '#1.1'"),
+        command("notes", "done"),
+        evaluation("sufficient", "", &[]),
+    ]
+}
+
 /// `docnav shell` over `ws` in tmux, its model the fake at its prompt at `/`.
 fn shell_with_model(ws: &std::path::Path, fake: &FakeModel) -> super::shell::Tmux {
     shell_with_model_env(ws, fake, "")
@@ -31,19 +52,12 @@ async fn shell_ask_goto_suggest_and_replay() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    assert_eq!(
-        run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]).code,
-        0
-    );
-    let fake = FakeModel::start(vec![
-        analysis(&["workspace"], &[("notes", "keep indexes apart")]),
-        plan("notes", &["cat 1.1"], "cat '#1.1'"),
-        command("notes", "done"),
-        evaluation("sufficient", "", &[]),
-        Reply::text(r#"{"reason": "the section that answers it", "command": "cat ."}"#),
-    ])
-    .await;
+    let ws = indexed_notes(dir.path());
+    let mut script = one_worker_run();
+    script.push(Reply::text(
+        r#"{"reason": "the section that answers it", "command": "cat ."}"#,
+    ));
+    let fake = FakeModel::start(script).await;
     let t = shell_with_model(&ws, &fake);
     t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
     t.wait_for("[r1-w1-notes] $ cat '#1.1'");
@@ -135,11 +149,7 @@ async fn a_follow_up_is_rewritten_to_stand_alone_and_new_forgets() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    assert_eq!(
-        run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]).code,
-        0
-    );
+    let ws = indexed_notes(dir.path());
     let standalone = "how do I keep three docnav indexes apart?";
     let fake = FakeModel::start(vec![
         analysis(&["workspace"], &[("notes", "keep indexes apart")]),
@@ -237,18 +247,8 @@ async fn a_repeated_question_is_answered_from_its_trace_without_a_model_call() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    assert_eq!(
-        run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]).code,
-        0
-    );
-    let script = [
-        analysis(&["workspace"], &[("notes", "keep indexes apart")]),
-        plan("notes", &["cat 1.1"], "cat '#1.1'"),
-        command("notes", "done"),
-        evaluation("sufficient", "", &[]),
-    ];
-    let fake = FakeModel::start(script.iter().chain(&script).cloned().collect()).await;
+    let ws = indexed_notes(dir.path());
+    let fake = FakeModel::start([one_worker_run(), one_worker_run()].concat()).await;
     let t = shell_with_model(&ws, &fake);
     t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
     t.wait_for_prompt_after("verdict: sufficient", "docnav:/> ");
@@ -282,19 +282,9 @@ async fn the_shell_records_into_docnav_trace_dir_as_ask_does() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
+    let ws = indexed_notes(dir.path());
     let elsewhere = dir.path().join("elsewhere");
-    assert_eq!(
-        run(&ws, &["index", fixture("notes.txt").to_str().unwrap()]).code,
-        0
-    );
-    let fake = FakeModel::start(vec![
-        analysis(&["workspace"], &[("notes", "keep indexes apart")]),
-        plan("notes", &["cat 1.1"], "cat '#1.1'"),
-        command("notes", "done"),
-        evaluation("sufficient", "", &[]),
-    ])
-    .await;
+    let fake = FakeModel::start(one_worker_run()).await;
     let env = format!("DOCNAV_TRACE_DIR={}", elsewhere.display());
     let t = shell_with_model_env(&ws, &fake, &env);
     t.keys(&["ask how do I keep two indexes apart?", "Enter"]);
