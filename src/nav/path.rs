@@ -12,7 +12,7 @@ use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_AL
 
 use super::stats::{NodeStats, StatsCache};
 use super::NavError;
-use crate::tree::{NodeId, Tree};
+use crate::tree::{title_key, NodeId, Tree};
 use crate::workspace::{Document, Library};
 
 /// Where a session stands: the library root `/`, or a node of one document.
@@ -122,8 +122,6 @@ pub fn structure_path(doc_id: &str, structure: &str) -> String {
     }
     out
 }
-
-pub use crate::tree::title_key;
 
 /// Outcome of matching one segment against a list of candidates.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -204,7 +204,7 @@ impl Session {
                 .collect(),
             Place::Root => self
                 .library
-                .cards_with_id_prefix(&super::path::title_key(prefix), COMPLETION_MAX)
+                .cards_with_id_prefix(&crate::tree::title_key(prefix), COMPLETION_MAX)
                 .iter()
                 .map(|c| c.doc_id.clone())
                 .collect(),
@@ -216,14 +216,14 @@ impl Session {
                 .map(|c| doc.tree.node(*c).title.clone())
                 .collect(),
         };
-        let key = super::path::title_key(prefix);
+        let key = crate::tree::title_key(prefix);
         let numeric = !prefix.is_empty() && prefix.chars().all(|c| c.is_ascii_digit());
         let mut out = Vec::new();
         for (i, name) in names.iter().enumerate() {
             let number = (i + 1).to_string();
             if numeric && number.starts_with(prefix) {
                 out.push(quote_word(&format!("{dir}{number}")));
-            } else if !numeric && super::path::title_key(name).starts_with(&key) {
+            } else if !numeric && crate::tree::title_key(name).starts_with(&key) {
                 out.push(quote_word(&format!("{dir}{name}")));
             }
         }

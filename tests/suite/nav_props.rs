@@ -233,13 +233,13 @@ fn nodes_with_unique_titles_are_reached_by_their_title_path() {
         let chain: Vec<NodeId> = tree.ancestors_and_self(node);
         // Every step must be an exact title no sibling shares (prefix matches aside).
         let unique = chain.iter().filter(|n| **n != NodeId::ROOT).all(|n| {
-            let title = docnav::nav::path::title_key(&tree.node(*n).title);
+            let title = docnav::tree::title_key(&tree.node(*n).title);
             let parent = tree.node(*n).parent.unwrap_or(NodeId::ROOT);
             let same = tree
                 .node(parent)
                 .children
                 .iter()
-                .filter(|c| docnav::nav::path::title_key(&tree.node(**c).title) == title)
+                .filter(|c| docnav::tree::title_key(&tree.node(**c).title) == title)
                 .count();
             same == 1
                 && !title.is_empty()

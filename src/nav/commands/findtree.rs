@@ -4,8 +4,9 @@
 use globset::GlobBuilder;
 
 use super::{options, try_out, usage_error, Command, Example};
-use crate::nav::path::{display_path, load, title_key, Place};
+use crate::nav::path::{display_path, load, Place};
 use crate::nav::{CommandOutput, NavError, Session};
+use crate::tree::title_key;
 use crate::tree::{NodeId, Tree};
 
 /// `findtree`.
