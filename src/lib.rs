@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod digest;
 pub mod durable;
 pub mod eval;
 pub mod index;

@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::llm::{BoxFuture, ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
 
@@ -193,10 +192,7 @@ pub fn actor_order_key(actor: &str) -> (u32, u32, String) {
 
 /// Hex sha256 of a string.
 pub fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::digest::sha256_hex(text.as_bytes())
 }
 
 /// sha256 of a conversation as recorded in [`AgentEvent::ModelRequest`].

@@ -13,6 +13,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::digest::lower_hex;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -42,8 +43,8 @@ impl Sessions {
     /// [`SESSION_MAX_AGE_SECS`].
     pub fn issue(&self, now_unix: u64) -> String {
         let expires = now_unix.saturating_add(SESSION_MAX_AGE_SECS);
-        let nonce = hex(&rand::random::<[u8; 8]>());
-        let mac = hex(&hmac_sha256(
+        let nonce = lower_hex(&rand::random::<[u8; 8]>());
+        let mac = lower_hex(&hmac_sha256(
             &self.key,
             format!("session:{expires}.{nonce}").as_bytes(),
         ));
@@ -61,7 +62,7 @@ impl Sessions {
         let Ok(expires_at) = expires.parse::<u64>() else {
             return false;
         };
-        let expected = hex(&hmac_sha256(
+        let expected = lower_hex(&hmac_sha256(
             &self.key,
             format!("session:{expires}.{nonce}").as_bytes(),
         ));
@@ -72,7 +73,7 @@ impl Sessions {
     /// where every page reader on this machine is the one user).
     pub fn csrf(&self, session: Option<&str>) -> String {
         let subject = session.unwrap_or("anonymous");
-        hex(&hmac_sha256(
+        lower_hex(&hmac_sha256(
             &self.key,
             format!("csrf:{subject}").as_bytes(),
         ))
@@ -109,14 +110,6 @@ pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
     outer.finalize().into()
 }
 
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,12 +118,12 @@ mod tests {
     fn hmac_matches_rfc_4231() {
         // Test case 2 of RFC 4231.
         assert_eq!(
-            hex(&hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
+            lower_hex(&hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
         // Test case 6: a key longer than the block is hashed first.
         assert_eq!(
-            hex(&hmac_sha256(
+            lower_hex(&hmac_sha256(
                 &[0xaa; 131],
                 b"Test Using Larger Than Block-Size Key - Hash Key First"
             )),

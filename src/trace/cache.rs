@@ -79,7 +79,7 @@ impl CacheKey {
     /// The entry's file name: 32 hex digits of sha256 over [`CacheKey::canonical`].
     fn file_name(&self) -> String {
         let hash = Sha256::digest(self.canonical().as_bytes());
-        let hex: String = hash.iter().take(16).map(|b| format!("{b:02x}")).collect();
+        let hex = crate::digest::lower_hex(&hash[..16]);
         format!("{hex}.json")
     }
 }

@@ -60,8 +60,7 @@ pub struct BuiltDocument {
 
 /// Lowercase hex sha256 of `bytes` (the document fingerprint).
 pub fn fingerprint(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    crate::digest::sha256_hex(bytes)
 }
 
 /// Lowercase hex sha256 of a tree's text: every node's structure number, title and content, in
@@ -90,11 +89,7 @@ pub fn text_fingerprint(tree: &Tree, titled: bool) -> String {
         field(if i == 0 && !titled { "" } else { &node.title });
         field(&node.content);
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::digest::lower_hex(&hasher.finalize())
 }
 
 /// Readable slug of a file stem: lowercase ASCII letters and digits, other runs become `-`
@@ -536,7 +531,7 @@ impl SetDigest {
 
     /// Lowercase hex, 64 chars (all `0` for the empty set).
     pub fn hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
+        crate::digest::lower_hex(&self.0)
     }
 
     /// The digest written by [`SetDigest::hex`]; `None` for anything else.

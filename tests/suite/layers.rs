@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 /// the stages (the faces) may not use one another.
 const LAYERS: &[(&str, u8)] = &[
     ("durable", 0),
+    ("digest", 0),
     ("llm", 0),
     ("parse", 1),
     ("tree", 2),

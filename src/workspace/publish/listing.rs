@@ -57,7 +57,7 @@ pub fn names_digest<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
         hasher.update(name.as_bytes());
         hasher.update(b"\n");
     }
-    format!("{:x}", hasher.finalize())
+    crate::digest::lower_hex(&hasher.finalize())
 }
 
 /// Split `files` (every file of a new generation, sorted by path) into the tree files under
@@ -98,7 +98,7 @@ pub fn write_docs_listing(
     others.push(ManifestFile {
         path: DOCS_LISTING.into(),
         bytes: text.len() as u64,
-        sha256: format!("{:x}", Sha256::digest(text.as_bytes())),
+        sha256: crate::digest::sha256_hex(text.as_bytes()),
     });
     others.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((others, summary))

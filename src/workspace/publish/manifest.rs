@@ -8,7 +8,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::listing::{self, DocsSummary, DOCS_LISTING};
 use crate::workspace::WorkspaceError;
@@ -157,10 +156,7 @@ pub(super) fn file_path(generation: &Path, relative: &str) -> Result<PathBuf, In
 
 /// sha256 of a file's contents, lowercase hex. Errors: the I/O error.
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut hasher = Sha256::new();
-    let mut file = std::fs::File::open(path)?;
-    std::io::copy(&mut file, &mut hasher)?;
-    Ok(format!("{:x}", hasher.finalize()))
+    crate::digest::sha256_file_hex(path)
 }
 
 /// The [`ManifestFile`]s of every regular file under `root`, sorted by path.
