@@ -6,6 +6,7 @@ pub mod agent_verdicts;
 pub mod answer_cache;
 pub mod ask_terminal;
 pub mod bench_figures;
+pub mod build_profiles;
 pub mod cli_index;
 pub mod cli_inputs;
 pub mod common;
