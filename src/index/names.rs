@@ -250,8 +250,10 @@ static FORMERLY: LazyLock<Option<Regex>> = LazyLock::new(|| {
     )
     .ok()
 });
+// ASCII word boundaries (`(?-u:\b)`): with Unicode ones the lazy DFA gives up on the first
+// non-ASCII character and every search of the opening text runs the PikeVM.
 static RENAMED: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"\b(?:changed\s+(?:its|our)\s+name\s+from\s+([A-Z][\w&.'’-]*(?:\s+[A-Z&][\w&.'’-]*){0,3}?),?\s+to\b|([A-Z][\w&.'’-]*(?:\s+[A-Z&][\w&.'’-]*){0,3}?),?\s+changed\s+its\s+name\s+to\b)")
+    Regex::new(r"(?-u:\b)(?:changed\s+(?:its|our)\s+name\s+from\s+([A-Z][\w&.'’-]*(?:\s+[A-Z&][\w&.'’-]*){0,3}?),?\s+to(?-u:\b)|([A-Z][\w&.'’-]*(?:\s+[A-Z&][\w&.'’-]*){0,3}?),?\s+changed\s+its\s+name\s+to(?-u:\b))")
         .ok()
 });
 
