@@ -14,8 +14,19 @@ use crate::support::browser::{browser_available, key, Browser};
 use crate::support::fake_model::{FakeModel, Reply};
 use crate::support::server::Served;
 
+/// The text of the first element `css` matches. A page's script may replace the element between
+/// finding it and reading it (the library table re-renders as it loads): then it is found again.
 async fn text_of(browser: &Browser, css: &str) -> String {
-    browser.find(css).await.text().await.unwrap()
+    for _ in 0..50 {
+        match browser.find(css).await.text().await {
+            Ok(text) => return text,
+            Err(e) if format!("{e:?}").contains("StaleElementReference") => {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("reading the text of `{css}`: {e}"),
+        }
+    }
+    panic!("`{css}` was replaced 50 times in a row while its text was read")
 }
 
 /// On the Ask page: ask "How do I search compressed files?" of `ripgrep-faq` only.
