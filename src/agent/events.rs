@@ -190,14 +190,13 @@ pub fn actor_order_key(actor: &str) -> (u32, u32, String) {
     }
 }
 
-/// Hex sha256 of a string.
-pub fn sha256_hex(text: &str) -> String {
-    crate::digest::sha256_hex(text.as_bytes())
-}
-
 /// sha256 of a conversation as recorded in [`AgentEvent::ModelRequest`].
 pub fn messages_sha256(messages: &[ChatMessage]) -> String {
-    sha256_hex(&serde_json::to_string(messages).unwrap_or_default())
+    crate::digest::sha256_hex(
+        serde_json::to_string(messages)
+            .unwrap_or_default()
+            .as_bytes(),
+    )
 }
 
 /// One actor's emitter: numbers its events and counts its model calls and tokens.
@@ -265,7 +264,7 @@ impl Emitter {
         self.emit(AgentEvent::Observation {
             text: shown,
             chars,
-            sha256: sha256_hex(text),
+            sha256: crate::digest::sha256_hex(text.as_bytes()),
             error,
         });
     }

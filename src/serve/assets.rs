@@ -37,7 +37,7 @@ fn etag(body: &'static str) -> &'static str {
 }
 
 fn quoted_hash(body: &str) -> String {
-    format!("\"{}\"", &crate::agent::events::sha256_hex(body)[..16])
+    format!("\"{}\"", &crate::digest::sha256_hex(body.as_bytes())[..16])
 }
 
 /// `GET /assets/{file}`, `GET /favicon.svg` and `GET /favicon.ico` (the same SVG: every

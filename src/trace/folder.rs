@@ -468,7 +468,7 @@ impl Default for UploadLimits {
 pub fn store_upload(dir: &Path, text: &str, limits: UploadLimits) -> Result<String, FolderError> {
     let trace = parse_trace(Path::new("upload"), text)
         .map_err(|e| FolderError::BadUpload(e.to_string()))?;
-    let hash = crate::agent::events::sha256_hex(text);
+    let hash = crate::digest::sha256_hex(text.as_bytes());
     let base = crate::trace::trace_file_name(trace.header.started_unix_ms, &trace.header.question);
     let stem = base.trim_end_matches(".jsonl");
     let name = format!("upload-{stem}-{}.jsonl", &hash[..8]);

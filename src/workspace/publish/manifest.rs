@@ -125,7 +125,8 @@ pub fn verify(generation: &Path) -> Result<Manifest, Incomplete> {
     let docs = listing::read_docs_listing(generation, &manifest.docs)?;
     for file in manifest.files.iter().chain(&docs) {
         let on_disk = file_path(generation, &file.path)?;
-        let sum = sha256_file(&on_disk).map_err(|e| format!("`{}`: {e}", on_disk.display()))?;
+        let sum = crate::digest::sha256_file_hex(&on_disk)
+            .map_err(|e| format!("`{}`: {e}", on_disk.display()))?;
         if sum != file.sha256 {
             let listed_in = if file.path.starts_with("docs/") {
                 DOCS_LISTING
@@ -154,11 +155,6 @@ pub(super) fn file_path(generation: &Path, relative: &str) -> Result<PathBuf, In
     Ok(path)
 }
 
-/// sha256 of a file's contents, lowercase hex. Errors: the I/O error.
-pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    crate::digest::sha256_file_hex(path)
-}
-
 /// The [`ManifestFile`]s of every regular file under `root`, sorted by path.
 ///
 /// Errors: [`WorkspaceError::Io`] naming a file or folder that cannot be read.
@@ -180,7 +176,7 @@ pub fn list_files(root: &Path) -> Result<Vec<ManifestFile>, WorkspaceError> {
             } else if kind.is_file() && relative != MANIFEST {
                 let path = entry.path();
                 let bytes = entry.metadata().map_err(io(&path))?.len();
-                let sha256 = sha256_file(&path).map_err(io(&path))?;
+                let sha256 = crate::digest::sha256_file_hex(&path).map_err(io(&path))?;
                 files.push(ManifestFile {
                     path: relative,
                     bytes,

@@ -144,7 +144,7 @@ fn a_published_generation_opens_with_the_same_documents_and_hits() {
     let expected: String = names
         .iter()
         .map(|n| {
-            let sum = manifest::sha256_file(&done.path.join("docs").join(n)).unwrap();
+            let sum = crate::digest::sha256_file_hex(&done.path.join("docs").join(n)).unwrap();
             format!("{sum}  docs/{n}\n")
         })
         .collect();
