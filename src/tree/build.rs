@@ -54,15 +54,19 @@ pub fn build_tree_with(doc: ParsedDoc, options: &BuildOptions, shaped: impl FnOn
         title,
         metadata,
         mut preamble,
-        mut sections,
+        sections,
         pages_without_text,
         source_units,
         warnings: _,
     } = doc;
 
     let single_h1_first = single_h1_first(format, &sections);
+    // One node per section and the root: every per-node vector is sized once (a document of
+    // 100,000 headings would otherwise copy its nodes on each regrowth).
+    let capacity = sections.len() + 1;
+    let mut sections = sections.into_iter();
     let root_title;
-    let mut anchors: Vec<Option<String>> = Vec::with_capacity(sections.len() + 1);
+    let mut anchors: Vec<Option<String>> = Vec::with_capacity(capacity);
     // Link targets inside sections and the links themselves, by the node they belong to.
     let mut section_ids: Vec<(String, NodeId)> = Vec::new();
     let mut links: Vec<(NodeId, RawLink)> = Vec::new();
@@ -71,8 +75,12 @@ pub fn build_tree_with(doc: ParsedDoc, options: &BuildOptions, shaped: impl FnOn
         links.extend(section.links.drain(..).map(|l| (id, l)));
     };
     take_links(NodeId::ROOT, &mut preamble);
-    if single_h1_first {
-        let mut h1 = sections.remove(0);
+    let h1 = if single_h1_first {
+        sections.next()
+    } else {
+        None
+    };
+    if let Some(mut h1) = h1 {
         take_links(NodeId::ROOT, &mut h1);
         root_title = h1.title.clone();
         anchors.push(h1.anchor.clone());
@@ -97,13 +105,18 @@ pub fn build_tree_with(doc: ParsedDoc, options: &BuildOptions, shaped: impl FnOn
         token_count: 0,
         references: Vec::new(),
     };
-    let mut nodes = vec![root];
-    let mut levels: Vec<u32> = vec![0];
+    let mut nodes = Vec::with_capacity(capacity);
+    nodes.push(root);
+    let mut levels: Vec<u32> = Vec::with_capacity(capacity);
+    levels.push(0);
     // Stack of open nodes: (id, level).
     let mut stack: Vec<NodeId> = vec![NodeId::ROOT];
-    let mut first_lines: Vec<Option<u32>> = vec![preamble.content_first_line];
-    let mut source_marks: Vec<Vec<(usize, u32)>> = vec![preamble.source_marks];
-    let mut page_marks: Vec<Vec<(usize, u32)>> = vec![preamble.page_marks];
+    let mut first_lines: Vec<Option<u32>> = Vec::with_capacity(capacity);
+    first_lines.push(preamble.content_first_line);
+    let mut source_marks: Vec<Vec<(usize, u32)>> = Vec::with_capacity(capacity);
+    source_marks.push(preamble.source_marks);
+    let mut page_marks: Vec<Vec<(usize, u32)>> = Vec::with_capacity(capacity);
+    page_marks.push(preamble.page_marks);
     for mut section in sections {
         let level = section.level.max(1);
         while stack.len() > 1 && levels[stack[stack.len() - 1].index()] >= level {
