@@ -17,6 +17,17 @@ baseline / now, so above 1 is always worse) and flags each worse by more than th
 (default 20%). Exit status: 0 none flagged, 1 some flagged, 2 unusable input. The threshold is
 wider than the run-to-run spread of medians on a quiet machine (under 10% for the whole-process
 figures in BENCHMARKS.md); on a busy machine re-run flagged figures before believing them.
+
+The machine's own speed drifts from day to day (the same build and input 20-30% apart), which
+a comparison of two runs cannot pair away. When both files hold the yardstick — `pdftotext`'s
+CPU time over the corpus PDFs, a program docnav does not touch, run by `bench/run` on the same
+machine minutes apart — `compare` prints the machine factor (the yardstick's now / baseline)
+and, beside each time or rate, its ratio divided by that factor (not for scores, nor for asks
+against the fake model server, whose sleeps and loopback HTTP the factor does not describe).
+Only the raw ratio is flagged: the factor is one program's, and not every figure follows it. A
+figure within the threshold raw but beyond it adjusted (a quicker machine hiding a regression)
+is marked `worse adjusted` and counted on a last line, to re-run paired against the baseline's
+build.
 """
 
 from __future__ import annotations
@@ -87,25 +98,66 @@ def collect(paths: list[str]) -> dict:
     return {"figures": figures}
 
 
+# A program docnav does not touch, timed by `bench/run` on the same machine: how much quicker or
+# slower the machine itself was between the two runs.
+YARDSTICK = "pdftotext CPU time (user + sys of the processes) · 16 files"
+# Figures of asks against the fake model server (its delay per call, `N ms/call`, sleeps and
+# loopback HTTP), which the machine factor does not describe: never adjusted.
+AGAINST_FAKE_MODEL = re.compile(r"ms/call|delay per call")
+
+
+def worse_ratio(b: dict, n: dict) -> float:
+    """now / baseline for a time, baseline / now for a rate or score: above 1 is worse."""
+    return n["value"] / b["value"] if b["better"] == "lower" else b["value"] / n["value"]
+
+
+def machine_factor(base: dict, now: dict) -> float | None:
+    """The yardstick's now / baseline time (below 1: the machine was quicker), or None."""
+    b, n = base.get(YARDSTICK), now.get(YARDSTICK)
+    if not b or not n or b["unit"] != "ms" or n["unit"] != "ms" or b["value"] <= 0 or n["value"] <= 0:
+        return None
+    return n["value"] / b["value"]
+
+
 def compare(baseline: dict, current: dict, threshold: float) -> int:
     base, now = baseline.get("figures", {}), current.get("figures", {})
     shared = [name for name in now if name in base]
-    flagged = 0
-    print("| figure | baseline | now | worse by | |")
-    print("| --- | --- | --- | --- | --- |")
+    factor = machine_factor(base, now)
+    flagged = hidden = 0
+    if factor is None:
+        print("no machine factor (the yardstick, pdftotext, is not in both files): raw ratios only\n")
+        print("| figure | baseline | now | worse by | |")
+        print("| --- | --- | --- | --- | --- |")
+    else:
+        print(f"machine factor {factor:.2f} (the yardstick took {factor:.2f}x its baseline time): "
+              "'adjusted' divides each time's ratio by it (a rate's, by its inverse)\n")
+        print("| figure | baseline | now | worse by | adjusted | |")
+        print("| --- | --- | --- | --- | --- | --- |")
     for name in shared:
         b, n = base[name], now[name]
         if b["unit"] != n["unit"] or b["value"] <= 0 or n["value"] <= 0:
             continue
-        ratio = n["value"] / b["value"] if b["better"] == "lower" else b["value"] / n["value"]
+        ratio = worse_ratio(b, n)
         worse = ratio > 1 + threshold
         flagged += worse
         mark = "WORSE" if worse else ""
-        print(f"| {name} | {b['value']:.4g} {b['unit']} | {n['value']:.4g} {n['unit']} | {ratio - 1:+.0%} | {mark} |")
+        row = f"| {name} | {b['value']:.4g} {b['unit']} | {n['value']:.4g} {n['unit']} | {ratio - 1:+.0%} |"
+        if factor is not None:
+            # Scores (MRR) do not depend on the machine's speed.
+            fixed = b["unit"] == "MRR" or AGAINST_FAKE_MODEL.search(name)
+            adjusted = ratio if fixed else ratio / factor
+            if not worse and adjusted > 1 + threshold:
+                hidden += 1
+                mark = "worse adjusted"
+            row += f" {adjusted - 1:+.0%} |"
+        print(f"{row} {mark} |")
     only = sorted(set(base) ^ set(now))
     if only:
         print(f"\n{len(only)} figure(s) in one file only (not compared): " + "; ".join(only))
     print(f"\n{flagged} of {len(shared)} figure(s) worse by more than {threshold:.0%}")
+    if hidden:
+        print(f"{hidden} more worse by more than {threshold:.0%} once the machine factor is taken out "
+              "(not flagged: re-run them paired against the baseline's build)")
     return 1 if flagged else 0
 
 

@@ -1,6 +1,7 @@
 //! `bench/figures.py`, the benchmarks' regression guard: figures read from the tables the
 //! benches print, compared with a recorded baseline, and anything worse by more than 20%
-//! flagged with exit status 1.
+//! flagged with exit status 1; with the `pdftotext` yardstick in both, each ratio also shown
+//! with the machine's own speed change taken out.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -111,4 +112,79 @@ fn a_figure_worse_by_more_than_a_fifth_is_flagged_and_fails_the_comparison() {
     let out = figures(&["compare", "missing.json", &base], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bench/run"));
+}
+
+/// A bench table with the `pdftotext` yardstick row, a search time, an ask against the fake
+/// model (300 ms a call) and an MRR.
+fn yardstick_tables(pdftotext_s: &str, search_ms: &str, ask_ms: &str, mrr: &str) -> String {
+    format!(
+        "| figure | input | median | note |\n| --- | --- | --- | --- |\n\
+         | pdftotext CPU time (user + sys of the processes) | 16 files | {pdftotext_s} s CPU | x |\n\
+         | search | fixtures | {search_ms} ms | median of 11 runs |\n\
+         | 1 worker, 2 steps | fixtures, 300 ms/call | {ask_ms} ms | x |\n\
+         | lexical eval, MRR | qa | MRR {mrr} | x |\n"
+    )
+}
+
+#[test]
+fn the_machine_factor_shows_a_regression_a_quicker_machine_hides_without_flagging_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = collect(
+        dir.path(),
+        "base",
+        &yardstick_tables("10.0", "10.0", "1500", "0.850"),
+    );
+    // The machine a quarter quicker (the yardstick 7.5 s): search 5% quicker raw is 27% slower
+    // once that is taken out; the ask against the fake model and the MRR are not adjusted.
+    let quicker = collect(
+        dir.path(),
+        "quicker",
+        &yardstick_tables("7.5", "9.5", "1500", "0.850"),
+    );
+    let out = figures(&["compare", &base, &quicker], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.starts_with("machine factor 0.75"), "{text}");
+    assert!(
+        text.contains("| search · fixtures | 10 ms | 9.5 ms | -5% | +27% | worse adjusted |"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "| 1 worker, 2 steps · fixtures, 300 ms/call | 1500 ms | 1500 ms | +0% | +0% |  |"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("| lexical eval, MRR · qa | 0.85 MRR | 0.85 MRR | +0% | +0% |  |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("0 of 4 figure(s) worse by more than 20%"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 more worse by more than 20% once the machine factor is taken out"),
+        "{text}"
+    );
+    // The same search on a machine as quick as the baseline's: nothing to report.
+    let same = collect(
+        dir.path(),
+        "same",
+        &yardstick_tables("10.0", "9.5", "1500", "0.850"),
+    );
+    let out = figures(&["compare", &base, &same], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("worse adjusted") && !text.contains("once the machine factor"),
+        "{text}"
+    );
+    // Without the yardstick in both files: raw ratios only, said on the first line.
+    let plain = collect(
+        dir.path(),
+        "plain",
+        &tables("10.0", "30.0", "0.46", "0.850"),
+    );
+    let out = figures(&["compare", &base, &plain], dir.path());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("no machine factor"));
 }
