@@ -45,6 +45,15 @@ fn collect(dir: &Path, name: &str, text: &str) -> String {
     json.to_str().unwrap().to_string()
 }
 
+/// `compare BASE NOW` in `dir`: its exit code and what it printed.
+fn compared(dir: &Path, base: &str, now: &str) -> (Option<i32>, String) {
+    let out = figures(&["compare", base, now], dir);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
 #[test]
 fn figures_are_read_from_the_bench_tables_with_units_and_direction() {
     let dir = tempfile::tempdir().unwrap();
@@ -83,9 +92,8 @@ fn a_figure_worse_by_more_than_a_fifth_is_flagged_and_fails_the_comparison() {
         "close",
         &tables("11.0", "30.0", "0.46", "0.850"),
     );
-    let out = figures(&["compare", &base, &close], dir.path());
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let (code, text) = compared(dir.path(), &base, &close);
+    assert_eq!(code, Some(0), "{text}");
     assert!(
         !text.contains("WORSE") && text.contains("0 of 5 figure(s)"),
         "{text}"
@@ -96,9 +104,8 @@ fn a_figure_worse_by_more_than_a_fifth_is_flagged_and_fails_the_comparison() {
         "worse",
         &tables("10.0", "15.0", "1.35", "0.595"),
     );
-    let out = figures(&["compare", &base, &worse], dir.path());
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{text}");
+    let (code, text) = compared(dir.path(), &base, &worse);
+    assert_eq!(code, Some(1), "{text}");
     assert_eq!(text.matches("WORSE").count(), 3, "{text}");
     assert!(text.contains("| sibling `##` headings 100,000 · siblings-100000.md | 460 ms | 1350 ms | +193% | WORSE |"), "{text}");
     assert!(
@@ -106,8 +113,7 @@ fn a_figure_worse_by_more_than_a_fifth_is_flagged_and_fails_the_comparison() {
         "{text}"
     );
     // Faster is never flagged.
-    let out = figures(&["compare", &worse, &base], dir.path());
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(compared(dir.path(), &worse, &base).0, Some(0));
     // An unreadable baseline: exit 2 with a message naming what to do.
     let out = figures(&["compare", "missing.json", &base], dir.path());
     assert_eq!(out.status.code(), Some(2));
@@ -141,9 +147,8 @@ fn the_machine_factor_shows_a_regression_a_quicker_machine_hides_without_flaggin
         "quicker",
         &yardstick_tables("7.5", "9.5", "1500", "0.850"),
     );
-    let out = figures(&["compare", &base, &quicker], dir.path());
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let (code, text) = compared(dir.path(), &base, &quicker);
+    assert_eq!(code, Some(0), "{text}");
     assert!(text.starts_with("machine factor 0.75"), "{text}");
     assert!(
         text.contains("| search · fixtures | 10 ms | 9.5 ms | -5% | +27% | worse adjusted |"),
@@ -173,8 +178,7 @@ fn the_machine_factor_shows_a_regression_a_quicker_machine_hides_without_flaggin
         "same",
         &yardstick_tables("10.0", "9.5", "1500", "0.850"),
     );
-    let out = figures(&["compare", &base, &same], dir.path());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, text) = compared(dir.path(), &base, &same);
     assert!(
         !text.contains("worse adjusted") && !text.contains("once the machine factor"),
         "{text}"
@@ -185,6 +189,6 @@ fn the_machine_factor_shows_a_regression_a_quicker_machine_hides_without_flaggin
         "plain",
         &tables("10.0", "30.0", "0.46", "0.850"),
     );
-    let out = figures(&["compare", &base, &plain], dir.path());
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("no machine factor"));
+    let (_, text) = compared(dir.path(), &base, &plain);
+    assert!(text.starts_with("no machine factor"), "{text}");
 }
