@@ -130,7 +130,7 @@ def compare(baseline: dict, current: dict, threshold: float) -> int:
         print("| --- | --- | --- | --- | --- |")
     else:
         print(f"machine factor {factor:.2f} (the yardstick took {factor:.2f}x its baseline time): "
-              "'adjusted' divides each time's ratio by it (a rate's, by its inverse)\n")
+              "'adjusted' is each 'worse by' ratio divided by it\n")
         print("| figure | baseline | now | worse by | adjusted | |")
         print("| --- | --- | --- | --- | --- | --- |")
     for name in shared:

@@ -61,8 +61,8 @@ pub fn build_tree_with(doc: ParsedDoc, options: &BuildOptions, shaped: impl FnOn
     } = doc;
 
     let single_h1_first = single_h1_first(format, &sections);
-    // One node per section and the root: every per-node vector is sized once (a document of
-    // 100,000 headings would otherwise copy its nodes on each regrowth).
+    // One node per section and the root: every per-node vector is sized once, so a document of
+    // many headings does not copy its nodes on each regrowth.
     let capacity = sections.len() + 1;
     let mut sections = sections.into_iter();
     let root_title;
@@ -105,18 +105,13 @@ pub fn build_tree_with(doc: ParsedDoc, options: &BuildOptions, shaped: impl FnOn
         token_count: 0,
         references: Vec::new(),
     };
-    let mut nodes = Vec::with_capacity(capacity);
-    nodes.push(root);
-    let mut levels: Vec<u32> = Vec::with_capacity(capacity);
-    levels.push(0);
+    let mut nodes = per_node(capacity, root);
+    let mut levels: Vec<u32> = per_node(capacity, 0);
     // Stack of open nodes: (id, level).
     let mut stack: Vec<NodeId> = vec![NodeId::ROOT];
-    let mut first_lines: Vec<Option<u32>> = Vec::with_capacity(capacity);
-    first_lines.push(preamble.content_first_line);
-    let mut source_marks: Vec<Vec<(usize, u32)>> = Vec::with_capacity(capacity);
-    source_marks.push(preamble.source_marks);
-    let mut page_marks: Vec<Vec<(usize, u32)>> = Vec::with_capacity(capacity);
-    page_marks.push(preamble.page_marks);
+    let mut first_lines = per_node(capacity, preamble.content_first_line);
+    let mut source_marks = per_node(capacity, preamble.source_marks);
+    let mut page_marks = per_node(capacity, preamble.page_marks);
     for mut section in sections {
         let level = section.level.max(1);
         while stack.len() > 1 && levels[stack[stack.len() - 1].index()] >= level {
@@ -179,6 +174,13 @@ pub fn build_tree_with(doc: ParsedDoc, options: &BuildOptions, shaped: impl FnOn
     summarize(&mut tree);
     resolve_references(&mut tree, &headings);
     tree
+}
+
+/// A vector for one value per node, room for `capacity`, holding the root's `first`.
+fn per_node<T>(capacity: usize, first: T) -> Vec<T> {
+    let mut values = Vec::with_capacity(capacity);
+    values.push(first);
+    values
 }
 
 /// `true` when the document is rooted at its first heading, its only one of the top level: that
