@@ -33,6 +33,7 @@
 mod corpus;
 mod directory;
 mod merge;
+mod own_segment;
 mod record;
 mod search;
 mod stats;

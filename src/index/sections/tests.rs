@@ -753,3 +753,97 @@ fn a_streamed_document_deleted_or_left_unfinished_leaves_no_entry() {
     index.reload().unwrap();
     assert!(index.documents().unwrap().is_empty());
 }
+
+/// A streamed document is indexed into a segment of its own, written without tantivy's sort
+/// (it is in `doc_id` order already): the index stays sorted, the documents added around it
+/// sit in another segment, and a merge of the two keeps every document's reading order and
+/// the `doc_id` order between them.
+#[test]
+fn a_streamed_documents_own_segment_merges_in_doc_id_order() {
+    let big = kiwi_tree(STREAM_MIN_ENTRIES + 10);
+    let small = kiwi_tree(3);
+    let index = SectionIndex::create_in_ram().unwrap();
+    let writer = index.writer(1).unwrap();
+    for id in ["a", "z"] {
+        let card = DocCard::new(id, "x", 1, "f", &small);
+        writer.replace(index.entries(&card, &small, id)).unwrap();
+    }
+    let terms = NodeTerms::of(&big);
+    let streamed = writer.stream_entries("m", &big, &terms).unwrap();
+    streamed
+        .expect("a large tree")
+        .finish(&DocCard::new("m", "x", 1, "f", &big), "m1");
+    let committed = writer.commit(1).unwrap();
+    index.reload().unwrap();
+    assert!(index.sorted_by_doc_id());
+    assert_eq!(index.segment_count().unwrap(), 2);
+    let order = |index: &SectionIndex| -> Vec<(String, u32)> {
+        // "kiwi" ties in every section of the same length: ties go by doc_id, then reading
+        // order.
+        let search = index.prepare("kiwi", Scope::All).unwrap();
+        search
+            .top(5000)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.doc_id, h.rank))
+            .collect()
+    };
+    let before = order(&index);
+    let ranks_of = |hits: &[(String, u32)], id: &str| -> Vec<u32> {
+        hits.iter().filter(|h| h.0 == id).map(|h| h.1).collect()
+    };
+    assert_eq!(
+        ranks_of(&before, "m"),
+        (1..=(STREAM_MIN_ENTRIES as u32 + 10)).collect::<Vec<_>>()
+    );
+    let plan = committed.full_merge().unwrap().expect("two segments");
+    assert_eq!(plan.segments(), 2);
+    let merged = committed.finish(Some(&plan)).unwrap().expect("merged");
+    assert_eq!((merged.segments_before, merged.segments_after), (2, 1));
+    index.reload().unwrap();
+    let after = order(&index);
+    assert_eq!(after, before);
+    assert_eq!(ranks_of(&after, "a"), vec![1, 2, 3]);
+}
+
+/// An id whose old entries must be deleted gets no segment of its own (tantivy would apply
+/// the queued delete to it): one this writer has deleted, and one the index holds entries of
+/// (as an interrupted run leaves a document the catalog does not name). `stream_entries` hands
+/// nothing over, and the built entries replace the old ones.
+#[test]
+fn a_document_with_entries_to_delete_is_not_streamed() {
+    let big = kiwi_tree(STREAM_MIN_ENTRIES);
+    let card = DocCard::new("big", "x", 1, "f", &big);
+    let terms = NodeTerms::of(&big);
+    let index = SectionIndex::create_in_ram().unwrap();
+    let count_big = |index: &SectionIndex| {
+        index.reload().unwrap();
+        let search = index
+            .prepare("kiwi", Scope::Documents(&["big".to_string()]))
+            .unwrap();
+        search.top(3 * STREAM_MIN_ENTRIES).unwrap().len()
+    };
+    // Deleted by this writer.
+    let writer = index.writer(1).unwrap();
+    writer.delete("big");
+    assert!(writer
+        .stream_entries("big", &big, &terms)
+        .unwrap()
+        .is_none());
+    writer.replace(index.entries(&card, &big, "b1")).unwrap();
+    writer.commit(1).unwrap();
+    assert_eq!(count_big(&index), STREAM_MIN_ENTRIES);
+    // Held by the index when the writer was made.
+    let writer = index.writer(1).unwrap();
+    assert!(writer
+        .stream_entries("big", &big, &terms)
+        .unwrap()
+        .is_none());
+    writer.replace(index.entries(&card, &big, "b2")).unwrap();
+    writer.commit(2).unwrap();
+    assert_eq!(count_big(&index), STREAM_MIN_ENTRIES);
+    assert_eq!(
+        index.documents().unwrap().into_iter().collect::<Vec<_>>(),
+        vec![("big".to_string(), "b2".to_string())]
+    );
+}

@@ -10,6 +10,7 @@ use tantivy::indexer::UserOperation;
 use tantivy::{DocSet, IndexWriter, TantivyDocument, Term, TERMINATED};
 
 use super::merge::{Committed, Merged};
+use super::own_segment::OwnSegments;
 use super::record::{CardRecord, SectionRecord};
 use super::stream::{Entry, EntryFeed, EntryStream};
 use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, KIND_SECTION, TITLE_WEIGHT};
@@ -43,6 +44,10 @@ pub struct SectionWriter {
     place: String,
     /// Entries handed to [`SectionWriter::replace`] so far.
     entries_added: AtomicU64,
+    /// Streamed documents being indexed into segments of their own.
+    own_segments: OwnSegments,
+    /// The index as the writer found it (its reader's last commit): which ids it holds.
+    found: tantivy::Searcher,
 }
 
 /// The tantivy entries of one document, built off the writer thread.
@@ -130,6 +135,8 @@ impl SectionIndex {
             fields: self.fields,
             place: self.place.clone(),
             entries_added: AtomicU64::new(0),
+            own_segments: OwnSegments::default(),
+            found: self.reader.searcher(),
         })
     }
 
@@ -396,22 +403,24 @@ impl SectionWriter {
     }
 
     /// [`SectionWriter::replace`] for a document being built on this thread, begun as soon as
-    /// its tree and terms exist: delete by `doc_id`, hand tantivy one batch of places for the
-    /// document's entries ([`SectionIndex::entries_with_terms`]'s, in the same order), then
-    /// build its section entries here, filling the places in reading order while an indexing
-    /// thread indexes those already filled; [`StreamedEntries::finish`] adds the card entry
-    /// once the card is made. The batch is one [`IndexWriter::run`] as in
-    /// [`SectionWriter::replace`] (one segment, reading order); only the building overlaps
-    /// the indexing. Returns `None` (nothing handed over) for a tree of fewer than
-    /// [`STREAM_MIN_ENTRIES`] entries: build them and call [`SectionWriter::replace`].
+    /// its tree and terms exist: start a thread that indexes the document's
+    /// entries ([`SectionIndex::entries_with_terms`]'s, in the same order) into a segment of
+    /// their own, then build its section entries here, handing them over in reading order while
+    /// that thread indexes those already handed; [`StreamedEntries::finish`] adds the card
+    /// entry once the card is made. The segment holds this document alone, in reading order,
+    /// so it is written without tantivy's sort by `doc_id` (see `own_segment`), and joins the
+    /// index at [`SectionWriter::commit`]. Returns `None` (nothing handed over) for a tree of
+    /// fewer than [`STREAM_MIN_ENTRIES`] entries, and for an id the index held entries of when
+    /// the writer was made or that this writer has deleted (the delete of the old entries
+    /// would reach the new segment too, see `own_segment`): build them and call
+    /// [`SectionWriter::replace`].
     ///
-    /// The entries are in tantivy's hands when this returns: if the document cannot be kept
-    /// after all (its tree file cannot be written), [`SectionWriter::delete`] its id, which
-    /// also removes any entries it had before, so call this only for a document the index
-    /// holds nothing of that must be kept. An indexing thread waits for the card entry: finish
+    /// If the document cannot be kept after all (its tree file cannot be written),
+    /// [`SectionWriter::delete`] its id: the pending segment is dropped. An indexing thread waits for the card entry: finish
     /// (or drop) the result on this thread without waiting on anything in between.
     ///
-    /// Errors: [`SectionIndexError::Tantivy`] when the writer has failed (its threads died).
+    /// Errors: [`SectionIndexError::Tantivy`] when the index's term dictionary cannot be read
+    /// or the indexing thread cannot be started.
     pub fn stream_entries(
         &self,
         doc_id: &str,
@@ -421,7 +430,18 @@ impl SectionWriter {
         let f = self.fields;
         let nodes = indexed_nodes(tree);
         let count = nodes.len() + 1;
-        if count < STREAM_MIN_ENTRIES {
+        if count < STREAM_MIN_ENTRIES || !self.own_segments.available(doc_id) {
+            return Ok(None);
+        }
+        // Entries of the id, deleted ones included (they are merged away some day anyway).
+        let held = self
+            .found
+            .doc_freq(&Term::from_field_text(f.doc_id, doc_id))
+            .map_err(|source| SectionIndexError::Tantivy {
+                place: self.place.clone(),
+                source,
+            })?;
+        if held > 0 {
             return Ok(None);
         }
         let (stream, mut feed) = EntryStream::new(count);
@@ -429,23 +449,23 @@ impl SectionWriter {
         filler.add_text(f.kind, KIND_SECTION);
         filler.add_text(f.doc_id, doc_id);
         feed.filler = Some(filler);
-        self.delete(doc_id);
         self.entries_added
             .fetch_add(count as u64, Ordering::Relaxed);
-        let batch: Vec<_> = (0..count)
-            .map(|slot| UserOperation::Add(Entry::streamed(&stream, slot)))
-            .collect();
-        // From here only the batch's entries and the feed hold the stream: a feed left alone
-        // with it (the batch dropped by a failed writer) no longer waits for an indexing thread.
-        drop(stream);
-        self.run(batch)?;
+        // From here only the indexing thread and the feed hold the stream: a feed left alone
+        // with it (the thread failed) no longer waits for it.
+        self.own_segments
+            .start(&self.writer, doc_id, stream, count)
+            .map_err(|source| SectionIndexError::Tantivy {
+                place: self.place.clone(),
+                source,
+            })?;
         let mut streamed = StreamedEntries {
             writer: self,
             doc_id: doc_id.to_string(),
             feed: Some(feed),
         };
-        // Counted as queued without waiting: this batch is already handed over, and the
-        // indexing thread that took it releases the bytes as it goes.
+        // Counted as queued without waiting: the document's own indexing thread releases the
+        // bytes as it goes.
         if let Some(feed) = streamed.feed.as_mut() {
             section_entries(f, doc_id, tree, terms, &nodes, |doc, text| {
                 self.backlog.reserve(text, usize::MAX);
@@ -455,10 +475,12 @@ impl SectionWriter {
         Ok(Some(streamed))
     }
 
-    /// Remove every entry of `doc_id` (at the next commit).
+    /// Remove every entry of `doc_id` (at the next commit), a streamed document's pending
+    /// segment included.
     pub fn delete(&self, doc_id: &str) {
         self.writer
             .delete_term(Term::from_field_text(self.fields.doc_id, doc_id));
+        self.own_segments.discard(doc_id);
     }
 
     /// Commit nothing, and merge what tantivy's log merge policy picks among the committed
@@ -494,6 +516,7 @@ impl SectionWriter {
             place: place.clone(),
             source,
         };
+        self.own_segments.add_to(&self.writer).map_err(tantivy)?;
         let mut prepared = self.writer.prepare_commit().map_err(tantivy)?;
         prepared.set_payload(&generation.to_string());
         prepared.commit().map_err(tantivy)?;
