@@ -15,6 +15,13 @@
 //! uncommitted segments at the commit ([`IndexWriter::add_segment`]). The index keeps its sort
 //! setting: a merge still merges segments by `doc_id`, and this one is in that order already.
 //!
+//! Only in a run of one document ([`OwnSegments::plan`]): there the document's segment is the
+//! run's only one either way. In a run of several, an own segment is one more segment beside
+//! those of the writer's indexing threads, and a run that leaves more than one merges them all
+//! at its end, rewriting every entry: the 27 corpus Markdown files indexed on one thread went
+//! from 0.17 to 0.21 s when their one large document had a segment of its own, and a folder of
+//! thousands of large documents would leave thousands of segments to merge.
+//!
 //! Deletes: an added segment has no per-entry operation stamps, so tantivy applies to it every
 //! delete still in its queue when it is added — also one issued before the segment existed. A
 //! document therefore gets a segment of its own only if nothing of its id needs deleting: the
@@ -50,15 +57,24 @@ pub(super) struct OwnSegments {
 
 #[derive(Default)]
 struct State {
+    /// The run writes one document: it may have a segment of its own.
+    one_document: bool,
     pending: Vec<Pending>,
     /// Every id the writer deleted.
     deleted: HashSet<String>,
 }
 
 impl OwnSegments {
-    /// Whether `doc_id` can have a segment of its own: the writer deleted nothing of it.
+    /// The run hands the writer at most `documents` documents.
+    pub(super) fn plan(&self, documents: usize) {
+        self.lock().one_document = documents == 1;
+    }
+
+    /// Whether `doc_id` can have a segment of its own: the run writes this one document, and
+    /// the writer deleted nothing of its id.
     pub(super) fn available(&self, doc_id: &str) -> bool {
-        !self.lock().deleted.contains(doc_id)
+        let state = self.lock();
+        state.one_document && state.pending.is_empty() && !state.deleted.contains(doc_id)
     }
 
     /// Start indexing the `count` entries of `stream` (places filled by the document's

@@ -665,16 +665,22 @@ fn a_streamed_document_is_indexed_as_a_built_one() {
         DocCard::new("big", "x", 1, "f", &big),
         DocCard::new("small", "x", 1, "f", &small),
     );
-    let index_with = |streamed: bool| {
+    // Built, streamed to tantivy's indexing threads, streamed into a segment of its own.
+    let index_with = |streamed: bool, own_segment: bool| {
         let index = SectionIndex::create_in_ram().unwrap();
         let writer = index.writer(2).unwrap();
+        if own_segment {
+            writer.plan_documents(1);
+        }
         writer
             .replace(index.entries(&small_card, &small, "s1"))
             .unwrap();
         if streamed {
             let terms = NodeTerms::of(&big);
             let streamed = writer.stream_entries("big", &big, &terms).unwrap();
-            streamed.expect("a large tree").finish(&big_card, "b1");
+            let streamed = streamed.expect("a large tree");
+            assert_eq!(streamed.in_own_segment(), own_segment);
+            streamed.finish(&big_card, "b1");
         } else {
             writer
                 .replace(index.entries(&big_card, &big, "b1"))
@@ -684,7 +690,13 @@ fn a_streamed_document_is_indexed_as_a_built_one() {
         index.reload().unwrap();
         index
     };
-    let (built, streamed) = (index_with(false), index_with(true));
+    let built = index_with(false, false);
+    for streamed in [index_with(true, false), index_with(true, true)] {
+        streamed_as_built(&built, &streamed);
+    }
+}
+
+fn streamed_as_built(built: &SectionIndex, streamed: &SectionIndex) {
     assert_eq!(streamed.documents().unwrap(), built.documents().unwrap());
     let hits = |index: &SectionIndex, scope: Scope<'_>| {
         let search = index.prepare("kiwi heading 7", scope).unwrap();
@@ -697,9 +709,9 @@ fn a_streamed_document_is_indexed_as_a_built_one() {
     };
     let big_only = ["big".to_string()];
     for scope in [Scope::All, Scope::Documents(&big_only)] {
-        let expected = hits(&built, scope);
+        let expected = hits(built, scope);
         assert!(expected.len() > 2000);
-        assert_eq!(hits(&streamed, scope), expected);
+        assert_eq!(hits(streamed, scope), expected);
     }
     // The big document sits in one segment in reading order, as a built one does.
     let search = streamed
@@ -712,35 +724,50 @@ fn a_streamed_document_is_indexed_as_a_built_one() {
 #[test]
 fn a_streamed_document_deleted_or_left_unfinished_leaves_no_entry() {
     let big = kiwi_tree(STREAM_MIN_ENTRIES);
-    let index = SectionIndex::create_in_ram().unwrap();
-    let writer = index.writer(1).unwrap();
     let small = tree(&[(1, "Kiwi", "kiwi")]);
     let small_card = DocCard::new("small", "x", 1, "f", &small);
-    writer
-        .replace(index.entries(&small_card, &small, "s1"))
-        .unwrap();
-    let card = DocCard::new("big", "x", 1, "f", &big);
-    let terms = NodeTerms::of(&big);
-    let streamed = writer.stream_entries("big", &big, &terms).unwrap().unwrap();
-    streamed.finish(&card, "b1");
-    // What a failed tree-file write does.
-    writer.delete("big");
-    // And a document whose card never came: its entries are deleted when dropped.
-    let other = kiwi_tree(STREAM_MIN_ENTRIES);
-    let terms = NodeTerms::of(&other);
-    drop(writer.stream_entries("other", &other, &terms).unwrap());
-    writer.commit(1).unwrap();
-    index.reload().unwrap();
-    let docs: Vec<String> = index.documents().unwrap().into_keys().collect();
-    assert_eq!(docs, vec!["small".to_string()]);
-    let search = index.prepare("kiwi", Scope::All).unwrap();
-    let ids: Vec<String> = search
-        .top(10)
-        .unwrap()
-        .into_iter()
-        .map(|h| h.doc_id)
-        .collect();
-    assert_eq!(ids, vec!["small".to_string()]);
+    // Streamed to tantivy's indexing thread, then into a segment of its own.
+    for own_segment in [false, true] {
+        let index = SectionIndex::create_in_ram().unwrap();
+        let writer = index.writer(1).unwrap();
+        writer
+            .replace(index.entries(&small_card, &small, "s1"))
+            .unwrap();
+        writer.commit(1).unwrap();
+        let writer = index.writer(1).unwrap();
+        writer.plan_documents(if own_segment { 1 } else { 2 });
+        let card = DocCard::new("big", "x", 1, "f", &big);
+        let terms = NodeTerms::of(&big);
+        let streamed = writer.stream_entries("big", &big, &terms).unwrap().unwrap();
+        assert_eq!(streamed.in_own_segment(), own_segment);
+        streamed.finish(&card, "b1");
+        // What a failed tree-file write does.
+        writer.delete("big");
+        writer.commit(2).unwrap();
+        // And a document whose card never came: its entries are deleted when dropped.
+        let writer = index.writer(1).unwrap();
+        writer.plan_documents(if own_segment { 1 } else { 2 });
+        let other = kiwi_tree(STREAM_MIN_ENTRIES);
+        let terms = NodeTerms::of(&other);
+        let streamed = writer.stream_entries("other", &other, &terms).unwrap();
+        assert_eq!(
+            streamed.as_ref().map(|s| s.in_own_segment()),
+            Some(own_segment)
+        );
+        drop(streamed);
+        writer.commit(3).unwrap();
+        index.reload().unwrap();
+        let docs: Vec<String> = index.documents().unwrap().into_keys().collect();
+        assert_eq!(docs, vec!["small".to_string()], "own segment {own_segment}");
+        let search = index.prepare("kiwi", Scope::All).unwrap();
+        let ids: Vec<String> = search
+            .top(10)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.doc_id)
+            .collect();
+        assert_eq!(ids, vec!["small".to_string()], "own segment {own_segment}");
+    }
     // A small tree is not streamed: nothing handed over.
     let index = SectionIndex::create_in_ram().unwrap();
     let writer = index.writer(1).unwrap();
@@ -754,26 +781,30 @@ fn a_streamed_document_deleted_or_left_unfinished_leaves_no_entry() {
     assert!(index.documents().unwrap().is_empty());
 }
 
-/// A streamed document is indexed into a segment of its own, written without tantivy's sort
-/// (it is in `doc_id` order already): the index stays sorted, the documents added around it
-/// sit in another segment, and a merge of the two keeps every document's reading order and
-/// the `doc_id` order between them.
+/// A streamed document of a one-document run is indexed into a segment of its own, written
+/// without tantivy's sort (it is in `doc_id` order already): the index stays sorted, and a
+/// merge of that segment with the next run's keeps every document's reading order and the
+/// `doc_id` order between them.
 #[test]
 fn a_streamed_documents_own_segment_merges_in_doc_id_order() {
     let big = kiwi_tree(STREAM_MIN_ENTRIES + 10);
     let small = kiwi_tree(3);
     let index = SectionIndex::create_in_ram().unwrap();
     let writer = index.writer(1).unwrap();
+    writer.plan_documents(1);
+    let terms = NodeTerms::of(&big);
+    let streamed = writer.stream_entries("m", &big, &terms).unwrap();
+    let streamed = streamed.expect("a large tree");
+    assert!(streamed.in_own_segment());
+    streamed.finish(&DocCard::new("m", "x", 1, "f", &big), "m1");
+    writer.commit(1).unwrap();
+    let writer = index.writer(1).unwrap();
+    writer.plan_documents(2);
     for id in ["a", "z"] {
         let card = DocCard::new(id, "x", 1, "f", &small);
         writer.replace(index.entries(&card, &small, id)).unwrap();
     }
-    let terms = NodeTerms::of(&big);
-    let streamed = writer.stream_entries("m", &big, &terms).unwrap();
-    streamed
-        .expect("a large tree")
-        .finish(&DocCard::new("m", "x", 1, "f", &big), "m1");
-    let committed = writer.commit(1).unwrap();
+    let committed = writer.commit(2).unwrap();
     index.reload().unwrap();
     assert!(index.sorted_by_doc_id());
     assert_eq!(index.segment_count().unwrap(), 2);
@@ -806,12 +837,13 @@ fn a_streamed_documents_own_segment_merges_in_doc_id_order() {
     assert_eq!(ranks_of(&after, "a"), vec![1, 2, 3]);
 }
 
-/// An id whose old entries must be deleted gets no segment of its own (tantivy would apply
-/// the queued delete to it): one this writer has deleted, and one the index holds entries of
-/// (as an interrupted run leaves a document the catalog does not name). `stream_entries` hands
-/// nothing over, and the built entries replace the old ones.
+/// An id whose old entries must be deleted gets no segment of its own, even in a run of one
+/// document (tantivy would apply the queued delete to it): one this writer has deleted, and one
+/// the index holds entries of (as an interrupted run leaves a document the catalog does not
+/// name). Its entries go to tantivy's indexing thread after the delete, and replace the old
+/// ones.
 #[test]
-fn a_document_with_entries_to_delete_is_not_streamed() {
+fn a_document_with_entries_to_delete_is_streamed_after_the_delete() {
     let big = kiwi_tree(STREAM_MIN_ENTRIES);
     let card = DocCard::new("big", "x", 1, "f", &big);
     let terms = NodeTerms::of(&big);
@@ -823,27 +855,21 @@ fn a_document_with_entries_to_delete_is_not_streamed() {
             .unwrap();
         search.top(3 * STREAM_MIN_ENTRIES).unwrap().len()
     };
-    // Deleted by this writer.
-    let writer = index.writer(1).unwrap();
-    writer.delete("big");
-    assert!(writer
-        .stream_entries("big", &big, &terms)
-        .unwrap()
-        .is_none());
-    writer.replace(index.entries(&card, &big, "b1")).unwrap();
-    writer.commit(1).unwrap();
-    assert_eq!(count_big(&index), STREAM_MIN_ENTRIES);
-    // Held by the index when the writer was made.
-    let writer = index.writer(1).unwrap();
-    assert!(writer
-        .stream_entries("big", &big, &terms)
-        .unwrap()
-        .is_none());
-    writer.replace(index.entries(&card, &big, "b2")).unwrap();
-    writer.commit(2).unwrap();
-    assert_eq!(count_big(&index), STREAM_MIN_ENTRIES);
+    for (generation, deleted_first) in [(1, true), (2, false), (3, false)] {
+        let writer = index.writer(1).unwrap();
+        writer.plan_documents(1);
+        if deleted_first {
+            writer.delete("big");
+        }
+        let streamed = writer.stream_entries("big", &big, &terms).unwrap();
+        let streamed = streamed.expect("a large tree");
+        assert!(!streamed.in_own_segment(), "run {generation}");
+        streamed.finish(&card, &format!("b{generation}"));
+        writer.commit(generation).unwrap();
+        assert_eq!(count_big(&index), STREAM_MIN_ENTRIES, "run {generation}");
+    }
     assert_eq!(
         index.documents().unwrap().into_iter().collect::<Vec<_>>(),
-        vec![("big".to_string(), "b2".to_string())]
+        vec![("big".to_string(), "b3".to_string())]
     );
 }

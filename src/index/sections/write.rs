@@ -65,9 +65,17 @@ pub struct StreamedEntries<'w> {
     doc_id: String,
     /// `None` once finished.
     feed: Option<EntryFeed>,
+    /// Indexed into a segment of its own (see `own_segment`).
+    own_segment: bool,
 }
 
 impl StreamedEntries<'_> {
+    /// Whether the entries go to a segment of their own.
+    #[cfg(test)]
+    pub(crate) fn in_own_segment(&self) -> bool {
+        self.own_segment
+    }
+
     /// Add the card entry, recording `identity` (as [`SectionIndex::entries`] does): the
     /// document's entries are all handed over.
     pub fn finish(mut self, card: &DocCard, identity: &str) {
@@ -81,9 +89,13 @@ impl StreamedEntries<'_> {
 impl Drop for StreamedEntries<'_> {
     fn drop(&mut self) {
         if let Some(feed) = self.feed.take() {
-            // Fills the places left, so the indexing thread goes on, then deletes them all.
+            // Fills the places left, so the indexing thread goes on, then deletes them all
+            // (its own segment: drops it; the index held nothing else of the id).
             drop(feed);
-            self.writer.delete(&self.doc_id);
+            match self.own_segment {
+                true => self.writer.own_segments.discard(&self.doc_id),
+                false => self.writer.delete(&self.doc_id),
+            }
         }
     }
 }
@@ -403,24 +415,28 @@ impl SectionWriter {
     }
 
     /// [`SectionWriter::replace`] for a document being built on this thread, begun as soon as
-    /// its tree and terms exist: start a thread that indexes the document's
-    /// entries ([`SectionIndex::entries_with_terms`]'s, in the same order) into a segment of
-    /// their own, then build its section entries here, handing them over in reading order while
-    /// that thread indexes those already handed; [`StreamedEntries::finish`] adds the card
-    /// entry once the card is made. The segment holds this document alone, in reading order,
-    /// so it is written without tantivy's sort by `doc_id` (see `own_segment`), and joins the
-    /// index at [`SectionWriter::commit`]. Returns `None` (nothing handed over) for a tree of
-    /// fewer than [`STREAM_MIN_ENTRIES`] entries, and for an id the index held entries of when
-    /// the writer was made or that this writer has deleted (the delete of the old entries
-    /// would reach the new segment too, see `own_segment`): build them and call
-    /// [`SectionWriter::replace`].
+    /// its tree and terms exist: an indexing thread takes the document's entries
+    /// ([`SectionIndex::entries_with_terms`]'s, in the same order) while they are built here
+    /// and handed over in reading order; [`StreamedEntries::finish`] adds the card entry once
+    /// the card is made. Returns `None` (nothing handed over) for a tree of fewer than
+    /// [`STREAM_MIN_ENTRIES`] entries: build them and call [`SectionWriter::replace`].
+    ///
+    /// Which thread: in a run of one document ([`SectionWriter::plan_documents`]) whose id the
+    /// index holds no entry of and this writer has not deleted, a thread of its own that
+    /// writes the document into a segment of its own, which is in `doc_id` order already and
+    /// so skips tantivy's sort (see `own_segment`); it joins the index at
+    /// [`SectionWriter::commit`]. Otherwise the entries are deleted by `doc_id` and handed to
+    /// tantivy as one batch of places, one [`IndexWriter::run`] as in [`SectionWriter::replace`]
+    /// (one segment, reading order); only the building overlaps the indexing.
     ///
     /// If the document cannot be kept after all (its tree file cannot be written),
-    /// [`SectionWriter::delete`] its id: the pending segment is dropped. An indexing thread waits for the card entry: finish
-    /// (or drop) the result on this thread without waiting on anything in between.
+    /// [`SectionWriter::delete`] its id, which also removes any entries it had before (and
+    /// drops its own segment), so call this only for a document the index holds nothing of
+    /// that must be kept. An indexing thread waits for the card entry: finish (or drop) the
+    /// result on this thread without waiting on anything in between.
     ///
-    /// Errors: [`SectionIndexError::Tantivy`] when the index's term dictionary cannot be read
-    /// or the indexing thread cannot be started.
+    /// Errors: [`SectionIndexError::Tantivy`] when the index's term dictionary cannot be read,
+    /// a thread cannot be started, or the writer has failed (its threads died).
     pub fn stream_entries(
         &self,
         doc_id: &str,
@@ -430,20 +446,18 @@ impl SectionWriter {
         let f = self.fields;
         let nodes = indexed_nodes(tree);
         let count = nodes.len() + 1;
-        if count < STREAM_MIN_ENTRIES || !self.own_segments.available(doc_id) {
+        if count < STREAM_MIN_ENTRIES {
             return Ok(None);
         }
-        // Entries of the id, deleted ones included (they are merged away some day anyway).
-        let held = self
-            .found
-            .doc_freq(&Term::from_field_text(f.doc_id, doc_id))
-            .map_err(|source| SectionIndexError::Tantivy {
-                place: self.place.clone(),
-                source,
-            })?;
-        if held > 0 {
-            return Ok(None);
-        }
+        let tantivy = |source| SectionIndexError::Tantivy {
+            place: self.place.clone(),
+            source,
+        };
+        let own_segment = self.own_segments.available(doc_id) && {
+            // Entries of the id, deleted ones included (they are merged away some day anyway).
+            let term = Term::from_field_text(f.doc_id, doc_id);
+            self.found.doc_freq(&term).map_err(tantivy)? == 0
+        };
         let (stream, mut feed) = EntryStream::new(count);
         let mut filler = TantivyDocument::new();
         filler.add_text(f.kind, KIND_SECTION);
@@ -451,21 +465,29 @@ impl SectionWriter {
         feed.filler = Some(filler);
         self.entries_added
             .fetch_add(count as u64, Ordering::Relaxed);
-        // From here only the indexing thread and the feed hold the stream: a feed left alone
-        // with it (the thread failed) no longer waits for it.
-        self.own_segments
-            .start(&self.writer, doc_id, stream, count)
-            .map_err(|source| SectionIndexError::Tantivy {
-                place: self.place.clone(),
-                source,
-            })?;
+        // From here only the indexing thread (or the batch's entries) and the feed hold the
+        // stream: a feed left alone with it (the thread failed, or the batch was dropped by a
+        // failed writer) no longer waits for it.
+        if own_segment {
+            self.own_segments
+                .start(&self.writer, doc_id, stream, count)
+                .map_err(tantivy)?;
+        } else {
+            self.delete(doc_id);
+            let batch: Vec<_> = (0..count)
+                .map(|slot| UserOperation::Add(Entry::streamed(&stream, slot)))
+                .collect();
+            drop(stream);
+            self.run(batch)?;
+        }
         let mut streamed = StreamedEntries {
             writer: self,
             doc_id: doc_id.to_string(),
             feed: Some(feed),
+            own_segment,
         };
-        // Counted as queued without waiting: the document's own indexing thread releases the
-        // bytes as it goes.
+        // Counted as queued without waiting: the entries are already handed over, and the
+        // thread that takes them releases the bytes as it goes.
         if let Some(feed) = streamed.feed.as_mut() {
             section_entries(f, doc_id, tree, terms, &nodes, |doc, text| {
                 self.backlog.reserve(text, usize::MAX);
@@ -473,6 +495,13 @@ impl SectionWriter {
             });
         }
         Ok(Some(streamed))
+    }
+
+    /// Say how many documents this writer will be handed at most (a run's planned jobs): with
+    /// one, a large new document is indexed into a segment of its own
+    /// ([`SectionWriter::stream_entries`]). Without this call, none is.
+    pub fn plan_documents(&self, documents: usize) {
+        self.own_segments.plan(documents);
     }
 
     /// Remove every entry of `doc_id` (at the next commit), a streamed document's pending

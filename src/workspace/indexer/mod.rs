@@ -201,6 +201,7 @@ impl Workspace {
         };
         progress.start(inputs.len());
         let jobs = plan::plan_jobs(inputs, &catalog, named_store.as_ref());
+        writer.plan_documents(jobs.len());
         let context = JobContext {
             docs_dir: &docs_dir,
             tree_files: &tree_files,
