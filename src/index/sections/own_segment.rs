@@ -14,6 +14,8 @@
 //! (the same directory, schema and tokenizers), and the finished segment joins the writer's
 //! uncommitted segments at the commit ([`IndexWriter::add_segment`]). The index keeps its sort
 //! setting: a merge still merges segments by `doc_id`, and this one is in that order already.
+//! `add_segment` is public but left out of tantivy's documentation: a tantivy upgrade must keep
+//! it (the tests of both paths in `sections/tests.rs` fail without it).
 //!
 //! Only in a run of one document ([`OwnSegments::plan`]): there the document's segment is the
 //! run's only one either way. In a run of several, an own segment is one more segment beside
