@@ -59,24 +59,27 @@ pub(super) struct OwnSegments {
 
 #[derive(Default)]
 struct State {
-    /// The run writes one document: it may have a segment of its own.
-    one_document: bool,
+    /// How many documents the run plans to write, once told ([`OwnSegments::plan`]); only a
+    /// run of one may give its document a segment of its own.
+    planned: Option<usize>,
     pending: Vec<Pending>,
-    /// Every id the writer deleted.
+    /// Every id the writer deleted, while a segment of its own may still come of it (not
+    /// kept for a run planned with several documents: a 100,000-document re-index deletes
+    /// every id it replaces).
     deleted: HashSet<String>,
 }
 
 impl OwnSegments {
     /// The run hands the writer at most `documents` documents.
     pub(super) fn plan(&self, documents: usize) {
-        self.lock().one_document = documents == 1;
+        self.lock().planned = Some(documents);
     }
 
     /// Whether `doc_id` can have a segment of its own: the run writes this one document, and
     /// the writer deleted nothing of its id.
     pub(super) fn available(&self, doc_id: &str) -> bool {
         let state = self.lock();
-        state.one_document && state.pending.is_empty() && !state.deleted.contains(doc_id)
+        state.planned == Some(1) && state.pending.is_empty() && !state.deleted.contains(doc_id)
     }
 
     /// Start indexing the `count` entries of `stream` (places filled by the document's
@@ -130,7 +133,9 @@ impl OwnSegments {
                 pending.discarded = true;
             }
         }
-        state.deleted.insert(doc_id.to_string());
+        if state.planned.is_none_or(|documents| documents == 1) {
+            state.deleted.insert(doc_id.to_string());
+        }
     }
 
     /// Wait for every pending segment and add those not discarded to `writer`'s uncommitted
