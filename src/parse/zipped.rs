@@ -141,7 +141,7 @@ impl<'a> Archive<'a> {
             entry: name.to_string(),
             reason,
         };
-        let file = self
+        let mut file = self
             .zip
             .by_index(index)
             .map_err(|e| failed(e.to_string()))?;
@@ -149,22 +149,33 @@ impl<'a> Archive<'a> {
             return Err(too_large());
         }
         let declared = file.size();
+        let oversized = || ZipError::Oversized {
+            entry: name.to_string(),
+            declared,
+        };
         out.reserve(usize::try_from(declared).unwrap_or(0));
         let start = out.len();
-        if let Err(e) = file.take(limit.saturating_add(1)).read_to_end(out) {
-            // The reader refuses to inflate past the declared size: say so plainly.
-            if (out.len() - start) as u64 >= declared {
-                return Err(ZipError::Oversized {
-                    entry: name.to_string(),
-                    declared,
-                });
-            }
+        // Read the declared bytes through `take`, so no single read can ask the zip reader for
+        // more than are left of them: how many bytes one read inflates then depends on neither
+        // `out`'s capacity (a thread's kept buffer is large) nor std's read strategy, and the
+        // zip reader's own check (it fails a read that goes past the declared size, dropping
+        // that read's bytes) cannot fire before the declared size is reached.
+        if let Err(e) = (&mut file).take(declared).read_to_end(out) {
             return Err(failed(e.to_string()));
         }
-        if (out.len() - start) as u64 > limit {
-            return Err(too_large());
+        if ((out.len() - start) as u64) < declared {
+            // Shorter than declared: the zip reader has met the end and checked the CRC.
+            return Ok(true);
         }
-        Ok(true)
+        // Exactly the declared size so far: the entry must end here.
+        match file.read(&mut [0u8; 1]) {
+            Ok(0) => Ok(true),
+            Ok(_) => Err(oversized()),
+            // The zip reader refuses the byte past the declared size with an error of its own;
+            // any other error (a bad CRC at the end, damaged data) is said as it is.
+            Err(e) if e.to_string().contains("larger than its declared") => Err(oversized()),
+            Err(e) => Err(failed(e.to_string())),
+        }
     }
 
     /// Entry `name` decoded as UTF-8 (invalid sequences replaced) and lent to `f`; `Ok(None)`
@@ -328,6 +339,49 @@ mod tests {
             Archive::open(b"not a zip", &ZipOptions::default()),
             Err(ZipError::Archive(_))
         ));
+    }
+
+    /// `bytes` (an archive of one entry written by [`archive`]) with the entry's uncompressed
+    /// size, in its local and central headers, replaced by `declared` (APPNOTE 4.3.7, 4.3.12).
+    fn declaring(mut bytes: Vec<u8>, declared: u32) -> Vec<u8> {
+        let at = |bytes: &[u8], signature: u32| {
+            bytes
+                .windows(4)
+                .position(|w| w == signature.to_le_bytes())
+                .unwrap()
+        };
+        let local = at(&bytes, 0x0403_4b50) + 22;
+        let central = at(&bytes, 0x0201_4b50) + 24;
+        for offset in [local, central] {
+            bytes[offset..offset + 4].copy_from_slice(&declared.to_le_bytes());
+        }
+        bytes
+    }
+
+    #[test]
+    fn an_entry_past_its_declared_size_is_named_so_whatever_the_buffer() {
+        let bytes = declaring(archive(&[("lie.xml", &vec![b'a'; 200_000])]), 1024);
+        let oversized = ZipError::Oversized {
+            entry: "lie.xml".into(),
+            declared: 1024,
+        };
+        let mut a = Archive::open(&bytes, &ZipOptions::default()).unwrap();
+        assert_eq!(a.read("lie.xml").unwrap_err(), oversized);
+        // A buffer with room for far more than the declared size, as a thread's kept buffer
+        // has after a large entry: one read used to inflate past the declared size at once,
+        // and the zip reader's refusal of it read as a damaged entry.
+        for capacity in [1024, 1025, 64 << 10, 4 << 20] {
+            let mut out = Vec::with_capacity(capacity);
+            assert_eq!(a.read_into("lie.xml", &mut out).unwrap_err(), oversized);
+        }
+        ENTRY_BUFFER.set(Vec::with_capacity(4 << 20));
+        assert_eq!(a.with_text("lie.xml", str::len).unwrap_err(), oversized);
+        // Declared as exactly its size or larger, the same entry reads whole.
+        for declared in [200_000, 300_000] {
+            let bytes = declaring(archive(&[("e.xml", &vec![b'a'; 200_000])]), declared);
+            let mut a = Archive::open(&bytes, &ZipOptions::default()).unwrap();
+            assert_eq!(a.read("e.xml").unwrap().unwrap(), vec![b'a'; 200_000]);
+        }
     }
 
     #[test]
