@@ -267,11 +267,24 @@ fn print_merge(report: &crate::workspace::IndexReport) {
     }
 }
 
-/// Print a run's notices, warnings, errors and its summary line to stderr; true when any
-/// input failed.
+/// Most `note:` lines one run prints; past it, one line says how many more there are. A
+/// folder of copies gives a note per copy (10,000 copies, 10,000 lines) whose content
+/// `docnav docs` lists in full, and a terminal of them would hide the warnings and errors
+/// printed after them. The library's report keeps every notice.
+const MAX_NOTE_LINES: usize = 20;
+
+/// Print a run's notices (at most [`MAX_NOTE_LINES`]), warnings, errors and its summary line
+/// to stderr; true when any input failed.
 fn print_report(report: &crate::workspace::IndexReport) -> bool {
-    for notice in &report.notices {
+    for notice in report.notices.iter().take(MAX_NOTE_LINES) {
         eprintln!("note: {notice}");
+    }
+    let more = report.notices.len().saturating_sub(MAX_NOTE_LINES);
+    if more > 0 {
+        eprintln!(
+            "note: … and {more} more notes ({MAX_NOTE_LINES} shown; `docnav docs` lists every \
+             document with its aliases)"
+        );
     }
     for warning in &report.warnings {
         eprintln!("warning: {}", output::for_display(&warning.to_string()));

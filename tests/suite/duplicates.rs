@@ -414,3 +414,32 @@ fn a_shards_catalog_part_carries_its_aliases_and_fails_when_they_cannot_be_read(
     let failed = CatalogPart::of_library(&ws).unwrap_err().to_string();
     assert!(failed.contains("aliases"), "{failed}");
 }
+
+/// A folder of 25 copies of one file: the run prints 20 of the 24 alias notes and one line for
+/// the other 4 (its warnings and summary stay in view), and `docs` lists all 24 aliases.
+#[test]
+fn a_folder_of_many_copies_prints_twenty_notes_and_counts_the_rest() {
+    let c = Copies::new();
+    for i in 3..=25 {
+        std::fs::copy(fixture("notes.txt"), c.src.join(format!("notes{i}.txt"))).unwrap();
+    }
+    let r = c.index_src();
+    let notes = notes(&r);
+    assert_eq!(notes.len(), 21, "{}", r.stderr);
+    assert!(
+        notes[..20]
+            .iter()
+            .all(|n| n.contains("has the same text as `notes`")),
+        "{notes:?}"
+    );
+    assert_eq!(
+        notes[20],
+        "… and 4 more notes (20 shown; `docnav docs` lists every document with its aliases)"
+    );
+    assert_eq!(
+        summary(&r),
+        "indexed 1 documents (0 unchanged, 0 failed, 24 duplicates kept as aliases)"
+    );
+    let listing = c.listing();
+    assert_eq!((listing.len(), listing[0].1.len()), (1, 24), "{listing:?}");
+}
