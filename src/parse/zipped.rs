@@ -4,8 +4,8 @@
 //! A zip bomb is a small archive whose entry inflates to gigabytes (deflate packs a run of one
 //! byte about 1,000 to 1). Every entry is read through [`Archive::read`], which refuses an entry
 //! whose declared size is past the bound without inflating anything, and stops inflating one
-//! that lies about its size as soon as it passes its declared size or the bound, whichever
-//! comes first: time and memory stay proportional to the bound, never to the entry.
+//! that lies about its size one byte past its declared size (which is within the bound): time
+//! and memory stay proportional to the bound, never to the entry.
 //!
 //! Sizing, measured over real files: the 27 corpus Markdown files converted by pandoc give
 //! `word/document.xml` entries of 17 KB to 6.4 MB (the largest from a 1.3 MB changelog; 4–15×
@@ -118,9 +118,9 @@ impl<'a> Archive<'a> {
 
     /// The inflated bytes of entry `name`, `None` when there is no such entry.
     ///
-    /// Errors: [`ZipError::TooLarge`] for an entry past the bound (before inflating it when its
-    /// declared size says so, else as soon as the bound is passed); [`ZipError::Oversized`] for
-    /// one that inflates past its declared size; [`ZipError::Entry`] for one that cannot be
+    /// Errors: [`ZipError::TooLarge`] for an entry whose declared size is past the bound
+    /// (before inflating anything); [`ZipError::Oversized`] for one that inflates past its
+    /// declared size (found one byte past it); [`ZipError::Entry`] for one that cannot be
     /// inflated.
     pub fn read(&mut self, name: &str) -> Result<Option<Vec<u8>>, ZipError> {
         let mut out = Vec::new();
