@@ -92,20 +92,21 @@ pub fn parse_markdown(text: &str) -> ParsedDoc {
         links: Vec::new(),
     };
     let mut sections = Vec::with_capacity(headings.len());
-    for (i, h) in headings.iter().enumerate() {
-        let next_start = headings.get(i + 1).map_or(text.len(), |n| n.start);
-        let next_line = headings.get(i + 1).map_or(end_line, |n| n.line);
+    let mut headings = headings.into_iter().peekable();
+    while let Some(h) = headings.next() {
+        let next_start = headings.peek().map_or(text.len(), |n| n.start);
+        let next_line = headings.peek().map_or(end_line, |n| n.line);
         let content_start = h.content_start.min(next_start);
         sections.push(RawSection {
             level: h.level,
-            title: h.title.clone(),
+            title: h.title,
             content: text[content_start..next_start].to_string(),
             content_first_line: Some(h.content_line.min(next_line)),
             source_marks: Vec::new(),
             page_marks: Vec::new(),
             lines: Some(h.line..next_line.max(h.line + 1)),
             pages: None,
-            anchor: h.anchor.clone(),
+            anchor: h.anchor,
             ids: Vec::new(),
             links: Vec::new(),
         });
@@ -138,11 +139,12 @@ fn find_headings(text: &str, body_start: usize, index: &LineIndex) -> Vec<Headin
                 (title, anchor): (String, Option<String>),
                 start,
                 last_byte| {
-        let line = index.line_of(start);
+        // Headings come in source order: look forward from the previous one.
+        let line = index.line_of_from(start, headings.last().map_or(1, |p| p.line));
         if headings.last().is_some_and(|p| line < p.content_line) {
             return;
         }
-        let content_line = index.line_of(last_byte).saturating_add(1);
+        let content_line = index.line_of_from(last_byte, line).saturating_add(1);
         headings.push(Heading {
             level,
             title,
