@@ -116,7 +116,12 @@ pub const FORMAT_VERSION: u32 = 8;
 /// set in larger type has its own body size; a heading printed over several lines is read whole
 /// (an unfinished or centred line goes on), a header row's cells and fragments ending mid-phrase
 /// are no headings, and a numbered paragraph is titled by its run-in head.
-pub const TREE_BUILDER_VERSION: u32 = 17;
+/// 18: the trees are as in 17; a section's index entry carries no `kind` posting and no posting
+/// of the root as an ancestor (only cards are marked, and a search below the root is a search of
+/// the document), two postings fewer per section to write. An older docnav counts sections by
+/// their `kind` posting, so the bump makes it rebuild what this one wrote, and this one rebuilds
+/// the entries of older builders once.
+pub const TREE_BUILDER_VERSION: u32 = 18;
 
 /// First bytes of a tree file, before its little-endian `u32` format version.
 pub const TREE_FILE_MAGIC: &[u8; 8] = b"DOCNAVT\n";
@@ -324,8 +329,9 @@ pub struct Catalog {
 ///
 /// Errors: a serialization failure (a bug: every field is serializable), as a message.
 pub fn encode_tree_file(document: &Document, size_hint: usize) -> Result<Vec<u8>, String> {
-    let mut body = Vec::with_capacity(size_hint);
-    postcard::to_io(document, &mut body).map_err(|e| e.to_string())?;
+    // `to_extend` pushes into the Vec directly; `to_io` went through `io::Write` per byte.
+    let body =
+        postcard::to_extend(document, Vec::with_capacity(size_hint)).map_err(|e| e.to_string())?;
     let mut out = Vec::with_capacity(body.len() / 2 + 16);
     out.extend_from_slice(TREE_FILE_MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());

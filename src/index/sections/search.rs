@@ -688,6 +688,15 @@ impl PreparedSearch {
         node: NodeId,
         limit: usize,
     ) -> Result<Vec<SectionHit>, SectionIndexError> {
+        if node == NodeId::ROOT {
+            // Below the root is the whole document but the root's own entry, which is at most
+            // one hit: take one more and drop it (entries carry no root `ancestor` posting).
+            let query = filtered_query(self.fields, &self.terms, &[doc_id.to_string()]);
+            let mut hits = self.run_top(query.as_ref(), limit.saturating_add(1))?;
+            hits.retain(|hit| hit.node != NodeId::ROOT);
+            hits.truncate(limit);
+            return Ok(hits);
+        }
         let within: Box<dyn Query> = Box::new(ConstScoreQuery::new(
             Box::new(TermQuery::new(
                 Term::from_field_u64(self.fields.ancestor, u64::from(node.0)),

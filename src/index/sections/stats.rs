@@ -12,7 +12,7 @@ use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Searcher, Term, TERMINATED};
 
-use super::{CardStatistics, Fields, QueryStatistics, KIND_CARD, KIND_SECTION};
+use super::{CardStatistics, Fields, QueryStatistics, KIND_CARD};
 
 /// Statistics for one field (`text` for sections) over a scope.
 pub(super) struct ScopeStats {
@@ -29,9 +29,18 @@ pub(super) struct ScopeStats {
 
 impl ScopeStats {
     /// The whole index's statistics for sections (`N` = section entries, card entries left out).
+    ///
+    /// Every entry is a section or a card, and only cards carry a `kind` posting (sections of
+    /// builder 17 and older carry one too), so `N` is the entries less the cards. Both counts
+    /// include deleted entries until a merge drops them, as tantivy's document frequencies do.
     pub(super) fn all_sections(searcher: Searcher, f: Fields) -> tantivy::Result<ScopeStats> {
-        let num_docs = searcher.doc_freq(&Term::from_field_text(f.kind, KIND_SECTION))?;
-        ScopeStats::whole(searcher, f.text, num_docs)
+        let entries: u64 = searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| u64::from(segment.max_doc()))
+            .sum();
+        let cards = searcher.doc_freq(&Term::from_field_text(f.kind, KIND_CARD))?;
+        ScopeStats::whole(searcher, f.text, entries.saturating_sub(cards))
     }
 
     /// The whole index's statistics for `field`, with `num_docs` entries of that kind.

@@ -3,15 +3,23 @@ use pretty_assertions::assert_eq;
 use super::*;
 use crate::index::{DocCard, NodeTerms};
 use crate::parse::{ParsedDoc, RawSection};
-use crate::tree::{build_tree, BuildOptions, DocFormat, Tree};
+use crate::tree::{build_tree, BuildOptions, DocFormat, NodeId, Tree};
 
 fn tree(sections: &[(u32, &str, &str)]) -> Tree {
+    tree_with_preamble("", sections)
+}
+
+/// [`tree`] whose root holds `preamble` as its text.
+fn tree_with_preamble(preamble: &str, sections: &[(u32, &str, &str)]) -> Tree {
     build_tree(
         ParsedDoc {
             format: DocFormat::Text,
             title: Some("Doc".into()),
             metadata: vec![],
-            preamble: RawSection::default(),
+            preamble: RawSection {
+                content: preamble.into(),
+                ..RawSection::default()
+            },
             sections: sections
                 .iter()
                 .map(|(level, title, content)| RawSection {
@@ -872,4 +880,94 @@ fn a_document_with_entries_to_delete_is_streamed_after_the_delete() {
         index.documents().unwrap().into_iter().collect::<Vec<_>>(),
         vec![("big".to_string(), "b3".to_string())]
     );
+}
+
+/// Since builder 18 a section entry carries no `kind` posting and no posting of the root as an
+/// ancestor. A search counts sections (`N`) as the entries less the cards, and searches below
+/// the root by `doc_id`: scores, hits and the descendants found are those of an index of
+/// builder 17's entries, and of one holding both. Below the root is the document without the
+/// root's own entry, even when the root is the best match and the limit is one.
+#[test]
+fn sections_without_kind_and_root_ancestor_search_as_builder_17_entries_do() {
+    let d1 = tree_with_preamble(
+        "kiwi kiwi kiwi kiwi kiwi",
+        &[
+            (1, "A", "kiwi one two three four five"),
+            (2, "A1", "kiwi one two three four six"),
+            (1, "B", "kiwi one two three four seven"),
+            (1, "Other", "plum"),
+        ],
+    );
+    let d2 = tree(&[(1, "C", "kiwi one two three four eight")]);
+    // Which of d1's entries are builder 17's: none, all, d1's only.
+    let index_with = |old: [bool; 2]| {
+        let index = SectionIndex::create_in_ram().unwrap();
+        let writer = index.writer(1).unwrap();
+        for ((id, t), old) in [("d1", &d1), ("d2", &d2)].into_iter().zip(old) {
+            let mut entries = index.entries(&DocCard::new(id, "x", 1, "f", t), t, id);
+            if old {
+                entries = entries.into_builder_17_entries(index.fields);
+            }
+            writer.replace(entries).unwrap();
+        }
+        writer.commit(1).unwrap();
+        index.reload().unwrap();
+        index
+    };
+    let title = |id: NodeId| d1.node(id).title.clone();
+    let below = |index: &SectionIndex, node: NodeId, limit: usize| -> Vec<(String, u32)> {
+        let search = index.prepare("kiwi", Scope::All).unwrap();
+        search
+            .top_below("d1", node, limit)
+            .unwrap()
+            .into_iter()
+            .map(|h| {
+                assert_eq!(h.doc_id, "d1");
+                (title(h.node), h.score.to_bits())
+            })
+            .collect()
+    };
+    let everything = |index: &SectionIndex| -> Vec<(String, u32, u32)> {
+        let search = index.prepare("kiwi", Scope::All).unwrap();
+        search
+            .top(10)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.doc_id, h.node.0, h.score.to_bits()))
+            .collect()
+    };
+    let new = index_with([false, false]);
+    // `N` over all documents is their sections: as the statistics of the two documents named.
+    let both = ["d1".to_string(), "d2".to_string()];
+    let named: Vec<(String, u32, u32)> = new
+        .prepare("kiwi", Scope::Documents(&both))
+        .unwrap()
+        .top(10)
+        .unwrap()
+        .into_iter()
+        .map(|h| (h.doc_id, h.node.0, h.score.to_bits()))
+        .collect();
+    assert_eq!(everything(&new), named);
+    // The root's text matches best, yet is not below itself.
+    assert_eq!(everything(&new)[0].1, 0, "{:?}", everything(&new));
+    let a = d1.nodes.iter().position(|n| n.title == "A").unwrap();
+    let a = NodeId(u32::try_from(a).unwrap());
+    let names = |hits: Vec<(String, u32)>| hits.into_iter().map(|h| h.0).collect::<Vec<_>>();
+    let mut found = names(below(&new, NodeId::ROOT, 10));
+    found.sort();
+    assert_eq!(found, ["A", "A1", "B"]);
+    assert_eq!(below(&new, NodeId::ROOT, 1).len(), 1);
+    assert_ne!(names(below(&new, NodeId::ROOT, 1))[0], "Doc");
+    assert_eq!(names(below(&new, a, 10)), ["A1"]);
+    for old in [[true, true], [true, false]] {
+        let old_index = index_with(old);
+        assert_eq!(everything(&old_index), everything(&new), "{old:?}");
+        for (node, limit) in [(NodeId::ROOT, 10), (NodeId::ROOT, 1), (a, 10)] {
+            assert_eq!(
+                below(&old_index, node, limit),
+                below(&new, node, limit),
+                "{old:?}"
+            );
+        }
+    }
 }

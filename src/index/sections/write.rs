@@ -13,7 +13,7 @@ use super::merge::{Committed, Merged};
 use super::own_segment::OwnSegments;
 use super::record::{CardRecord, SectionRecord};
 use super::stream::{Entry, EntryFeed, EntryStream};
-use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, KIND_SECTION, TITLE_WEIGHT};
+use super::{Fields, SectionIndex, SectionIndexError, KIND_CARD, TITLE_WEIGHT};
 use crate::index::analyzer::{TermListTokenizer, TERM_LIST_TOKENIZER_NAME};
 use crate::index::backlog::Backlog;
 use crate::index::node_terms::TERM_SEPARATOR;
@@ -102,6 +102,26 @@ impl Drop for StreamedEntries<'_> {
 
 #[cfg(test)]
 impl DocumentEntries {
+    /// These entries as builder 17 wrote them: every section entry also carries `kind` =
+    /// `section`, and every one but the root's the root as an ancestor.
+    pub(crate) fn into_builder_17_entries(mut self, f: Fields) -> DocumentEntries {
+        use tantivy::schema::Value as _;
+        for doc in &mut self.entries {
+            let record = doc
+                .get_first(f.record)
+                .and_then(|v| v.as_str())
+                .and_then(SectionRecord::decode);
+            let Some(record) = record else {
+                continue; // a card
+            };
+            doc.add_text(f.kind, super::KIND_SECTION);
+            if let Some(&root) = record.ancestors.first() {
+                doc.add_u64(f.ancestor, u64::from(root));
+            }
+        }
+        self
+    }
+
     /// These entries as builder 12 wrote them: section records without their document's id and
     /// child count, DocCard entries without a record.
     pub(crate) fn into_builder_12_entries(mut self, f: Fields) -> DocumentEntries {
@@ -277,6 +297,9 @@ fn section_entries(
         let text_len = text.len();
         let mut ancestors = tree.ancestors_and_self(id);
         ancestors.pop();
+        // The root is every entry's ancestor: a search below it is a search of the document
+        // (`doc_id`), so no entry carries its posting.
+        let indexed_ancestors = ancestors.get(1..).unwrap_or_default();
         let record = SectionRecord {
             structure: node.structure.clone(),
             title: node.title.clone(),
@@ -293,14 +316,15 @@ fn section_entries(
             children: u32::try_from(node.children.len()).ok(),
         }
         .encode();
+        // No `kind`: a section is told from a card by the card's `kind` posting (see the
+        // module's notes on the fields).
         let mut doc = TantivyDocument::with_capacity(entry_bytes(
-            [KIND_SECTION, doc_id, &text, &record],
-            ancestors.len(),
+            [doc_id, &text, &record],
+            indexed_ancestors.len(),
         ));
-        doc.add_text(f.kind, KIND_SECTION);
         doc.add_text(f.doc_id, doc_id);
         doc.add_text(f.text, text);
-        for a in &ancestors {
+        for a in indexed_ancestors {
             doc.add_u64(f.ancestor, u64::from(a.0));
         }
         doc.add_text(f.record, record);
@@ -460,7 +484,6 @@ impl SectionWriter {
         };
         let (stream, mut feed) = EntryStream::new(count);
         let mut filler = TantivyDocument::new();
-        filler.add_text(f.kind, KIND_SECTION);
         filler.add_text(f.doc_id, doc_id);
         feed.filler = Some(filler);
         self.entries_added
