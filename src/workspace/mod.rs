@@ -68,9 +68,14 @@ use crate::index::{DocCard, SectionIndex};
 /// 6 lacks both fields and does not decode, so `docnav index` rebuilds the workspace. Version 8: a
 /// DocCard's period holds a changelog's release range, which a question naming a version is matched
 /// on; a card of format 7 does not decode (postcard has no optional fields), so `docnav index`
-/// rebuilds the workspace. A change in what the parsers and the build stage produce, with the same
-/// layout, bumps [`TREE_BUILDER_VERSION`] instead.
-pub const FORMAT_VERSION: u32 = 8;
+/// rebuilds the workspace. Version 9: a section's entry in the section index carries no `kind`
+/// posting and no posting of the root as its ancestor (two postings fewer per section; a search
+/// counts sections as the entries less the cards, and searches below the root by document). A
+/// docnav of format 8 reading such an index would count no sections and find nothing below a
+/// root, silently, so the two refuse each other's workspaces (a published generation names its
+/// format too) and `docnav index` rebuilds a workspace of format 8. A change in what the parsers
+/// and the build stage produce, with the same layout, bumps [`TREE_BUILDER_VERSION`] instead.
+pub const FORMAT_VERSION: u32 = 9;
 
 /// Version of the trees the parsers and build stage make from a source. Bump it whenever the same
 /// source bytes give a different tree (headings, text cuts, summaries, references), so `docnav
@@ -116,12 +121,7 @@ pub const FORMAT_VERSION: u32 = 8;
 /// set in larger type has its own body size; a heading printed over several lines is read whole
 /// (an unfinished or centred line goes on), a header row's cells and fragments ending mid-phrase
 /// are no headings, and a numbered paragraph is titled by its run-in head.
-/// 18: the trees are as in 17; a section's index entry carries no `kind` posting and no posting
-/// of the root as an ancestor (only cards are marked, and a search below the root is a search of
-/// the document), two postings fewer per section to write. An older docnav counts sections by
-/// their `kind` posting, so the bump makes it rebuild what this one wrote, and this one rebuilds
-/// the entries of older builders once.
-pub const TREE_BUILDER_VERSION: u32 = 18;
+pub const TREE_BUILDER_VERSION: u32 = 17;
 
 /// First bytes of a tree file, before its little-endian `u32` format version.
 pub const TREE_FILE_MAGIC: &[u8; 8] = b"DOCNAVT\n";

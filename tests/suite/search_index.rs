@@ -257,6 +257,42 @@ fn a_damaged_or_missing_index_is_a_clear_error_until_index_rebuilds_it() {
     }
 }
 
+/// A workspace of the format before this one (its catalog already in SQLite, its rows in this
+/// format's columns) is refused by every reader with the hint to run `docnav index`, and that
+/// run, given no paths, rebuilds every document its catalog lists (it rebuilt none: the rows
+/// were read in format 5's columns only, which such a catalog no longer has).
+#[test]
+fn a_workspace_of_the_previous_format_is_rebuilt_whole_by_index_without_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    ok(index(&ws, &["notes.txt", "ripgrep__FAQ.md"]));
+    let before = ok(run(&ws, &["exec", "find compressed"])).stdout;
+    let previous = docnav::workspace::FORMAT_VERSION - 1;
+    let catalog = rusqlite::Connection::open(docnav::workspace::catalog_path(&ws)).unwrap();
+    let changed = catalog
+        .execute(
+            "UPDATE meta SET value = ?1 WHERE key = 'format_version'",
+            [previous.to_string()],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    drop(catalog);
+    let r = run(&ws, &["ask", "--lexical", "compressed"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("run `docnav index`"), "{}", r.stderr);
+    let r = ok(run(&ws, &["index"]));
+    assert!(
+        r.stderr.contains(&format!(
+            "(format {previous}; this one reads format {}); rebuilding its 2 document(s)",
+            docnav::workspace::FORMAT_VERSION
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("indexed 2 documents"), "{}", r.stderr);
+    assert_eq!(ok(run(&ws, &["exec", "find compressed"])).stdout, before);
+}
+
 #[test]
 fn a_workspace_of_an_older_docnav_is_detected_and_rebuilt_by_index() {
     let dir = tempfile::tempdir().unwrap();

@@ -10,11 +10,11 @@
 //! holds.
 //!
 //! Fields (one schema, two kinds of entries):
-//! - sections: no `kind` (builder 17 and older wrote `section`; a section is an entry without
+//! - sections: no `kind` (format 8 and older wrote `section`; a section is an entry without
 //!   the card's `kind` posting), `doc_id`, `node` and `rank` (reading order; columns that
 //!   only older indexes' entries fill, newer ones keep both in `record`), `ancestor` (every
 //!   ancestor's node id but the root's, to search one subtree; below the root is the whole
-//!   document, searched by `doc_id`; builder 17 and older wrote the root too), `text` (the terms of the node's own content,
+//!   document, searched by `doc_id`; format 8 and older wrote the root too), `text` (the terms of the node's own content,
 //!   then its title's three times: title terms weigh [`TITLE_WEIGHT`] in tf and in length
 //!   alike, the simplest BM25F, Robertson & Zaragoza 2009 §3.5), and a stored `record`
 //!   (structure number, title, ancestors, lines/pages) so a hit is ranked, deduplicated and
@@ -86,7 +86,8 @@ fn new_index_settings() -> IndexSettings {
     }
 }
 
-/// `kind` of a section entry as builder 17 and older wrote it (newer sections carry no `kind`).
+/// `kind` of a section entry as workspace format 8 and older wrote it (newer sections carry no
+/// `kind`).
 #[cfg(test)]
 const KIND_SECTION: &str = "section";
 /// `kind` of a DocCard entry.

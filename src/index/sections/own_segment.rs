@@ -6,7 +6,7 @@
 //! already (one id; reading order is the order its entries are added in), and tantivy 0.27
 //! rewrites it all the same (the identity mapping is not detected; the store goes through a
 //! temporary copy). For 100,000 sibling sections that rewrite was 14% of the whole index run
-//! (`farm-bench -n 21`, 2026-12-01).
+//! (`bench/paired -n 21`, 2026-12-01).
 //!
 //! So a streamed document ([`super::SectionWriter::stream_entries`]) is indexed here instead of
 //! on one of the writer's indexing threads: a thread of its own feeds its entries, in reading

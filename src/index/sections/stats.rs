@@ -31,7 +31,7 @@ impl ScopeStats {
     /// The whole index's statistics for sections (`N` = section entries, card entries left out).
     ///
     /// Every entry is a section or a card, and only cards carry a `kind` posting (sections of
-    /// builder 17 and older carry one too), so `N` is the entries less the cards. Both counts
+    /// workspace format 8 and older carry one too), so `N` is the entries less the cards. Both counts
     /// include deleted entries until a merge drops them, as tantivy's document frequencies do.
     pub(super) fn all_sections(searcher: Searcher, f: Fields) -> tantivy::Result<ScopeStats> {
         let entries: u64 = searcher

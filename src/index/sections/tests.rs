@@ -882,13 +882,13 @@ fn a_document_with_entries_to_delete_is_streamed_after_the_delete() {
     );
 }
 
-/// Since builder 18 a section entry carries no `kind` posting and no posting of the root as an
+/// Since workspace format 9 a section entry carries no `kind` posting and no posting of the root as an
 /// ancestor. A search counts sections (`N`) as the entries less the cards, and searches below
 /// the root by `doc_id`: scores, hits and the descendants found are those of an index of
-/// builder 17's entries, and of one holding both. Below the root is the document without the
+/// format 8's entries, and of one holding both. Below the root is the document without the
 /// root's own entry, even when the root is the best match and the limit is one.
 #[test]
-fn sections_without_kind_and_root_ancestor_search_as_builder_17_entries_do() {
+fn sections_without_kind_and_root_ancestor_search_as_format_8_entries_do() {
     let d1 = tree_with_preamble(
         "kiwi kiwi kiwi kiwi kiwi",
         &[
@@ -899,14 +899,14 @@ fn sections_without_kind_and_root_ancestor_search_as_builder_17_entries_do() {
         ],
     );
     let d2 = tree(&[(1, "C", "kiwi one two three four eight")]);
-    // Which of d1's entries are builder 17's: none, all, d1's only.
+    // Which of the documents' entries are format 8's: none, all, d1's only.
     let index_with = |old: [bool; 2]| {
         let index = SectionIndex::create_in_ram().unwrap();
         let writer = index.writer(1).unwrap();
         for ((id, t), old) in [("d1", &d1), ("d2", &d2)].into_iter().zip(old) {
             let mut entries = index.entries(&DocCard::new(id, "x", 1, "f", t), t, id);
             if old {
-                entries = entries.into_builder_17_entries(index.fields);
+                entries = entries.into_format_8_entries(index.fields);
             }
             writer.replace(entries).unwrap();
         }

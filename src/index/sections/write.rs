@@ -102,9 +102,9 @@ impl Drop for StreamedEntries<'_> {
 
 #[cfg(test)]
 impl DocumentEntries {
-    /// These entries as builder 17 wrote them: every section entry also carries `kind` =
+    /// These entries as workspace format 8 wrote them: every section entry also carries `kind` =
     /// `section`, and every one but the root's the root as an ancestor.
-    pub(crate) fn into_builder_17_entries(mut self, f: Fields) -> DocumentEntries {
+    pub(crate) fn into_format_8_entries(mut self, f: Fields) -> DocumentEntries {
         use tantivy::schema::Value as _;
         for doc in &mut self.entries {
             let record = doc

@@ -1025,10 +1025,11 @@ fn stored_version(conn: &Connection) -> rusqlite::Result<Option<u32>> {
     Ok(meta(conn, "format_version")?.and_then(|v| v.parse::<u32>().ok()))
 }
 
-/// The rows of the catalog in `dir` when it is of an older format than this build's and has
-/// the rows of format 5 (no text hashes: `text_sha256` is ""), with that format; `None` when
-/// there is no `catalog.db`, or it is of this format, or its rows cannot be read. What an index
-/// run rebuilds an older workspace from.
+/// The rows of the catalog in `dir` when it is of an older format than this build's, with that
+/// format; `None` when there is no `catalog.db`, or it is of this format. Its rows are read in
+/// whichever column layout it has: this format's, format 8's build keys as text, or format 5's
+/// rows without text hashes (`text_sha256` is ""); none when no layout reads. What an index run
+/// rebuilds an older workspace from (an index run without paths rebuilds exactly these rows).
 pub(crate) fn older_rows(dir: &Path) -> Option<(u32, Vec<CatalogEntry>)> {
     let path = store_path(dir);
     if !path.is_file() {
@@ -1039,11 +1040,14 @@ pub(crate) fn older_rows(dir: &Path) -> Option<(u32, Vec<CatalogEntry>)> {
     if found >= super::FORMAT_VERSION {
         return None;
     }
-    let rows = conn
-        .prepare(&format!(
-            "SELECT {ROW_COLUMNS_5} FROM documents ORDER BY doc_id"
-        ))
-        .and_then(|mut stmt| stmt.query_map([], read_row)?.collect())
+    // A layout whose columns the table lacks fails to prepare; the next is tried.
+    let rows = [ROW_COLUMNS, ROW_COLUMNS_TEXT_KEY, ROW_COLUMNS_5]
+        .into_iter()
+        .find_map(|columns| {
+            conn.prepare(&format!("SELECT {columns} FROM documents ORDER BY doc_id"))
+                .and_then(|mut stmt| stmt.query_map([], read_row)?.collect())
+                .ok()
+        })
         .unwrap_or_default();
     Some((found, rows))
 }
