@@ -179,12 +179,20 @@ fn an_index_one_commit_ahead_of_its_catalog_is_repaired_on_open_with_a_warning()
     assert_eq!(r.stderr, "", "repaired once, then quiet");
 }
 
-#[test]
-fn a_damaged_or_missing_index_is_a_clear_error_until_index_rebuilds_it() {
+/// A workspace (in a temporary directory, removed when the first value is dropped) holding
+/// `notes.txt` and ripgrep's FAQ, with what `find compressed` printed there: what the tests that
+/// break or age a workspace compare its rebuild with.
+fn two_documents_indexed() -> (tempfile::TempDir, std::path::PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     ok(index(&ws, &["notes.txt", "ripgrep__FAQ.md"]));
     let before = ok(run(&ws, &["exec", "find compressed"])).stdout;
+    (dir, ws, before)
+}
+
+#[test]
+fn a_damaged_or_missing_index_is_a_clear_error_until_index_rebuilds_it() {
+    let (_dir, ws, before) = two_documents_indexed();
     let index_dir = ws.join("index");
     type Harm<'a> = Box<dyn Fn() + 'a>;
     let damage: [(&str, Harm); 4] = [
@@ -263,10 +271,7 @@ fn a_damaged_or_missing_index_is_a_clear_error_until_index_rebuilds_it() {
 /// were read in format 5's columns only, which such a catalog no longer has).
 #[test]
 fn a_workspace_of_the_previous_format_is_rebuilt_whole_by_index_without_paths() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    ok(index(&ws, &["notes.txt", "ripgrep__FAQ.md"]));
-    let before = ok(run(&ws, &["exec", "find compressed"])).stdout;
+    let (_dir, ws, before) = two_documents_indexed();
     let previous = docnav::workspace::FORMAT_VERSION - 1;
     let catalog = rusqlite::Connection::open(docnav::workspace::catalog_path(&ws)).unwrap();
     let changed = catalog
@@ -295,10 +300,7 @@ fn a_workspace_of_the_previous_format_is_rebuilt_whole_by_index_without_paths() 
 
 #[test]
 fn a_workspace_of_an_older_docnav_is_detected_and_rebuilt_by_index() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    ok(index(&ws, &["notes.txt", "ripgrep__FAQ.md"]));
-    let before = ok(run(&ws, &["exec", "find compressed"])).stdout;
+    let (_dir, ws, before) = two_documents_indexed();
     // What docnav 0.1 with format 2 left: a JSON catalog, tree files of that format, no index.
     let cards: Vec<Value> =
         serde_json::from_str(&ok(run(&ws, &["docs", "--json"])).stdout).unwrap();
