@@ -233,11 +233,7 @@ impl CatalogStore {
             .map_err(&err)?;
         conn.execute_batch("BEGIN").map_err(&err)?;
         let head = read_head(&conn, &path)?;
-        let columns = if has_column(&conn, "documents", "build_key").map_err(&err)? {
-            ROW_COLUMNS_TEXT_KEY
-        } else {
-            ROW_COLUMNS
-        };
+        let columns = row_columns(&conn).map_err(&err)?;
         Ok(CatalogStore {
             path: path.clone(),
             conn: Mutex::new(conn),
@@ -589,6 +585,20 @@ fn like_escaped(text: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// The columns [`read_row`] reads from the `documents` table `conn` holds, by the columns it
+/// has: [`ROW_COLUMNS`]; [`ROW_COLUMNS_TEXT_KEY`] while build keys are text (format 8 before
+/// the `builder` column); [`ROW_COLUMNS_5`] without text hashes either.
+fn row_columns(conn: &Connection) -> rusqlite::Result<&'static str> {
+    if !has_column(conn, "documents", "build_key")? {
+        return Ok(ROW_COLUMNS);
+    }
+    Ok(if has_column(conn, "documents", "text_sha256")? {
+        ROW_COLUMNS_TEXT_KEY
+    } else {
+        ROW_COLUMNS_5
+    })
 }
 
 /// Whether `table` exists and has a column called `column`.
@@ -1027,9 +1037,9 @@ fn stored_version(conn: &Connection) -> rusqlite::Result<Option<u32>> {
 
 /// The rows of the catalog in `dir` when it is of an older format than this build's, with that
 /// format; `None` when there is no `catalog.db`, or it is of this format. Its rows are read in
-/// whichever column layout it has: this format's, format 8's build keys as text, or format 5's
-/// rows without text hashes (`text_sha256` is ""); none when no layout reads. What an index run
-/// rebuilds an older workspace from (an index run without paths rebuilds exactly these rows).
+/// the column layout it has ([`row_columns`]; format 5's give `text_sha256` ""), none when they
+/// cannot be read. What an index run rebuilds an older workspace from (an index run without
+/// paths rebuilds exactly these rows).
 pub(crate) fn older_rows(dir: &Path) -> Option<(u32, Vec<CatalogEntry>)> {
     let path = store_path(dir);
     if !path.is_file() {
@@ -1040,13 +1050,11 @@ pub(crate) fn older_rows(dir: &Path) -> Option<(u32, Vec<CatalogEntry>)> {
     if found >= super::FORMAT_VERSION {
         return None;
     }
-    // A layout whose columns the table lacks fails to prepare; the next is tried.
-    let rows = [ROW_COLUMNS, ROW_COLUMNS_TEXT_KEY, ROW_COLUMNS_5]
-        .into_iter()
-        .find_map(|columns| {
-            conn.prepare(&format!("SELECT {columns} FROM documents ORDER BY doc_id"))
-                .and_then(|mut stmt| stmt.query_map([], read_row)?.collect())
-                .ok()
+    let rows = row_columns(&conn)
+        .and_then(|columns| {
+            conn.prepare(&format!("SELECT {columns} FROM documents ORDER BY doc_id"))?
+                .query_map([], read_row)?
+                .collect()
         })
         .unwrap_or_default();
     Some((found, rows))
